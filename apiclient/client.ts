@@ -1,0 +1,1003 @@
+import {
+  ApiError,
+  type ApiErrorOptions,
+  ConflictError,
+  MalformedResponseError,
+  NotFoundError,
+  RequestTimeoutError,
+  ThrottledError,
+  WriteRefusedError,
+} from "./errors.ts";
+import type { KubeObject, Status } from "./types.ts";
+import { WatchStream } from "./watch.ts";
+
+/** Where the kubelet mounts each container's API credentials. */
+export const SERVICE_ACCOUNT_DIR =
+  "/var/run/secrets/kubernetes.io/serviceaccount";
+
+/** The default limit of one request, dial to last byte: 30 s. */
+export const DEFAULT_TIMEOUT = 30_000;
+
+/**
+ * The most a request waits out 429 answers in all, in seconds, before it
+ * answers {@linkcode ThrottledError}. While the API server starts the storage
+ * of a CRD it just received it answers 429 for a second or two; a request that
+ * waits gets the object. A server that throttles longer is overloaded, and the
+ * caller's own, longer retry handles it.
+ */
+export const MAX_THROTTLE_WAIT_SECONDS = 10;
+
+// Past this size the connection is cheaper to lose than to drain.
+const MAX_DRAIN = 4 << 20;
+const ERROR_TEXT_LIMIT = 2048;
+
+/** The final answer to one request, for an observer. */
+export interface Outcome {
+  /** The HTTP method. */
+  method: string;
+  /** The API path. */
+  path: string;
+  /**
+   * The HTTP status of the last answer, or 0 when none came (the connection
+   * failed, a signal ended the request, or the write guard refused it).
+   */
+  status: number;
+  /** The error the caller received, or `undefined` on success. */
+  error?: unknown;
+}
+
+/** Options of {@linkcode Client}. */
+export interface ClientOptions {
+  /**
+   * The `fetch` to send with. Default: the global `fetch`, with `httpClient`
+   * when one is given. Tests pass the fake API server's in-memory `fetch`.
+   */
+  fetch?: typeof fetch;
+  /**
+   * A `Deno.HttpClient` that the default `fetch` uses (for a cluster CA or a
+   * client certificate). The client closes it on dispose.
+   */
+  httpClient?: Deno.HttpClient;
+  /**
+   * A directory holding a ServiceAccount `token` file, read on every request
+   * (the kubelet rotates it). Absent or empty: no token is sent.
+   */
+  serviceAccountDir?: string;
+  /**
+   * Answers the `Authorization` header value for each request, or `undefined`
+   * for none (kubeconfig tokens and exec plugins). Overrides
+   * `serviceAccountDir`.
+   */
+  authorization?: () => Promise<string | undefined>;
+  /** The limit of one request in milliseconds, dial to last byte. Default 30 s. */
+  timeout?: number;
+  /** The namespace the client's pod runs in, when known. */
+  namespace?: string;
+}
+
+/** Options of one request. */
+export interface RequestOptions {
+  /** The body, sent as JSON (a string or bytes is sent as is). */
+  body?: unknown;
+  /** The body's content type. Default `application/json`. */
+  contentType?: string;
+  /** Ends this request (in addition to the client's signal). */
+  signal?: AbortSignal;
+}
+
+/** Options of {@linkcode Client.patch}. */
+export interface PatchOptions {
+  /**
+   * The patch dialect: `merge` (RFC 7386), `json` (RFC 6902), `apply`
+   * (server-side apply) or `strategic`. The API server reads the dialect from
+   * the content type alone, so it must be stated.
+   */
+  type: "merge" | "json" | "apply" | "strategic";
+  /** The field manager, required by `apply`. */
+  fieldManager?: string;
+  /** For `apply`: take fields other managers own. */
+  force?: boolean;
+  /** Ends this request. */
+  signal?: AbortSignal;
+}
+
+/** Options of {@linkcode Client.watch}. */
+export interface WatchOptions {
+  /** Ends the watch. */
+  signal?: AbortSignal;
+  /**
+   * Milliseconds of silence after which the watch is presumed dead and ends
+   * with a `WatchIdleError`. Absent: no limit. A watch has no total timeout.
+   */
+  idleTimeout?: number;
+}
+
+/** Options of {@linkcode Client.inCluster}. */
+export interface InClusterOptions {
+  /**
+   * The directory holding `ca.crt`, `token` and `namespace`. Default
+   * {@linkcode SERVICE_ACCOUNT_DIR}.
+   */
+  serviceAccountDir?: string;
+  /**
+   * The API server's URL, such as `https://127.0.0.1:6443`. Default: the
+   * address `KUBERNETES_SERVICE_HOST` and `KUBERNETES_SERVICE_PORT` name. A
+   * host-network pod on a control-plane machine can name its own loopback,
+   * where a dead remote server cannot hold a connection.
+   */
+  server?: string;
+  /**
+   * The limit of one request in milliseconds. Default 30 s. A leader whose
+   * Lease another copy can take sets a shorter one.
+   */
+  timeout?: number;
+}
+
+const PATCH_TYPES: Record<PatchOptions["type"], string> = {
+  merge: "application/merge-patch+json",
+  json: "application/json-patch+json",
+  apply: "application/apply-patch+yaml",
+  strategic: "application/strategic-merge-patch+json",
+};
+
+interface Shared {
+  server: string;
+  fetch: typeof fetch;
+  httpClient: Deno.HttpClient | undefined;
+  authorization: (() => Promise<string | undefined>) | undefined;
+  timeout: number;
+  namespace: string | undefined;
+}
+
+interface Bound {
+  signal: AbortSignal | undefined;
+  waitSignal: AbortSignal | undefined;
+  guard: (() => void) | undefined;
+  observer: ((outcome: Outcome) => void) | undefined;
+}
+
+/**
+ * A client of one Kubernetes API server.
+ *
+ * It sends JSON requests, maps failures to typed errors, waits out short 429s,
+ * and opens streaming watches. The builders (`withSignal`, `withWaitSignal`,
+ * `withWriteGuard`, `withObserver`) answer new clients that share this one's
+ * connections.
+ *
+ * @example Read an object from the fake API server
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { Client } from "@liken/kubernetes/apiclient";
+ * import { FakeApiServer } from "@liken/kubernetes/testing";
+ *
+ * await using server = new FakeApiServer();
+ * const client = new Client(server.url, { fetch: server.fetch });
+ * await client.create("/api/v1/namespaces/default/configmaps", {
+ *   metadata: { name: "settings" },
+ *   data: { color: "blue" },
+ * });
+ * const read = await client.get<{ metadata: { name?: string }; data: Record<string, string> }>(
+ *   "/api/v1/namespaces/default/configmaps/settings",
+ * );
+ * assert.equal(read.data.color, "blue");
+ * ```
+ */
+export class Client implements Disposable {
+  #shared: Shared;
+  #bound: Bound;
+
+  /**
+   * Makes a client of the server at `server`.
+   *
+   * @param server The API server's base URL, such as `https://10.0.0.1:443`.
+   * @param options The transport, credentials and request timeout.
+   */
+  constructor(server: string, options: ClientOptions = {}) {
+    const httpClient = options.httpClient;
+    const serviceAccountDir = options.serviceAccountDir;
+    let authorization = options.authorization;
+    if (authorization === undefined && serviceAccountDir) {
+      authorization = () => readToken(`${serviceAccountDir}/token`);
+    }
+    this.#shared = {
+      server: server.replace(/\/+$/, ""),
+      fetch: options.fetch ??
+        (httpClient
+          ? (input, init) => fetch(input, { ...init, client: httpClient })
+          : (input, init) => fetch(input, init)),
+      httpClient,
+      authorization,
+      timeout: options.timeout ?? DEFAULT_TIMEOUT,
+      namespace: options.namespace,
+    };
+    this.#bound = {
+      signal: undefined,
+      waitSignal: undefined,
+      guard: undefined,
+      observer: undefined,
+    };
+  }
+
+  /**
+   * Makes a client from the pod's environment and its ServiceAccount: the
+   * server from `KUBERNETES_SERVICE_HOST`/`KUBERNETES_SERVICE_PORT` (an IPv6
+   * host in brackets), the cluster CA from `ca.crt`, the token from `token`
+   * (read on every request), the namespace from `namespace`.
+   *
+   * Needs `--allow-env=KUBERNETES_SERVICE_HOST,KUBERNETES_SERVICE_PORT`,
+   * `--allow-read=<serviceAccountDir>` and `--allow-net=<api host>`.
+   *
+   * Trust: the client trusts the cluster CA, but Deno adds it to its default
+   * roots rather than replacing them (no setting removes them; see the
+   * README's security notes). In a cluster the API server's address is a
+   * private IP or a `.svc` name, which no public CA certifies.
+   *
+   * @example
+   * ```ts
+   * import assert from "node:assert/strict";
+   * import { Client } from "@liken/kubernetes/apiclient";
+   * import { fakeServiceAccount } from "@liken/kubernetes/testing";
+   *
+   * await using account = await fakeServiceAccount({ namespace: "demo" });
+   * using client = await Client.inCluster({
+   *   serviceAccountDir: account.dir,
+   *   server: "https://127.0.0.1:6443",
+   * });
+   * assert.equal(client.defaultNamespace, "demo");
+   * ```
+   *
+   * @param options The credentials directory, server and timeout.
+   * @returns A client of the cluster's API server.
+   */
+  static async inCluster(options: InClusterOptions = {}): Promise<Client> {
+    const dir = options.serviceAccountDir ?? SERVICE_ACCOUNT_DIR;
+    const server = options.server ?? serverFromEnvironment();
+    const caPath = `${dir}/ca.crt`;
+    let ca: string;
+    try {
+      ca = await Deno.readTextFile(caPath);
+    } catch (cause) {
+      throw new Error(
+        `Cannot read the ServiceAccount CA ${caPath}: ${describe(cause)}`,
+        { cause },
+      );
+    }
+    if (
+      !/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/.test(ca)
+    ) {
+      throw new Error(`The ServiceAccount CA ${caPath} holds no certificate`);
+    }
+    const tokenPath = `${dir}/token`;
+    try {
+      await Deno.stat(tokenPath);
+    } catch (cause) {
+      throw new Error(
+        `Cannot read the ServiceAccount token ${tokenPath}: ${describe(cause)}`,
+        { cause },
+      );
+    }
+    let namespace: string | undefined;
+    try {
+      namespace = (await Deno.readTextFile(`${dir}/namespace`)).trim() ||
+        undefined;
+    } catch {
+      namespace = undefined;
+    }
+    const httpClient = Deno.createHttpClient({ caCerts: [ca] });
+    const options2: ClientOptions = { httpClient, serviceAccountDir: dir };
+    if (options.timeout !== undefined) options2.timeout = options.timeout;
+    if (namespace !== undefined) options2.namespace = namespace;
+    return new Client(server, options2);
+  }
+
+  /** The API server's base URL. */
+  get server(): string {
+    return this.#shared.server;
+  }
+
+  /** The namespace of the client's pod or context, when known. */
+  get defaultNamespace(): string | undefined {
+    return this.#shared.namespace;
+  }
+
+  /**
+   * Answers a client whose requests, and whose waits after a 429, end when
+   * `signal` aborts. It shares this client's connections.
+   *
+   * @example
+   * ```ts
+   * import assert from "node:assert/strict";
+   * import { Client } from "@liken/kubernetes/apiclient";
+   *
+   * const controller = new AbortController();
+   * controller.abort();
+   * const client = new Client("http://127.0.0.1:9").withSignal(controller.signal);
+   * await assert.rejects(client.get("/api/v1/pods"));
+   * ```
+   *
+   * @param signal Ends every request of the new client.
+   * @returns A new client bound to `signal`.
+   */
+  withSignal(signal: AbortSignal): Client {
+    return this.#with({ signal, waitSignal: undefined });
+  }
+
+  /**
+   * Answers a client whose waits after a 429 end when `signal` aborts (the
+   * request then answers the 429), while a request already sent runs to its
+   * end. A writer that must know whether its write landed uses this rather
+   * than {@linkcode Client.withSignal}: a write cut off may still land.
+   *
+   * @example
+   * ```ts
+   * import { Client } from "@liken/kubernetes/apiclient";
+   *
+   * const stopping = new AbortController();
+   * const client = new Client("http://127.0.0.1:9").withWaitSignal(stopping.signal);
+   * void client;
+   * ```
+   *
+   * @param signal Ends the waits after a 429.
+   * @returns A new client.
+   */
+  withWaitSignal(signal: AbortSignal): Client {
+    return this.#with({ waitSignal: signal });
+  }
+
+  /**
+   * Answers a client that calls `guard` before it sends each request that is
+   * not a GET, and before each resend after a 429. A guard that throws
+   * refuses: nothing is sent and the request rejects with a
+   * {@linkcode WriteRefusedError} whose cause is the guard's error. A leader
+   * uses it to stop writing the moment it cannot show it holds its Lease; it
+   * covers every write, including those other modules send through it.
+   *
+   * @example
+   * ```ts
+   * import assert from "node:assert/strict";
+   * import { Client, WriteRefusedError } from "@liken/kubernetes/apiclient";
+   *
+   * const client = new Client("http://127.0.0.1:9").withWriteGuard(() => {
+   *   throw new Error("Not leading");
+   * });
+   * await assert.rejects(
+   *   client.delete("/api/v1/namespaces/a/configmaps/b"),
+   *   WriteRefusedError,
+   * );
+   * ```
+   *
+   * @param guard Throws to refuse a write.
+   * @returns A new client.
+   */
+  withWriteGuard(guard: () => void): Client {
+    return this.#with({ guard });
+  }
+
+  /**
+   * Answers a client that calls `observe` with the final outcome of each
+   * request (after any wait for a 429), success or failure. A caller that
+   * logs a failure and carries on still leaves a record there.
+   *
+   * @example
+   * ```ts
+   * import assert from "node:assert/strict";
+   * import { Client, type Outcome } from "@liken/kubernetes/apiclient";
+   * import { FakeApiServer } from "@liken/kubernetes/testing";
+   *
+   * await using server = new FakeApiServer();
+   * const outcomes: Outcome[] = [];
+   * const client = new Client(server.url, { fetch: server.fetch })
+   *   .withObserver((outcome) => outcomes.push(outcome));
+   * await client.get("/api/v1/namespaces/default/configmaps/absent").catch(() => {});
+   * assert.equal(outcomes[0]?.status, 404);
+   * ```
+   *
+   * @param observe Hears each outcome.
+   * @returns A new client.
+   */
+  withObserver(observe: (outcome: Outcome) => void): Client {
+    return this.#with({ observer: observe });
+  }
+
+  #with(bound: Partial<Bound>): Client {
+    const client = Object.create(Client.prototype) as Client;
+    client.#shared = this.#shared;
+    client.#bound = { ...this.#bound, ...bound };
+    return client;
+  }
+
+  /**
+   * Sends one request and answers the decoded JSON body (`undefined` for an
+   * empty body).
+   *
+   * A 404 rejects with {@linkcode NotFoundError}, a 409 with
+   * {@linkcode ConflictError}, any other status outside 2xx with
+   * {@linkcode ApiError}. A 429 is sent again after the wait the server asks
+   * for (`Retry-After`, else the Status's `retryAfterSeconds`, else 1 s), for
+   * at most {@linkcode MAX_THROTTLE_WAIT_SECONDS} in all, then rejects with
+   * {@linkcode ThrottledError}.
+   *
+   * @example
+   * ```ts
+   * import assert from "node:assert/strict";
+   * import { Client } from "@liken/kubernetes/apiclient";
+   * import { FakeApiServer } from "@liken/kubernetes/testing";
+   *
+   * await using server = new FakeApiServer();
+   * const client = new Client(server.url, { fetch: server.fetch });
+   * const list = await client.request<{ items: unknown[] }>(
+   *   "GET",
+   *   "/api/v1/namespaces/default/configmaps?labelSelector=app%3Ddemo",
+   * );
+   * assert.deepEqual(list.items, []);
+   * ```
+   *
+   * @typeParam T The type of the answer.
+   * @param method The HTTP method.
+   * @param path The API path, with its query.
+   * @param options The body, its content type, and a signal.
+   * @returns The decoded answer.
+   */
+  async request<T>(
+    method: string,
+    path: string,
+    options: RequestOptions = {},
+  ): Promise<T> {
+    let status = 0;
+    try {
+      let waited = 0;
+      for (;;) {
+        try {
+          const answer = await this.#send(method, path, options);
+          status = answer.status;
+          return answer.value as T;
+        } catch (error) {
+          status = error instanceof ApiError ? error.status : 0;
+          if (!(error instanceof ThrottledError)) throw error;
+          const wait = Math.max(error.retryAfterSeconds, 1);
+          if (waited + wait > MAX_THROTTLE_WAIT_SECONDS) throw error;
+          const ended = await sleep(
+            wait * 1000,
+            this.#bound.waitSignal ?? this.#bound.signal,
+          );
+          if (ended) throw error;
+          waited += wait;
+        }
+      }
+    } catch (error) {
+      this.#observe({ method, path, status, error });
+      throw error;
+    } finally {
+      if (status >= 200 && status < 300) {
+        this.#observe({ method, path, status });
+      }
+    }
+  }
+
+  #observe(outcome: Outcome): void {
+    const observer = this.#bound.observer;
+    if (!observer) return;
+    try {
+      observer(outcome);
+    } catch {
+      // An observer's failure must not change the request's answer.
+    }
+  }
+
+  /**
+   * Reads one object (or a list).
+   *
+   * @example
+   * ```ts
+   * import assert from "node:assert/strict";
+   * import { Client, NotFoundError } from "@liken/kubernetes/apiclient";
+   * import { FakeApiServer } from "@liken/kubernetes/testing";
+   *
+   * await using server = new FakeApiServer();
+   * const client = new Client(server.url, { fetch: server.fetch });
+   * await assert.rejects(client.get("/api/v1/namespaces/default/secrets/x"), NotFoundError);
+   * ```
+   *
+   * @typeParam T The type of the answer.
+   * @param path The API path.
+   * @param options A signal.
+   * @returns The decoded object.
+   */
+  get<T>(path: string, options: { signal?: AbortSignal } = {}): Promise<T> {
+    return this.request<T>("GET", path, options);
+  }
+
+  /**
+   * Creates an object in a collection (POST) and answers the stored copy.
+   *
+   * @example
+   * ```ts
+   * import assert from "node:assert/strict";
+   * import { Client } from "@liken/kubernetes/apiclient";
+   * import { FakeApiServer } from "@liken/kubernetes/testing";
+   *
+   * await using server = new FakeApiServer();
+   * const client = new Client(server.url, { fetch: server.fetch });
+   * const made = await client.create("/api/v1/namespaces/default/configmaps", {
+   *   metadata: { generateName: "cm-" },
+   * });
+   * assert.ok(made.metadata.name?.startsWith("cm-"));
+   * ```
+   *
+   * @typeParam T The object's type.
+   * @param collectionPath The collection's API path.
+   * @param object The object to create.
+   * @param options A signal.
+   * @returns The stored copy.
+   */
+  create<T extends KubeObject>(
+    collectionPath: string,
+    object: T,
+    options: { signal?: AbortSignal } = {},
+  ): Promise<T> {
+    return this.request<T>("POST", collectionPath, {
+      ...options,
+      body: object,
+    });
+  }
+
+  /**
+   * Replaces an object (PUT), conditional on its `metadata.resourceVersion`
+   * when it states one, and answers the stored copy.
+   *
+   * @example
+   * ```ts
+   * import assert from "node:assert/strict";
+   * import { Client, ConflictError } from "@liken/kubernetes/apiclient";
+   * import { FakeApiServer } from "@liken/kubernetes/testing";
+   *
+   * await using server = new FakeApiServer();
+   * const client = new Client(server.url, { fetch: server.fetch });
+   * const path = "/api/v1/namespaces/default/configmaps/a";
+   * const made = await client.create("/api/v1/namespaces/default/configmaps", { metadata: { name: "a" } });
+   * await client.replace(path, { ...made, data: { k: "1" } });
+   * // The first copy is stale now.
+   * await assert.rejects(client.replace(path, { ...made, data: { k: "2" } }), ConflictError);
+   * ```
+   *
+   * @typeParam T The object's type.
+   * @param path The object's API path.
+   * @param object The new object.
+   * @param options A signal.
+   * @returns The stored copy.
+   */
+  replace<T extends KubeObject>(
+    path: string,
+    object: T,
+    options: { signal?: AbortSignal } = {},
+  ): Promise<T> {
+    return this.request<T>("PUT", path, { ...options, body: object });
+  }
+
+  /**
+   * Writes an object's status through its status subresource (PUT to
+   * `path + "/status"`), so a spec someone edited meanwhile stays theirs, and
+   * answers the server's copy, which the caller uses for its next write. The
+   * answer is a new object: `object` is never changed, so after a failure the
+   * caller still holds the status the server did not take. The object should
+   * state `apiVersion` and `kind` (a copy from a list may lack them).
+   *
+   * @example
+   * ```ts
+   * import assert from "node:assert/strict";
+   * import { Client } from "@liken/kubernetes/apiclient";
+   * import { FakeApiServer } from "@liken/kubernetes/testing";
+   *
+   * await using server = new FakeApiServer();
+   * const client = new Client(server.url, { fetch: server.fetch });
+   * const pod = await client.create("/api/v1/namespaces/default/pods", {
+   *   apiVersion: "v1",
+   *   kind: "Pod",
+   *   metadata: { name: "p" },
+   *   spec: { containers: [] },
+   * });
+   * const stored = await client.replaceStatus("/api/v1/namespaces/default/pods/p", {
+   *   ...pod,
+   *   status: { phase: "Running" },
+   * });
+   * assert.equal(stored.status.phase, "Running");
+   * ```
+   *
+   * @typeParam T The object's type.
+   * @param path The object's API path (without `/status`).
+   * @param object The object with the status to write.
+   * @param options A signal.
+   * @returns The server's copy.
+   */
+  replaceStatus<T extends KubeObject>(
+    path: string,
+    object: T,
+    options: { signal?: AbortSignal } = {},
+  ): Promise<T> {
+    return this.request<T>("PUT", `${path}/status`, {
+      ...options,
+      body: object,
+    });
+  }
+
+  /**
+   * Patches an object and answers the stored copy. The dialect is stated,
+   * because the server reads it from the content type alone.
+   *
+   * @example
+   * ```ts
+   * import assert from "node:assert/strict";
+   * import { Client } from "@liken/kubernetes/apiclient";
+   * import { FakeApiServer } from "@liken/kubernetes/testing";
+   *
+   * await using server = new FakeApiServer();
+   * const client = new Client(server.url, { fetch: server.fetch });
+   * await client.create("/api/v1/namespaces/default/configmaps", { metadata: { name: "a" } });
+   * const patched = await client.patch<{ metadata: object; data: Record<string, string> }>(
+   *   "/api/v1/namespaces/default/configmaps/a",
+   *   { data: { k: "v" } },
+   *   { type: "merge" },
+   * );
+   * assert.equal(patched.data.k, "v");
+   * ```
+   *
+   * @typeParam T The object's type.
+   * @param path The object's API path.
+   * @param patch The patch document.
+   * @param options The dialect, field manager, force, and a signal.
+   * @returns The stored copy.
+   */
+  patch<T>(path: string, patch: unknown, options: PatchOptions): Promise<T> {
+    const query = new URLSearchParams();
+    if (options.fieldManager) query.set("fieldManager", options.fieldManager);
+    if (options.force) query.set("force", "true");
+    const sep = path.includes("?") ? "&" : "?";
+    const full = query.size ? `${path}${sep}${query}` : path;
+    const request: RequestOptions = {
+      body: options.type === "apply" ? JSON.stringify(patch) : patch,
+      contentType: PATCH_TYPES[options.type],
+    };
+    if (options.signal) request.signal = options.signal;
+    return this.request<T>("PATCH", full, request);
+  }
+
+  /**
+   * Deletes an object and answers the server's answer (the object, or a
+   * `Status`).
+   *
+   * @example
+   * ```ts
+   * import assert from "node:assert/strict";
+   * import { Client, NotFoundError } from "@liken/kubernetes/apiclient";
+   * import { FakeApiServer } from "@liken/kubernetes/testing";
+   *
+   * await using server = new FakeApiServer();
+   * const client = new Client(server.url, { fetch: server.fetch });
+   * await client.create("/api/v1/namespaces/default/configmaps", { metadata: { name: "a" } });
+   * await client.delete("/api/v1/namespaces/default/configmaps/a");
+   * await assert.rejects(client.get("/api/v1/namespaces/default/configmaps/a"), NotFoundError);
+   * ```
+   *
+   * @typeParam T The answer's type.
+   * @param path The object's API path.
+   * @param options Delete options (as the body) and a signal.
+   * @returns The server's answer.
+   */
+  delete<T = Status>(
+    path: string,
+    options: { body?: unknown; signal?: AbortSignal } = {},
+  ): Promise<T> {
+    return this.request<T>("DELETE", path, options);
+  }
+
+  /**
+   * Opens a watch and resolves once the server accepted it (a status outside
+   * 2xx rejects with the same errors as {@linkcode Client.request}, without
+   * waiting out a 429: the caller's backoff does). The request timeout limits
+   * only the wait for the answer's headers; the stream itself has no total
+   * limit, only `idleTimeout`.
+   *
+   * `path` carries the query, such as
+   * `/api/v1/configmaps?watch=1&resourceVersion=42&allowWatchBookmarks=true`.
+   *
+   * @example
+   * ```ts
+   * import assert from "node:assert/strict";
+   * import { Client } from "@liken/kubernetes/apiclient";
+   * import { FakeApiServer } from "@liken/kubernetes/testing";
+   *
+   * await using server = new FakeApiServer();
+   * const client = new Client(server.url, { fetch: server.fetch });
+   * await client.create("/api/v1/namespaces/default/configmaps", { metadata: { name: "a" } });
+   * await using stream = await client.watch("/api/v1/namespaces/default/configmaps?watch=1");
+   * for await (const event of stream) {
+   *   assert.equal(event.type, "ADDED");
+   *   break;
+   * }
+   * ```
+   *
+   * @typeParam T The kind of the watched objects.
+   * @param path The collection's API path with the watch query.
+   * @param options A signal and an idle limit.
+   * @returns The event stream.
+   */
+  async watch<T extends KubeObject = KubeObject>(
+    path: string,
+    options: WatchOptions = {},
+  ): Promise<WatchStream<T>> {
+    let status = 0;
+    try {
+      const response = await this.#open("GET", path, {
+        ...(options.signal ? { signal: options.signal } : {}),
+      }, true);
+      status = response.status;
+      const signals = [options.signal, this.#bound.signal].filter(
+        (s): s is AbortSignal => s !== undefined,
+      );
+      const stream = new WatchStream<T>(response.body!, {
+        method: "GET",
+        path,
+        signal: signals.length > 1 ? AbortSignal.any(signals) : signals[0],
+        idleTimeout: options.idleTimeout,
+      });
+      this.#observe({ method: "GET", path, status });
+      return stream;
+    } catch (error) {
+      if (error instanceof ApiError) status = error.status;
+      this.#observe({ method: "GET", path, status, error });
+      throw error;
+    }
+  }
+
+  /** Closes the client's `Deno.HttpClient`, if it made or was given one. */
+  [Symbol.dispose](): void {
+    this.#shared.httpClient?.close();
+  }
+
+  async #send(
+    method: string,
+    path: string,
+    options: RequestOptions,
+  ): Promise<{ status: number; value: unknown }> {
+    const response = await this.#open(method, path, options, false);
+    return { status: response.status, value: response.value };
+  }
+
+  /**
+   * Sends once. A non-stream answer is read whole within the timeout; a stream
+   * answer (`stream`) returns with its body unread once headers arrived.
+   */
+  async #open(
+    method: string,
+    path: string,
+    options: RequestOptions,
+    stream: true,
+  ): Promise<Response>;
+  async #open(
+    method: string,
+    path: string,
+    options: RequestOptions,
+    stream: false,
+  ): Promise<{ status: number; value: unknown }>;
+  async #open(
+    method: string,
+    path: string,
+    options: RequestOptions,
+    stream: boolean,
+  ): Promise<Response | { status: number; value: unknown }> {
+    const { guard, signal: boundSignal } = this.#bound;
+    if (guard && method !== "GET") {
+      try {
+        guard();
+      } catch (cause) {
+        throw new WriteRefusedError(method, path, cause);
+      }
+    }
+    const headers = new Headers({ Accept: "application/json" });
+    const authorization = await this.#shared.authorization?.();
+    if (authorization) headers.set("Authorization", authorization);
+    let body: BodyInit | undefined;
+    if (options.body !== undefined) {
+      body = typeof options.body === "string" ||
+          options.body instanceof Uint8Array
+        ? options.body as BodyInit
+        : JSON.stringify(options.body);
+      headers.set("Content-Type", options.contentType ?? "application/json");
+    }
+    const timeout = this.#shared.timeout;
+    const timer = new AbortController();
+    const handle = setTimeout(
+      () => timer.abort(new RequestTimeoutError(method, path, timeout)),
+      timeout,
+    );
+    const signals = [timer.signal, boundSignal, options.signal].filter(
+      (s): s is AbortSignal => s !== undefined,
+    );
+    const signal = AbortSignal.any(signals);
+    try {
+      const init: RequestInit = { method, headers, signal };
+      if (body !== undefined) init.body = body;
+      let response: Response;
+      try {
+        response = await this.#shared.fetch(this.#shared.server + path, init);
+      } catch (error) {
+        if (signal.aborted) throw signal.reason;
+        throw error;
+      }
+      const status = response.status;
+      if (status < 200 || status > 299) {
+        const text = await readErrorText(response, signal);
+        throw errorFor(method, path, response, text);
+      }
+      if (stream) {
+        if (!response.body) {
+          throw new MalformedResponseError("watch answer has no body", {
+            method,
+            path,
+          });
+        }
+        return response;
+      }
+      let text: string;
+      try {
+        text = await response.text();
+      } catch (error) {
+        if (signal.aborted) throw signal.reason;
+        throw error;
+      }
+      if (text.trim() === "") return { status, value: undefined };
+      try {
+        return { status, value: JSON.parse(text) };
+      } catch (cause) {
+        throw new MalformedResponseError(
+          `malformed JSON answer (status ${status}): ${
+            text.slice(0, 200).trimEnd()
+          }`,
+          { method, path, cause },
+        );
+      }
+    } finally {
+      clearTimeout(handle);
+    }
+  }
+}
+
+function serverFromEnvironment(): string {
+  const host = Deno.env.get("KUBERNETES_SERVICE_HOST");
+  const port = Deno.env.get("KUBERNETES_SERVICE_PORT");
+  if (!host || !port) {
+    throw new Error(
+      "Not running in a cluster: KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT are unset (pass `server` to name the API server)",
+    );
+  }
+  const bracketed = host.includes(":") && !host.startsWith("[")
+    ? `[${host}]`
+    : host;
+  return `https://${bracketed}:${port}`;
+}
+
+async function readToken(path: string): Promise<string | undefined> {
+  let token: string;
+  try {
+    token = await Deno.readTextFile(path);
+  } catch (cause) {
+    throw new Error(
+      `Cannot read the ServiceAccount token ${path}: ${describe(cause)}`,
+      { cause },
+    );
+  }
+  token = token.trim();
+  return token ? `Bearer ${token}` : undefined;
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** Sleeps, or answers `true` early when `signal` aborts. */
+function sleep(ms: number, signal: AbortSignal | undefined): Promise<boolean> {
+  if (signal?.aborted) return Promise.resolve(true);
+  return new Promise((resolve) => {
+    const onAbort = (): void => {
+      clearTimeout(handle);
+      resolve(true);
+    };
+    const handle = setTimeout(() => {
+      signal?.removeEventListener("abort", onAbort);
+      resolve(false);
+    }, ms);
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
+}
+
+/**
+ * Reads the first 2 KiB of an error body, then drains up to a cap so the
+ * connection can be reused, and cancels whatever is left.
+ */
+async function readErrorText(
+  response: Response,
+  signal: AbortSignal,
+): Promise<string> {
+  const body = response.body;
+  if (!body) return "";
+  const reader = body.getReader();
+  const kept: Uint8Array[] = [];
+  let keptBytes = 0;
+  let total = 0;
+  const onAbort = (): void => {
+    reader.cancel(signal.reason).catch(() => {});
+  };
+  signal.addEventListener("abort", onAbort, { once: true });
+  try {
+    while (total < MAX_DRAIN) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      total += value.byteLength;
+      if (keptBytes < ERROR_TEXT_LIMIT) {
+        const part = value.subarray(0, ERROR_TEXT_LIMIT - keptBytes);
+        kept.push(part);
+        keptBytes += part.byteLength;
+      }
+    }
+  } catch {
+    // The text is best effort; the status already says what failed.
+  } finally {
+    signal.removeEventListener("abort", onAbort);
+    await reader.cancel().catch(() => {});
+  }
+  const bytes = new Uint8Array(keptBytes);
+  let offset = 0;
+  for (const part of kept) {
+    bytes.set(part, offset);
+    offset += part.byteLength;
+  }
+  return new TextDecoder().decode(bytes).trimEnd();
+}
+
+function errorFor(
+  method: string,
+  path: string,
+  response: Response,
+  text: string,
+): ApiError {
+  const status = response.status;
+  let statusObject: Status | undefined;
+  try {
+    const parsed = JSON.parse(text);
+    if (parsed && typeof parsed === "object" && parsed.kind === "Status") {
+      statusObject = parsed as Status;
+    }
+  } catch {
+    statusObject = undefined;
+  }
+  const detail = statusObject?.message ?? text;
+  const statusText = response.statusText ? ` ${response.statusText}` : "";
+  const message = `${method} ${path}: ${status}${statusText}${
+    detail ? `: ${detail}` : ""
+  }`;
+  const options: ApiErrorOptions = {
+    method,
+    path,
+    status,
+    statusObject,
+    text: statusObject ? undefined : text,
+  };
+  if (status === 404) return new NotFoundError(message, options);
+  if (status === 409) return new ConflictError(message, options);
+  if (status === 429) {
+    return new ThrottledError(
+      message,
+      options,
+      retryAfter(response.headers.get("Retry-After"), statusObject),
+    );
+  }
+  return new ApiError(message, options);
+}
+
+/** The seconds a 429 asks for: Retry-After, else the Status's, else 0. */
+function retryAfter(header: string | null, status: Status | undefined): number {
+  const seconds = header === null ? NaN : Number(header.trim());
+  if (Number.isInteger(seconds) && seconds > 0) return seconds;
+  const stated = status?.details?.retryAfterSeconds;
+  return typeof stated === "number" && stated > 0 ? Math.floor(stated) : 0;
+}

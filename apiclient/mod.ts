@@ -1,0 +1,42 @@
+/**
+ * A client of the Kubernetes API server for operators that run as pods: it
+ * needs nothing but the pod's ServiceAccount, reads the rotating token on
+ * every request, maps failures to typed errors, waits out short 429s, lets a
+ * write guard stop writes and an observer hear every outcome, and streams
+ * watches that end when asked and never hang silently.
+ *
+ * Permissions: `--allow-net=<api host>`; for {@linkcode Client.inCluster} also
+ * `--allow-env=KUBERNETES_SERVICE_HOST,KUBERNETES_SERVICE_PORT` and
+ * `--allow-read=/var/run/secrets/kubernetes.io/serviceaccount`.
+ *
+ * @example In a pod
+ * ```ts ignore
+ * import { Client } from "@liken/kubernetes/apiclient";
+ *
+ * using client = await Client.inCluster();
+ * const pods = await client.get<{ items: unknown[] }>(
+ *   `/api/v1/namespaces/${client.defaultNamespace}/pods`,
+ * );
+ * console.log(pods.items.length);
+ * ```
+ *
+ * @example Against the fake API server
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { apiPath, Client } from "@liken/kubernetes/apiclient";
+ * import { FakeApiServer } from "@liken/kubernetes/testing";
+ *
+ * await using server = new FakeApiServer();
+ * const client = new Client(server.url, { fetch: server.fetch });
+ * const path = apiPath({ version: "v1", resource: "configmaps", namespace: "default" });
+ * const made = await client.create(path, { metadata: { name: "a" } });
+ * assert.equal(made.metadata.namespace, "default");
+ * ```
+ *
+ * @module
+ */
+export * from "./client.ts";
+export * from "./errors.ts";
+export * from "./path.ts";
+export * from "./types.ts";
+export * from "./watch.ts";
