@@ -1,8 +1,50 @@
 /**
- * A memo of the resourceVersion of the newest copy of each object the
- * operator wrote or read, and the requests that keep it.
+ * The resourceVersion memo: never act on a copy older than your own last
+ * write.
+ *
+ * An operator reads objects from a watch's store, and the watch delivers the
+ * operator's own writes a moment after the API server answered them, or much
+ * later while it is down. {@linkcode Versions} records the version of every
+ * copy the API server answered, so a pass can tell that the store's copy is
+ * older and read the object from the API server instead. The requests here
+ * ({@linkcode readFresh}, {@linkcode readList}, {@linkcode written},
+ * {@linkcode settleStatus}) note their answers; each takes
+ * `Versions | undefined`, and an absent memo notes nothing.
+ *
+ * Needs no permissions of its own; the client's requests need
+ * `--allow-net=<api host>`.
+ *
+ * @example A write the watch has not delivered yet
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { Client } from "@liken/kubernetes/apiclient";
+ * import { key, readFresh, Versions, written } from "@liken/kubernetes/memo";
+ * import { FakeApiServer } from "@liken/kubernetes/testing";
+ *
+ * await using server = new FakeApiServer();
+ * const client = new Client(server.url, { fetch: server.fetch });
+ * const versions = new Versions();
+ * const path = "/api/v1/namespaces/default/configmaps/web";
+ *
+ * const made = await client.create("/api/v1/namespaces/default/configmaps", {
+ *   metadata: { name: "web" },
+ *   data: { mode: "a" },
+ * });
+ * // The store holds `made`; then the operator writes again.
+ * const next = await written(
+ *   key(made),
+ *   () => client.replace(path, { ...made, data: { mode: "b" } }),
+ *   { versions },
+ * );
+ * // The store's copy is now stale: read the object from the server.
+ * const stored = made;
+ * assert.equal(versions.current(key(stored), stored.metadata.resourceVersion!), false);
+ * const fresh = await readFresh<typeof next>(client, { versions, key: key(stored), path });
+ * assert.deepEqual(fresh.data, { mode: "b" });
+ * ```
  *
  * @module
  */
 export * from "./versions.ts";
 export * from "./keys.ts";
+export * from "./requests.ts";
