@@ -400,7 +400,7 @@ export class Client implements Disposable {
   }
 
   #with(bound: Partial<Bound>): Client {
-    const client = Object.create(Client.prototype) as Client;
+    const client = new Client(this.#shared.server);
     client.#shared = this.#shared;
     client.#bound = { ...this.#bound, ...bound };
     return client;
@@ -534,8 +534,8 @@ export class Client implements Disposable {
     collectionPath: string,
     object: T,
     options: { signal?: AbortSignal } = {},
-  ): Promise<T> {
-    return this.request<T>("POST", collectionPath, {
+  ): Promise<T & KubeObject> {
+    return this.request<T & KubeObject>("POST", collectionPath, {
       ...options,
       body: object,
     });
@@ -570,8 +570,11 @@ export class Client implements Disposable {
     path: string,
     object: T,
     options: { signal?: AbortSignal } = {},
-  ): Promise<T> {
-    return this.request<T>("PUT", path, { ...options, body: object });
+  ): Promise<T & KubeObject> {
+    return this.request<T & KubeObject>("PUT", path, {
+      ...options,
+      body: object,
+    });
   }
 
   /**
@@ -613,8 +616,8 @@ export class Client implements Disposable {
     path: string,
     object: T,
     options: { signal?: AbortSignal } = {},
-  ): Promise<T> {
-    return this.request<T>("PUT", `${path}/status`, {
+  ): Promise<T & KubeObject> {
+    return this.request<T & KubeObject>("PUT", `${path}/status`, {
       ...options,
       body: object,
     });
@@ -838,13 +841,7 @@ export class Client implements Disposable {
         }
         return response;
       }
-      let text: string;
-      try {
-        text = await response.text();
-      } catch (error) {
-        if (signal.aborted) throw signal.reason;
-        throw error;
-      }
+      const text = await readText(response, signal);
       if (text.trim() === "") return { status, value: undefined };
       try {
         return { status, value: JSON.parse(text) };
@@ -859,6 +856,40 @@ export class Client implements Disposable {
     } finally {
       clearTimeout(handle);
     }
+  }
+}
+
+/**
+ * Reads a whole body, cancelling it when `signal` aborts: a body that stalls
+ * part way must not hold the request past its timeout.
+ */
+async function readText(
+  response: Response,
+  signal: AbortSignal,
+): Promise<string> {
+  const body = response.body;
+  if (!body) return "";
+  const reader = body.getReader();
+  const onAbort = (): void => {
+    reader.cancel(signal.reason).catch(() => {});
+  };
+  signal.addEventListener("abort", onAbort, { once: true });
+  const decoder = new TextDecoder();
+  let text = "";
+  try {
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (signal.aborted) throw signal.reason;
+      if (done) break;
+      text += decoder.decode(value, { stream: true });
+    }
+    return text + decoder.decode();
+  } catch (error) {
+    if (signal.aborted) throw signal.reason;
+    throw error;
+  } finally {
+    signal.removeEventListener("abort", onAbort);
+    reader.releaseLock();
   }
 }
 
