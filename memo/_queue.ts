@@ -1,16 +1,15 @@
-/** The queue of one key's tasks. */
+/** The queue of one key's tasks: one runs, the rest wait here in order. */
 interface Chain {
-  /** Settles when every task queued so far has ended. */
-  tail: Promise<void>;
-  /** Tasks queued or running; the chain is dropped at zero. */
-  pending: number;
+  /** Wakes each waiting task, first come first served; made on first use. */
+  waiters: (() => void)[] | undefined;
 }
 
 /**
  * Runs tasks one at a time per key, in the order they were queued; tasks of
- * other keys never wait. This stands in for a mutex per key, and holds a key
+ * other keys never wait. This stands in for a mutex per key. A key is held
  * only while a task of it is queued or running, so memory does not grow
- * with every key that was ever used.
+ * with every key that was ever used, and a task with nobody ahead of it
+ * starts at once, without a promise turn.
  */
 export class KeyedQueue {
   #chains = new Map<string, Chain>();
@@ -30,30 +29,19 @@ export class KeyedQueue {
     signal?: AbortSignal,
   ): Promise<T> {
     signal?.throwIfAborted();
-    let release!: () => void;
-    const mine = new Promise<void>((resolve) => release = resolve);
     let chain = this.#chains.get(key);
-    let previous: Promise<void> | undefined;
     if (chain === undefined) {
-      chain = { tail: mine, pending: 1 };
+      chain = { waiters: undefined };
       this.#chains.set(key, chain);
     } else {
-      previous = chain.tail;
-      // The next task waits for the previous one as well as for this one,
-      // so a task that gives up waiting lets nobody jump the queue.
-      chain.tail = previous.then(() => mine);
-      chain.pending++;
+      await wait(chain, signal);
     }
     try {
-      if (previous !== undefined) await waitFor(previous, signal);
       return await task();
     } finally {
-      release();
-      chain.pending--;
-      // A drop may already have replaced this chain with a newer one.
-      if (chain.pending === 0 && this.#chains.get(key) === chain) {
-        this.#chains.delete(key);
-      }
+      const next = chain.waiters?.shift();
+      if (next !== undefined) next();
+      else if (this.#chains.get(key) === chain) this.#chains.delete(key);
     }
   }
 
@@ -66,18 +54,24 @@ export class KeyedQueue {
   }
 }
 
-/** Waits for a promise that never rejects, or until the signal aborts. */
-function waitFor(
-  promise: Promise<void>,
-  signal: AbortSignal | undefined,
-): Promise<void> {
-  if (signal === undefined) return promise;
+/** Waits for this task's turn in the chain, or until the signal aborts. */
+function wait(chain: Chain, signal: AbortSignal | undefined): Promise<void> {
+  const waiters = chain.waiters ??= [];
+  if (signal === undefined) {
+    return new Promise<void>((resolve) => waiters.push(resolve));
+  }
   return new Promise<void>((resolve, reject) => {
-    const onAbort = (): void => reject(signal.reason);
-    signal.addEventListener("abort", onAbort, { once: true });
-    promise.then(() => {
+    const wake = (): void => {
       signal.removeEventListener("abort", onAbort);
       resolve();
-    });
+    };
+    // Leaving the line hands no turn on: the task ahead still holds it.
+    const onAbort = (): void => {
+      const at = waiters.indexOf(wake);
+      if (at !== -1) waiters.splice(at, 1);
+      reject(signal.reason);
+    };
+    signal.addEventListener("abort", onAbort, { once: true });
+    waiters.push(wake);
   });
 }

@@ -1,0 +1,83 @@
+import { Versions } from "./versions.ts";
+
+const KEYS = 10_000;
+const keys = Array.from(
+  { length: KEYS },
+  (_, i) => `namespace-${i % 50}/object-${i}`,
+);
+const answer = (): Promise<string> => Promise.resolve("42");
+
+// A memo that already holds every key, as after a full list.
+const versions = new Versions();
+for (const key of keys) versions.note(key, "42");
+
+Deno.bench({
+  name: "request alone (no memo)",
+  group: "send, 10k keys one after another",
+  baseline: true,
+  async fn(): Promise<void> {
+    for (let i = 0; i < KEYS; i++) await answer();
+  },
+});
+
+Deno.bench({
+  name: "versions.send",
+  group: "send, 10k keys one after another",
+  async fn(): Promise<void> {
+    for (const key of keys) await versions.send(key, answer);
+  },
+});
+
+Deno.bench({
+  name: "request alone (no memo)",
+  group: "send, 10k keys at once",
+  baseline: true,
+  async fn(): Promise<void> {
+    await Promise.all(keys.map(() => answer()));
+  },
+});
+
+Deno.bench({
+  name: "versions.send",
+  group: "send, 10k keys at once",
+  async fn(): Promise<void> {
+    await Promise.all(keys.map((key) => versions.send(key, answer)));
+  },
+});
+
+Deno.bench({
+  name: "versions.send, 10 writers per key",
+  group: "send, 10k keys at once",
+  async fn(): Promise<void> {
+    const sends: Promise<void>[] = [];
+    for (let writer = 0; writer < 10; writer++) {
+      for (let i = 0; i < KEYS; i += 10) {
+        sends.push(versions.send(keys[i]!, answer));
+      }
+    }
+    await Promise.all(sends);
+  },
+});
+
+const plain = new Map(keys.map((key) => [key, "42"]));
+
+Deno.bench({
+  name: "Map.get (no memo)",
+  group: "current, 10k keys",
+  baseline: true,
+  fn(): void {
+    let hits = 0;
+    for (const key of keys) if (plain.get(key) === "42") hits++;
+    if (hits !== KEYS) throw new Error("Unexpected miss");
+  },
+});
+
+Deno.bench({
+  name: "versions.current",
+  group: "current, 10k keys",
+  fn(): void {
+    let hits = 0;
+    for (const key of keys) if (versions.current(key, "42")) hits++;
+    if (hits !== KEYS) throw new Error("Unexpected miss");
+  },
+});
