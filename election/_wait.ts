@@ -1,0 +1,94 @@
+/**
+ * Abortable waits on the global timers, read at call time so a fake clock
+ * drives them.
+ *
+ * @module
+ */
+
+/**
+ * Waits `ms` milliseconds unless `signal` aborts first.
+ *
+ * @param ms How long to wait.
+ * @param signal Ends the wait early.
+ * @returns `true` after the full wait, `false` when the signal ended it.
+ */
+export function sleep(ms: number, signal?: AbortSignal): Promise<boolean> {
+  if (signal?.aborted) return Promise.resolve(false);
+  return new Promise<boolean>((resolve) => {
+    const onAbort = (): void => {
+      clearTimeout(timer);
+      resolve(false);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener("abort", onAbort);
+      resolve(true);
+    }, ms);
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
+}
+
+/** A signal that aborts after a time or with a parent; clear it when done. */
+export interface Bounded {
+  /** Aborts at the bound, or with the parent signal. */
+  signal: AbortSignal;
+  /** Clears the timer and the listener on the parent. */
+  clear(): void;
+}
+
+/**
+ * A signal bounded in time, built from `setTimeout` (not
+ * `AbortSignal.timeout`, which fake clocks do not drive).
+ *
+ * @param ms The bound.
+ * @param what Names the bound in the timeout's message.
+ * @param parent Aborts the result too.
+ * @returns The signal and its clear function.
+ */
+export function bounded(
+  ms: number,
+  what: string,
+  parent?: AbortSignal,
+): Bounded {
+  const controller = new AbortController();
+  const onAbort = (): void => controller.abort(parent?.reason);
+  if (parent?.aborted) controller.abort(parent.reason);
+  else parent?.addEventListener("abort", onAbort, { once: true });
+  const timer = setTimeout(() => {
+    controller.abort(
+      new DOMException(`${what} took longer than ${ms} ms`, "TimeoutError"),
+    );
+  }, ms);
+  return {
+    signal: controller.signal,
+    clear(): void {
+      clearTimeout(timer);
+      parent?.removeEventListener("abort", onAbort);
+    },
+  };
+}
+
+/**
+ * Waits for a promise at most `ms` milliseconds.
+ *
+ * @param promise What to wait for; it is not cancelled.
+ * @param ms The bound.
+ * @returns `true` when the promise settled in time.
+ */
+export function within(
+  promise: Promise<unknown>,
+  ms: number,
+): Promise<boolean> {
+  return new Promise<boolean>((resolve) => {
+    const timer = setTimeout(() => resolve(false), ms);
+    promise.then(
+      () => {
+        clearTimeout(timer);
+        resolve(true);
+      },
+      () => {
+        clearTimeout(timer);
+        resolve(true);
+      },
+    );
+  });
+}

@@ -1,0 +1,80 @@
+/**
+ * One acting copy of a singleton operator, elected on a
+ * `coordination.k8s.io/v1` Lease, and a write guard that stops its writes
+ * before another copy can act.
+ *
+ * Two copies of an operator that act at once race: both create a pod for one
+ * object, or overwrite each other's status. A rolling update, a node
+ * partition or a replica count above one each run a second copy, so the copy
+ * that acts is the one that holds the Lease; the others wait and read it.
+ *
+ * The elector has client-go's semantics (it is not client-go): the Lease
+ * lasts 30 s, a leader renews every 5 s and gives up after 10 s without a
+ * renewal, a waiting copy reads every 5 to 11 s. On top of that:
+ *
+ * - **The write guard** {@linkcode Lead.mayWrite} refuses once the last
+ *   accepted renewal, timed when it was sent, is 10 s old. Pass it to the
+ *   operator's client (`client.withWriteGuard(lead.mayWrite)`), whose
+ *   requests end within {@linkcode REQUEST_TIMEOUT}.
+ * - **Exit on loss**: a lead that ends without a step-down reports and exits
+ *   the process, so nothing in flight keeps writing; the kubelet restarts it
+ *   as a new candidate.
+ * - **This pod's own expired Lease** is taken at once: an earlier process of
+ *   the same pod (its identity starts with `<pod>_`) has ended.
+ * - **A second release** after a step-down clears the Lease when a late
+ *   renewal made the first release conflict.
+ *
+ * Timeline of a leader that last renewed at T: the guard refuses writes at
+ * T+10 s, the elector gives up at T+15 s and exits by T+25 s (after a release
+ * bounded by 10 s), a write the guard allowed is given up by T+25 s, and
+ * another copy can take the Lease only after T+30 s. Failover: a released
+ * Lease is taken on a waiting copy's next read, within 11 s; an abandoned
+ * one within 30 s + two reads (at most 52 s) after its last write.
+ *
+ * The election is not fencing. A paused leader can resume and finish a
+ * request it sent before; a write that must not land late names a
+ * precondition (a `resourceVersion`) that the next leader moves.
+ *
+ * Permissions: only those of the client (`--allow-net` to the API server).
+ *
+ * @example A singleton operator
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { Client } from "@liken/kubernetes/apiclient";
+ * import { Lead, REQUEST_TIMEOUT } from "@liken/kubernetes/election";
+ * import { FakeApiServer } from "@liken/kubernetes/testing";
+ *
+ * await using server = new FakeApiServer();
+ * const client = new Client(server.url, {
+ *   fetch: server.fetch,
+ *   timeout: REQUEST_TIMEOUT,
+ * });
+ * const lines: string[] = [];
+ * const lead = await Lead.start(client, {
+ *   name: "demo-operator",
+ *   namespace: "default",
+ *   pod: "demo-operator-5c7d9-abcde",
+ *   report: (line) => lines.push(line),
+ * });
+ * // The operator writes through a guarded client.
+ * const writer = client.withWriteGuard(lead.mayWrite);
+ * assert.ok(writer);
+ * assert.match(lines[0]!, /^holding Lease default\/demo-operator as demo-operator-5c7d9-abcde_/);
+ * await lead.stepDown();
+ * ```
+ *
+ * @module
+ */
+
+export {
+  JITTER_FACTOR,
+  Lead,
+  type LeadOptions,
+  LEASE_DURATION,
+  NotLeadingError,
+  RENEW_DEADLINE,
+  REQUEST_TIMEOUT,
+  RETRY_PERIOD,
+  type StartOptions,
+  StoppedError,
+} from "./lead.ts";
