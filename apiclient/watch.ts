@@ -47,7 +47,9 @@ export interface WatchStreamOptions {
  * ).body!;
  * const stream = new WatchStream(body, { method: "GET", path: "/api/v1/pods" });
  * const names = [];
- * for await (const event of stream) names.push(event.object.metadata?.name);
+ * for await (const event of stream) {
+ *   if (event.type === "ADDED") names.push(event.object.metadata.name);
+ * }
  * assert.deepEqual(names, ["a"]);
  * ```
  *
