@@ -1,0 +1,535 @@
+import { type Client, NotFoundError } from "../apiclient/mod.ts";
+import { cut, MAX_MESSAGE, MAX_REASON, namespaceOf } from "./_limits.ts";
+import { keyOf, Series, SERIES_WINDOW } from "./_series.ts";
+import type { Event, EventNote, EventType, ObjectReference } from "./types.ts";
+
+/**
+ * How many Events may wait to be written. A component posts a few Events per
+ * object per hour, so a full queue means the API server stopped answering:
+ * the recorder then drops new Events rather than hold memory for them.
+ */
+export const QUEUE_LENGTH = 256;
+
+/**
+ * How many times the recorder sends one write. With {@linkcode RETRY_WAIT}
+ * between sends, this covers an API server that refuses connections for some
+ * seconds while it restarts, without holding the queue for long.
+ */
+export const ATTEMPTS = 3;
+
+/**
+ * Milliseconds between two sends of one write: the interval of client-go's
+ * own recorder.
+ */
+export const RETRY_WAIT = 10_000;
+
+/**
+ * The time {@linkcode Recorder.shutdown} waits by default, in milliseconds. A
+ * queue of a few Events writes in milliseconds, and an API server that does
+ * not answer in 5 s will not answer before the pod's grace period ends; the
+ * rest of the default 30 s grace period covers the release of a Lease.
+ */
+export const SHUTDOWN_TIMEOUT = 5_000;
+
+/** Options of {@linkcode Recorder}. */
+export interface RecorderOptions {
+  /**
+   * The `reportingInstance` (and `source.host`) of each Event: the pod's name,
+   * or the node's for a DaemonSet on the host's network. Default:
+   * `Deno.hostname()`, which is the pod's name in a pod and needs
+   * `--allow-sys=hostname`.
+   */
+  instance?: string;
+  /**
+   * Receives one line for each Event the recorder could not write, and for
+   * the first Event it dropped. Default: standard error.
+   */
+  log?: (line: string) => void;
+  /**
+   * Ends the recorder at once: a request in flight is cut off (it may still
+   * land), queued Events are lost, and later posts are dropped. Use
+   * {@linkcode Recorder.shutdown} to write the queue first.
+   */
+  signal?: AbortSignal;
+}
+
+/** Options of {@linkcode Recorder.shutdown}. */
+export interface ShutdownOptions {
+  /** Stops waiting for the queue to be written. */
+  signal?: AbortSignal;
+  /**
+   * Milliseconds to wait for the queue to be written. Default
+   * {@linkcode SHUTDOWN_TIMEOUT}; `Infinity` waits for `signal` alone.
+   */
+  timeout?: number;
+}
+
+/** A wait that ended: the timer fired, shutdown began, or the signal ended. */
+type WaitEnd = "timer" | "stop" | "abort";
+
+/**
+ * Writes the core/v1 Events of one component, so `kubectl describe` shows a
+ * person what just happened to an object.
+ *
+ * {@linkcode Recorder.normal} and {@linkcode Recorder.warning} build the Event
+ * at the time of the call and put it on a bounded queue, and return at once: a
+ * reconcile pass never waits on an Event and never fails because of one. One
+ * task writes the queue, sends a failed write again ({@linkcode ATTEMPTS}
+ * times, {@linkcode RETRY_WAIT} apart) and logs one line when it gives up. A
+ * full queue drops the Event and counts it ({@linkcode Recorder.dropped}).
+ *
+ * A repeat of the same Event (object, type, reason, message) within 10 min of
+ * the last patches `count` and `lastTimestamp` of the Event already written,
+ * so `kubectl describe` prints one line "(x37 over 1h)" rather than 37. At
+ * most 4096 such series are remembered, least recently used forgotten first.
+ *
+ * The API server deletes an Event an hour after its last write, so a fact that
+ * must last longer belongs in a condition. Events about cluster-scoped objects
+ * go in `default` (the API server accepts them only there or in
+ * `kube-system`). The component needs RBAC `create` and `patch` on `events`
+ * in each namespace it posts to.
+ *
+ * A component that runs without Events holds `Recorder | undefined` and
+ * writes `recorder?.warning(...)`; {@linkcode setCondition} and
+ * {@linkcode transition} accept `undefined` too.
+ *
+ * @example Post Events and shut down
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { Client } from "@liken/kubernetes/apiclient";
+ * import { Recorder } from "@liken/kubernetes/events";
+ * import { FakeApiServer } from "@liken/kubernetes/testing";
+ *
+ * await using server = new FakeApiServer();
+ * const client = new Client(server.url, { fetch: server.fetch });
+ * const recorder = new Recorder(client, "machine-operator", { instance: "pod-1" });
+ * const machine = { kind: "Machine", name: "m1", uid: "1234" };
+ * recorder.warning(machine, { reason: "StepFailed", message: "The mount did not answer" });
+ * recorder.warning(machine, { reason: "StepFailed", message: "The mount did not answer" });
+ * await recorder.shutdown(); // resolves once every queued Event was written
+ * const [event] = server.eventsAbout({ kind: "Machine", name: "m1" });
+ * assert.equal(event?.count, 2);
+ * assert.equal(event?.metadata?.namespace, "default"); // Machine is cluster-scoped
+ * ```
+ */
+export class Recorder {
+  #client: Client;
+  #component: string;
+  #instance: string;
+  #log: (line: string) => void;
+  #signal: AbortSignal | undefined;
+
+  // A small array: QUEUE_LENGTH bounds it, so shift() stays cheap.
+  #queue: Event[] = [];
+  #dropped = 0;
+  #series = new Series();
+
+  // Set when shutdown begins: later posts drop, retry waits end.
+  #stopping = false;
+  #stop = new AbortController();
+  // Set when a shutdown's signal or timeout ended first: send nothing more.
+  #abandoned = false;
+  #finished = false;
+  #wake: (() => void) | undefined;
+  #done: Promise<void>;
+
+  /**
+   * Starts a recorder and its writer task.
+   *
+   * @param client The client to write with. Its write guard and observer
+   *   apply to every write.
+   * @param component The `reportingComponent` (and `source.component`) of
+   *   each Event, such as `machine-operator`.
+   * @param options The instance, the log, and the signal that ends the
+   *   recorder.
+   * @throws When `instance` is absent and the host name cannot be read
+   *   (grant `--allow-sys=hostname`, or pass `instance`).
+   */
+  constructor(
+    client: Client,
+    component: string,
+    options: RecorderOptions = {},
+  ) {
+    this.#signal = options.signal;
+    this.#client = options.signal ? client.withSignal(options.signal) : client;
+    this.#component = component;
+    this.#instance = options.instance ?? hostname();
+    this.#log = options.log ?? logToStderr;
+    this.#done = this.#run();
+  }
+
+  /** The `reportingComponent` of each Event. */
+  get component(): string {
+    return this.#component;
+  }
+
+  /** The `reportingInstance` of each Event. */
+  get instance(): string {
+    return this.#instance;
+  }
+
+  /** How many Events were dropped because the queue was full. */
+  get dropped(): number {
+    return this.#dropped;
+  }
+
+  /**
+   * Resolves when the writer task has ended: after {@linkcode
+   * Recorder.shutdown} wrote the queue, or when the recorder's signal ended.
+   * It never rejects.
+   */
+  get done(): Promise<void> {
+    return this.#done;
+  }
+
+  /**
+   * Posts an Event about an expected transition or an action the component
+   * took. Returns at once; the write happens later.
+   *
+   * @example
+   * ```ts
+   * import { Client } from "@liken/kubernetes/apiclient";
+   * import { Recorder } from "@liken/kubernetes/events";
+   * import { FakeApiServer } from "@liken/kubernetes/testing";
+   *
+   * await using server = new FakeApiServer();
+   * const client = new Client(server.url, { fetch: server.fetch });
+   * const recorder = new Recorder(client, "demo", { instance: "pod-1" });
+   * recorder.normal(
+   *   { kind: "Pod", namespace: "default", name: "p" },
+   *   { reason: "Created", message: "Created the pod again" },
+   * );
+   * await recorder.shutdown();
+   * ```
+   *
+   * @param object The object the Event is about.
+   * @param note The reason and message.
+   */
+  normal(object: ObjectReference, note: EventNote): void {
+    this.#post(object, "Normal", note);
+  }
+
+  /**
+   * Posts an Event about something a person may need to act on. Returns at
+   * once; the write happens later.
+   *
+   * @example
+   * ```ts
+   * import { Client } from "@liken/kubernetes/apiclient";
+   * import { Recorder } from "@liken/kubernetes/events";
+   * import { FakeApiServer } from "@liken/kubernetes/testing";
+   *
+   * await using server = new FakeApiServer();
+   * const client = new Client(server.url, { fetch: server.fetch });
+   * const recorder = new Recorder(client, "demo", { instance: "pod-1" });
+   * recorder.warning(
+   *   { kind: "Pod", namespace: "default", name: "p" },
+   *   { reason: "BackOff", message: "The pod keeps failing" },
+   * );
+   * await recorder.shutdown();
+   * ```
+   *
+   * @param object The object the Event is about.
+   * @param note The reason and message.
+   */
+  warning(object: ObjectReference, note: EventNote): void {
+    this.#post(object, "Warning", note);
+  }
+
+  /**
+   * Stops the recorder and writes what it holds, as client-go's broadcaster
+   * does: later posts are dropped (with a log line), each queued Event is sent
+   * once, and a failed write, or one waiting to be sent again, is logged and
+   * given up.
+   *
+   * Unlike client-go it waits for the last request: it resolves once the
+   * queue is empty and the last request has returned, so a next step such as
+   * the release of a Lease comes after every write. When its signal or
+   * timeout ends first it rejects at once; a request may then still be in
+   * flight, nothing is sent after it returns, and the count of Events left
+   * unwritten is logged.
+   *
+   * @example Release a Lease only after the last Event
+   * ```ts
+   * import { Client } from "@liken/kubernetes/apiclient";
+   * import { Recorder } from "@liken/kubernetes/events";
+   * import { FakeApiServer } from "@liken/kubernetes/testing";
+   *
+   * await using server = new FakeApiServer();
+   * const client = new Client(server.url, { fetch: server.fetch });
+   * const recorder = new Recorder(client, "demo", { instance: "pod-1" });
+   * try {
+   *   await recorder.shutdown({ timeout: 5_000 });
+   *   // Every write has returned: step down now.
+   * } catch {
+   *   // A write may still land after this.
+   * }
+   * ```
+   *
+   * @param options A signal and a timeout that end the wait.
+   * @returns A promise that resolves once every write has returned.
+   */
+  shutdown(options: ShutdownOptions = {}): Promise<void> {
+    if (!this.#stopping) {
+      this.#stopping = true;
+      this.#stop.abort();
+      this.#wakeUp();
+    }
+    if (this.#finished) return Promise.resolve();
+    const { signal } = options;
+    const timeout = options.timeout ?? SHUTDOWN_TIMEOUT;
+    return new Promise<void>((resolve, reject) => {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const settle = (): void => {
+        clearTimeout(timer);
+        signal?.removeEventListener("abort", onAbort);
+      };
+      const giveUp = (cause: unknown): void => {
+        settle();
+        this.#abandon();
+        reject(
+          new Error("The Event recorder's last write had not returned", {
+            cause,
+          }),
+        );
+      };
+      const onAbort = (): void => giveUp(signal?.reason);
+      if (signal?.aborted) return giveUp(signal.reason);
+      signal?.addEventListener("abort", onAbort, { once: true });
+      if (Number.isFinite(timeout)) {
+        timer = setTimeout(
+          () =>
+            giveUp(
+              new DOMException(
+                `The shutdown took longer than ${timeout} ms`,
+                "TimeoutError",
+              ),
+            ),
+          timeout,
+        );
+      }
+      this.#done.then(() => {
+        settle();
+        resolve();
+      });
+    });
+  }
+
+  #post(object: ObjectReference, type: EventType, note: EventNote): void {
+    const reason = cut(note.reason, MAX_REASON);
+    if (this.#stopping || this.#signal?.aborted) {
+      this.#logLine(
+        `dropped the ${type} Event ${reason} about the ${object.kind} ${object.name}: the recorder has shut down`,
+      );
+      return;
+    }
+    if (this.#queue.length >= QUEUE_LENGTH) {
+      if (++this.#dropped === 1) {
+        this.#logLine(
+          `dropped the ${type} Event ${reason} about the ${object.kind} ${object.name}: ${QUEUE_LENGTH} Events wait to be written`,
+        );
+      }
+      return;
+    }
+    // Built now, not when written: the time is when it happened.
+    const now = timestamp();
+    this.#queue.push({
+      apiVersion: "v1",
+      kind: "Event",
+      metadata: {
+        generateName: `${object.name}.`,
+        namespace: namespaceOf(object),
+      },
+      involvedObject: reference(object),
+      reason,
+      message: cut(note.message, MAX_MESSAGE),
+      type,
+      source: { component: this.#component, host: this.#instance },
+      firstTimestamp: now,
+      lastTimestamp: now,
+      count: 1,
+      reportingComponent: this.#component,
+      reportingInstance: this.#instance,
+    });
+    this.#wakeUp();
+  }
+
+  #wakeUp(): void {
+    const wake = this.#wake;
+    this.#wake = undefined;
+    wake?.();
+  }
+
+  #abandon(): void {
+    this.#abandoned = true;
+    this.#wakeUp();
+  }
+
+  /** The writer task: writes the queue until shutdown empties it or the signal ends. */
+  async #run(): Promise<void> {
+    const signal = this.#signal;
+    const onAbort = (): void => this.#wakeUp();
+    signal?.addEventListener("abort", onAbort, { once: true });
+    try {
+      for (;;) {
+        if (signal?.aborted) return;
+        if (this.#stopping) return await this.#drain();
+        const event = this.#queue.shift();
+        if (event === undefined) {
+          await new Promise<void>((resolve) => this.#wake = resolve);
+          continue;
+        }
+        await this.#write(event);
+      }
+    } catch (error) {
+      // Not expected; the task must still end, so done resolves.
+      this.#logLine(`the Event writer failed: ${describe(error)}`);
+    } finally {
+      signal?.removeEventListener("abort", onAbort);
+      this.#wake = undefined;
+      this.#finished = true;
+    }
+  }
+
+  /** Sends each Event left in the queue once, after shutdown began. */
+  async #drain(): Promise<void> {
+    for (;;) {
+      if (this.#signal?.aborted) return;
+      if (this.#abandoned) {
+        const left = this.#queue.length;
+        this.#queue = [];
+        if (left > 0) {
+          this.#logLine(
+            `the shutdown ran out of time, so ${left} queued Events were not written`,
+          );
+        }
+        return;
+      }
+      const event = this.#queue.shift();
+      if (event === undefined) return;
+      try {
+        await this.#writeOnce(event);
+      } catch (error) {
+        if (!this.#signal?.aborted) this.#logFailure(event, error);
+      }
+    }
+  }
+
+  /** Sends one Event, and again after a failure, up to ATTEMPTS times. */
+  async #write(event: Event): Promise<void> {
+    for (let attempt = 1;; attempt++) {
+      try {
+        await this.#writeOnce(event);
+        return;
+      } catch (error) {
+        if (this.#signal?.aborted) return;
+        if (attempt >= ATTEMPTS || this.#stopping) {
+          return this.#logFailure(event, error);
+        }
+        const end = await this.#wait(RETRY_WAIT);
+        if (end === "abort") return;
+        if (end === "stop") return this.#logFailure(event, error);
+      }
+    }
+  }
+
+  /** Patches the Event of an open series, or creates a new Event. */
+  async #writeOnce(event: Event): Promise<void> {
+    const key = keyOf(event);
+    const last = Date.parse(event.lastTimestamp);
+    const collection = `/api/v1/namespaces/${event.metadata.namespace}/events`;
+    const held = this.#series.get(key);
+    if (held !== undefined && last - held.last < SERIES_WINDOW) {
+      const count = held.count + 1;
+      try {
+        await this.#client.patch(
+          `${collection}/${encodeURIComponent(held.name)}`,
+          { count, lastTimestamp: event.lastTimestamp },
+          { type: "merge" },
+        );
+        this.#series.put(key, { name: held.name, count, last });
+        return;
+      } catch (error) {
+        if (!(error instanceof NotFoundError)) throw error;
+        // The TTL deleted the Event: the series starts again.
+        this.#series.remove(key);
+      }
+    }
+    const created = await this.#client.create<Event>(collection, event);
+    const name = created?.metadata?.name;
+    if (name) this.#series.put(key, { name, count: 1, last });
+  }
+
+  /** Waits `ms`, or less when shutdown begins or the signal ends. */
+  #wait(ms: number): Promise<WaitEnd> {
+    const stop = this.#stop.signal;
+    const signal = this.#signal;
+    if (signal?.aborted) return Promise.resolve("abort");
+    if (stop.aborted) return Promise.resolve("stop");
+    return new Promise<WaitEnd>((resolve) => {
+      const end = (how: WaitEnd): void => {
+        clearTimeout(timer);
+        stop.removeEventListener("abort", onStop);
+        signal?.removeEventListener("abort", onAbort);
+        resolve(how);
+      };
+      const onStop = (): void => end("stop");
+      const onAbort = (): void => end("abort");
+      const timer = setTimeout(() => end("timer"), ms);
+      stop.addEventListener("abort", onStop, { once: true });
+      signal?.addEventListener("abort", onAbort, { once: true });
+    });
+  }
+
+  #logFailure(event: Event, error: unknown): void {
+    const { kind, name } = event.involvedObject;
+    this.#logLine(
+      `could not write the ${event.type} Event ${event.reason} about the ${kind} ${name}: ${
+        describe(error)
+      }`,
+    );
+  }
+
+  #logLine(line: string): void {
+    try {
+      this.#log(`${this.#component}: ${line}`);
+    } catch {
+      // A failing log must not stop the writer or a post.
+    }
+  }
+}
+
+/** The present time cut to the second, as the API server stores it. */
+function timestamp(): string {
+  const seconds = Math.floor(Date.now() / 1000) * 1000;
+  return new Date(seconds).toISOString().replace(".000Z", "Z");
+}
+
+/** Copies the fields of a reference that are set, as Go's omitempty would. */
+function reference(object: ObjectReference): ObjectReference {
+  const copy: ObjectReference = { kind: object.kind, name: object.name };
+  if (object.apiVersion) copy.apiVersion = object.apiVersion;
+  if (object.namespace) copy.namespace = object.namespace;
+  if (object.uid) copy.uid = object.uid;
+  return copy;
+}
+
+function hostname(): string {
+  try {
+    return Deno.hostname();
+  } catch (cause) {
+    throw new Error(
+      "Cannot read the host name for the Events' reportingInstance: grant --allow-sys=hostname or pass the instance option",
+      { cause },
+    );
+  }
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+function logToStderr(line: string): void {
+  // deno-lint-ignore no-console -- the default log of a library that must report lost Events somewhere without a logger dependency; callers pass `log` to route it.
+  console.error(line);
+}
