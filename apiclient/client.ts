@@ -10,6 +10,11 @@ import {
 } from "./errors.ts";
 import type { KubeObject, Status } from "./types.ts";
 import { WatchStream } from "./watch.ts";
+import type {
+  JSONValue,
+  KubernetesTunnel,
+  RestRequestOptions,
+} from "./rest_client.ts";
 
 /** Where the kubelet mounts each container's API credentials. */
 export const SERVICE_ACCOUNT_DIR =
@@ -139,6 +144,10 @@ const PATCH_TYPES: Record<PatchOptions["type"], string> = {
   apply: "application/apply-patch+yaml",
   strategic: "application/strategic-merge-patch+json",
 };
+
+interface SendOptions extends RequestOptions {
+  accept?: string;
+}
 
 interface Shared {
   server: string;
@@ -438,19 +447,28 @@ export class Client implements Disposable {
    * @param options The body, its content type, and a signal.
    * @returns The decoded answer.
    */
-  async request<T>(
+  request<T>(
     method: string,
     path: string,
     options: RequestOptions = {},
   ): Promise<T> {
+    return this.#request(method, path, options, "json") as Promise<T>;
+  }
+
+  async #request(
+    method: string,
+    path: string,
+    options: SendOptions,
+    mode: "json" | "bytes",
+  ): Promise<unknown> {
     let status = 0;
     try {
       let waited = 0;
       for (;;) {
         try {
-          const answer = await this.#send(method, path, options);
+          const answer = await this.#open(method, path, options, mode);
           status = answer.status;
-          return answer.value as T;
+          return answer.value;
         } catch (error) {
           status = error instanceof ApiError ? error.status : 0;
           if (!(error instanceof ThrottledError)) throw error;
@@ -732,7 +750,7 @@ export class Client implements Disposable {
     try {
       const response = await this.#open("GET", path, {
         ...(options.signal ? { signal: options.signal } : {}),
-      }, true);
+      }, "stream");
       status = response.status;
       const signals = [options.signal, this.#bound.signal].filter(
         (s): s is AbortSignal => s !== undefined,
@@ -752,41 +770,149 @@ export class Client implements Disposable {
     }
   }
 
+  /**
+   * Sends a request the way the generated API classes of
+   * `@cloudydeno/kubernetes-apis` do, so `new CoreV1Api(client)` runs on this
+   * client (it satisfies their `RestClient` contract structurally). JSON
+   * streams answer one parsed object per NDJSON line; tunnels (exec, attach,
+   * port-forward) are not supported and reject with a clear error.
+   *
+   * @example
+   * ```ts
+   * import assert from "node:assert/strict";
+   * import { Client } from "@liken/kubernetes/apiclient";
+   * import { FakeApiServer } from "@liken/kubernetes/testing";
+   *
+   * await using server = new FakeApiServer();
+   * const client = new Client(server.url, { fetch: server.fetch });
+   * const list = await client.performRequest({
+   *   method: "GET",
+   *   path: "/api/v1/namespaces/default/configmaps",
+   *   expectJson: true,
+   * }) as { items: unknown[] };
+   * assert.deepEqual(list.items, []);
+   * ```
+   *
+   * @param options The request, as the generated classes state it.
+   * @returns The answer: a tunnel, a stream of JSON values or bytes, a JSON
+   * value, or bytes.
+   */
+  performRequest(
+    options: RestRequestOptions & { expectTunnel: string[] },
+  ): Promise<KubernetesTunnel>;
+  /**
+   * A stream of one parsed JSON value per line (a watch).
+   *
+   * @param options The request.
+   * @returns The stream.
+   */
+  performRequest(
+    options: RestRequestOptions & { expectStream: true; expectJson: true },
+  ): Promise<ReadableStream<JSONValue>>;
+  /**
+   * A stream of bytes (logs).
+   *
+   * @param options The request.
+   * @returns The stream.
+   */
+  performRequest(
+    options: RestRequestOptions & { expectStream: true },
+  ): Promise<ReadableStream<Uint8Array>>;
+  /**
+   * A JSON answer.
+   *
+   * @param options The request.
+   * @returns The decoded answer.
+   */
+  performRequest(
+    options: RestRequestOptions & { expectJson: true },
+  ): Promise<JSONValue>;
+  /**
+   * A byte answer.
+   *
+   * @param options The request.
+   * @returns The body.
+   */
+  performRequest(options: RestRequestOptions): Promise<Uint8Array>;
+  async performRequest(
+    options: RestRequestOptions,
+  ): Promise<
+    | KubernetesTunnel
+    | ReadableStream<JSONValue>
+    | ReadableStream<Uint8Array>
+    | JSONValue
+    | Uint8Array
+  > {
+    const query = options.querystring?.toString();
+    const path = query ? `${options.path}?${query}` : options.path;
+    if (options.expectTunnel) {
+      throw new Error(
+        `${options.method} ${path}: tunnels (exec, attach, port-forward) are not supported by this client`,
+      );
+    }
+    const send: SendOptions = {};
+    if (options.abortSignal) send.signal = options.abortSignal;
+    if (options.contentType) send.contentType = options.contentType;
+    if (options.accept) send.accept = options.accept;
+    if (options.bodyJson !== undefined) send.body = options.bodyJson;
+    else if (options.bodyRaw !== undefined) send.body = options.bodyRaw;
+    else if (options.bodyStream !== undefined) send.body = options.bodyStream;
+    if (!options.expectStream) {
+      return await this.#request(
+        options.method,
+        path,
+        send,
+        options.expectJson ? "json" : "bytes",
+      ) as JSONValue | Uint8Array;
+    }
+    let status = 0;
+    try {
+      const response = await this.#open(options.method, path, send, "stream");
+      status = response.status;
+      this.#observe({ method: options.method, path, status });
+      if (!options.expectJson) return response.body!;
+      const lines = new WatchStream(response.body!, {
+        method: options.method,
+        path,
+        signal: options.abortSignal,
+        raw: true,
+      });
+      return ReadableStream.from(
+        lines as AsyncIterable<unknown>,
+      ) as ReadableStream<JSONValue>;
+    } catch (error) {
+      if (error instanceof ApiError) status = error.status;
+      this.#observe({ method: options.method, path, status, error });
+      throw error;
+    }
+  }
+
   /** Closes the client's `Deno.HttpClient`, if it made or was given one. */
   [Symbol.dispose](): void {
     this.#shared.httpClient?.close();
   }
 
-  async #send(
-    method: string,
-    path: string,
-    options: RequestOptions,
-  ): Promise<{ status: number; value: unknown }> {
-    const response = await this.#open(method, path, options, false);
-    return { status: response.status, value: response.value };
-  }
-
   /**
-   * Sends once. A non-stream answer is read whole within the timeout; a stream
-   * answer (`stream`) returns with its body unread once headers arrived.
+   * Sends once. A `json` or `bytes` answer is read whole within the timeout;
+   * a `stream` answer returns with its body unread once headers arrived.
    */
   async #open(
     method: string,
     path: string,
-    options: RequestOptions,
-    stream: true,
+    options: SendOptions,
+    mode: "stream",
   ): Promise<Response>;
   async #open(
     method: string,
     path: string,
-    options: RequestOptions,
-    stream: false,
+    options: SendOptions,
+    mode: "json" | "bytes",
   ): Promise<{ status: number; value: unknown }>;
   async #open(
     method: string,
     path: string,
-    options: RequestOptions,
-    stream: boolean,
+    options: SendOptions,
+    mode: "json" | "bytes" | "stream",
   ): Promise<Response | { status: number; value: unknown }> {
     const { guard, signal: boundSignal } = this.#bound;
     if (guard && method !== "GET") {
@@ -796,13 +922,16 @@ export class Client implements Disposable {
         throw new WriteRefusedError(method, path, cause);
       }
     }
-    const headers = new Headers({ Accept: "application/json" });
+    const headers = new Headers({
+      Accept: options.accept ?? "application/json",
+    });
     const authorization = await this.#shared.authorization?.();
     if (authorization) headers.set("Authorization", authorization);
     let body: BodyInit | undefined;
     if (options.body !== undefined) {
       body = typeof options.body === "string" ||
-          options.body instanceof Uint8Array
+          options.body instanceof Uint8Array ||
+          options.body instanceof ReadableStream
         ? options.body as BodyInit
         : JSON.stringify(options.body);
       headers.set("Content-Type", options.contentType ?? "application/json");
@@ -832,7 +961,7 @@ export class Client implements Disposable {
         const text = await readErrorText(response, signal);
         throw errorFor(method, path, response, text);
       }
-      if (stream) {
+      if (mode === "stream") {
         if (!response.body) {
           throw new MalformedResponseError("watch answer has no body", {
             method,
@@ -841,7 +970,10 @@ export class Client implements Disposable {
         }
         return response;
       }
-      const text = await readText(response, signal);
+      if (mode === "bytes") {
+        return { status, value: await readBytes(response, signal) };
+      }
+      const text = new TextDecoder().decode(await readBytes(response, signal));
       if (text.trim() === "") return { status, value: undefined };
       try {
         return { status, value: JSON.parse(text) };
@@ -863,27 +995,27 @@ export class Client implements Disposable {
  * Reads a whole body, cancelling it when `signal` aborts: a body that stalls
  * part way must not hold the request past its timeout.
  */
-async function readText(
+async function readBytes(
   response: Response,
   signal: AbortSignal,
-): Promise<string> {
+): Promise<Uint8Array> {
   const body = response.body;
-  if (!body) return "";
+  if (!body) return new Uint8Array();
   const reader = body.getReader();
   const onAbort = (): void => {
     reader.cancel(signal.reason).catch(() => {});
   };
   signal.addEventListener("abort", onAbort, { once: true });
-  const decoder = new TextDecoder();
-  let text = "";
+  const parts: Uint8Array[] = [];
+  let size = 0;
   try {
     for (;;) {
       const { value, done } = await reader.read();
       if (signal.aborted) throw signal.reason;
       if (done) break;
-      text += decoder.decode(value, { stream: true });
+      parts.push(value);
+      size += value.byteLength;
     }
-    return text + decoder.decode();
   } catch (error) {
     if (signal.aborted) throw signal.reason;
     throw error;
@@ -891,6 +1023,14 @@ async function readText(
     signal.removeEventListener("abort", onAbort);
     reader.releaseLock();
   }
+  if (parts.length === 1) return parts[0]!;
+  const bytes = new Uint8Array(size);
+  let offset = 0;
+  for (const part of parts) {
+    bytes.set(part, offset);
+    offset += part.byteLength;
+  }
+  return bytes;
 }
 
 function serverFromEnvironment(): string {

@@ -38,5 +38,6 @@
 export * from "./client.ts";
 export * from "./errors.ts";
 export * from "./path.ts";
+export * from "./rest_client.ts";
 export * from "./types.ts";
 export * from "./watch.ts";

@@ -23,6 +23,11 @@ export interface WatchStreamOptions {
    * with a {@linkcode WatchIdleError}. Absent: no limit.
    */
   idleTimeout?: number | undefined;
+  /**
+   * Answer each line's JSON as it is, without checking that it is a watch
+   * event (for other NDJSON streams).
+   */
+  raw?: boolean | undefined;
   /** Called once when the stream ends, however it ends. */
   onEnd?: (() => void) | undefined;
 }
@@ -119,7 +124,7 @@ export class WatchStream<T extends KubeObject = KubeObject>
   }
 
   async *#events(): AsyncGenerator<WatchEvent<T>> {
-    const { signal, idleTimeout, method, path } = this.#options;
+    const { signal, idleTimeout, method, path, raw } = this.#options;
     // A BYOB reader with one reused buffer costs far less per read than the
     // default reader when the server sends one small chunk per event; a body
     // that is not a byte stream (an in-memory response) takes the default.
@@ -179,7 +184,7 @@ export class WatchStream<T extends KubeObject = KubeObject>
           const line = pending.slice(start, end);
           start = end + 1;
           if (line.trim() === "") continue;
-          events.push(decodeEvent<T>(line, method, path));
+          events.push(decodeEvent<T>(line, method, path, raw));
         }
         pending = start === 0 ? pending : pending.slice(start);
         for (const event of events) yield event;
@@ -210,6 +215,7 @@ function decodeEvent<T extends KubeObject>(
   line: string,
   method: string,
   path: string,
+  raw: boolean | undefined,
 ): WatchEvent<T> {
   let event: unknown;
   try {
@@ -220,6 +226,7 @@ function decodeEvent<T extends KubeObject>(
       { method, path, cause },
     );
   }
+  if (raw) return event as WatchEvent<T>;
   if (
     typeof event !== "object" || event === null ||
     !EVENT_TYPES.has((event as { type?: unknown }).type as string) ||
