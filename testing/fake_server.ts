@@ -47,9 +47,14 @@ import {
 import { type Change, Store } from "./_store.ts";
 import { memoryFetch, refusedError, resetError } from "./_transport.ts";
 import { testCerts } from "./certs.ts";
+import { discoveryResponse } from "./_discovery.ts";
 
 export type { RegisteredResource } from "./_registry.ts";
-export type { KubeObject } from "../apiclient/types.ts";
+export type {
+  KubeObject,
+  ObjectMeta,
+  OwnerReference,
+} from "../apiclient/types.ts";
 
 /** A resource to serve, as {@linkcode FakeApiServer.register} takes it. */
 export interface ResourceDefinition {
@@ -570,9 +575,8 @@ export class FakeApiServer implements AsyncDisposable {
     }
   }
 
-  #discovery(_path: string): Response | undefined {
-    // Discovery documents come from testing/_discovery.ts once it exists.
-    return undefined;
+  #discovery(path: string): Response | undefined {
+    return discoveryResponse(path, this.#resources);
   }
 
   #find(
