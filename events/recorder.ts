@@ -400,7 +400,7 @@ export class Recorder {
         this.#queue = [];
         if (left > 0) {
           this.#logLine(
-            `the shutdown ran out of time, so ${left} queued Events were not written`,
+            `the shutdown ended before the queue was written; queued Events not written: ${left}`,
           );
         }
         return;

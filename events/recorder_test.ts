@@ -1,0 +1,617 @@
+import assert from "node:assert/strict";
+import { Client } from "../apiclient/mod.ts";
+import { FakeApiServer, installFakeTime } from "../testing/mod.ts";
+import {
+  ATTEMPTS,
+  type Event,
+  QUEUE_LENGTH,
+  Recorder,
+  RETRY_WAIT,
+  SERIES_LIMIT,
+  SERIES_WINDOW,
+  SHUTDOWN_TIMEOUT,
+} from "./mod.ts";
+
+const START = Date.parse("2030-01-01T00:00:00.400Z");
+const machine = { kind: "Machine", name: "m1", uid: "u-1" };
+const pod = {
+  apiVersion: "v1",
+  kind: "Pod",
+  namespace: "apps",
+  name: "p1",
+  uid: "u-2",
+};
+const failed = { reason: "StepFailed", message: "The mount did not answer" };
+
+/**
+ * A fetch that holds requests while closed, so a test can keep a write in
+ * flight; an aborted request rejects at once, as a real one does.
+ */
+class Gate {
+  #inner: typeof fetch;
+  #closed = false;
+  #waiting = new Set<() => void>();
+  /** Requests that reached the gate. */
+  arrived = 0;
+
+  constructor(inner: typeof fetch) {
+    this.#inner = inner;
+  }
+
+  close(): void {
+    this.#closed = true;
+  }
+
+  open(): void {
+    this.#closed = false;
+    for (const go of [...this.#waiting]) go();
+  }
+
+  get held(): number {
+    return this.#waiting.size;
+  }
+
+  fetch: typeof fetch = (input, init) => {
+    this.arrived++;
+    if (!this.#closed) return this.#inner(input, init);
+    const signal = init?.signal ?? undefined;
+    return new Promise<Response>((resolve, reject) => {
+      const go = (): void => {
+        this.#waiting.delete(go);
+        signal?.removeEventListener("abort", onAbort);
+        resolve(this.#inner(input, init));
+      };
+      const onAbort = (): void => {
+        this.#waiting.delete(go);
+        reject(signal?.reason);
+      };
+      this.#waiting.add(go);
+      signal?.addEventListener("abort", onAbort, { once: true });
+    });
+  };
+}
+
+interface Setup {
+  server: FakeApiServer;
+  client: Client;
+  gate: Gate;
+  logs: string[];
+  recorder: Recorder;
+}
+
+function setup(
+  server: FakeApiServer,
+  options: { signal?: AbortSignal } = {},
+): Setup {
+  const gate = new Gate(server.fetch);
+  const client = new Client(server.url, { fetch: gate.fetch });
+  const logs: string[] = [];
+  const recorder = new Recorder(client, "test-operator", {
+    instance: "pod-1",
+    log: (line) => logs.push(line),
+    ...options,
+  });
+  return { server, client, gate, logs, recorder };
+}
+
+function posts(server: FakeApiServer): number {
+  return server.requests.filter((r) =>
+    r.method === "POST" && r.path.endsWith("/events")
+  ).length;
+}
+
+function patches(server: FakeApiServer): number {
+  return server.requests.filter((r) =>
+    r.method === "PATCH" && r.path.includes("/events/")
+  ).length;
+}
+
+function about(
+  server: FakeApiServer,
+  object: { kind: string; name: string; namespace?: string },
+): Event[] {
+  return server.eventsAbout(object) as unknown as Event[];
+}
+
+Deno.test("normal and warning build the Event at the call and return at once", async () => {
+  using time = installFakeTime({ now: START });
+  await using server = new FakeApiServer();
+  const { recorder } = setup(server);
+  setTimeout(() => {}, 3_000);
+  recorder.normal(machine, { reason: "Started", message: "Began" });
+  assert.equal(server.requests.length, 0, "normal returned before any write");
+  time.runNext(); // the clock moves 3 s before anything is written
+  recorder.warning(machine, failed);
+  await recorder.shutdown();
+  const [first, second] = about(server, machine);
+  assert.ok(first && second);
+  assert.equal(first.type, "Normal");
+  assert.equal(first.firstTimestamp, "2030-01-01T00:00:00Z");
+  assert.equal(first.lastTimestamp, "2030-01-01T00:00:00Z");
+  assert.equal(second.type, "Warning");
+  assert.equal(second.firstTimestamp, "2030-01-01T00:00:03Z");
+  assert.equal(second.reason, "StepFailed");
+  assert.equal(second.message, "The mount did not answer");
+  assert.equal(second.count, 1);
+  assert.equal(second.reportingComponent, "test-operator");
+  assert.equal(second.reportingInstance, "pod-1");
+  assert.deepEqual(second.source, {
+    component: "test-operator",
+    host: "pod-1",
+  });
+  assert.deepEqual(second.involvedObject, machine);
+  assert.ok(second.metadata.name?.startsWith("m1."));
+  assert.equal(second.metadata.namespace, "default");
+  assert.equal("eventTime" in second, false);
+  const sent = server.requests.find((r) => r.method === "POST")
+    ?.body as Record<string, unknown> & { metadata: Record<string, unknown> };
+  assert.equal(sent.metadata.generateName, "m1.");
+  assert.equal(sent.metadata.name, undefined);
+  assert.equal("eventTime" in sent, false);
+});
+
+Deno.test("Events about a namespaced object go in its namespace; cluster-scoped in default", async () => {
+  using _time = installFakeTime({ now: START });
+  await using server = new FakeApiServer();
+  const { recorder, logs } = setup(server);
+  recorder.normal(pod, { reason: "Created", message: "Created" });
+  recorder.normal({ kind: "Node", name: "n1" }, {
+    reason: "Seen",
+    message: "",
+  });
+  recorder.normal({ kind: "Node", name: "n2", namespace: "" }, {
+    reason: "Seen",
+    message: "",
+  });
+  await recorder.shutdown();
+  assert.deepEqual(logs, []);
+  const paths = server.requests.filter((r) => r.method === "POST").map((r) =>
+    r.path
+  );
+  assert.deepEqual(paths, [
+    "/api/v1/namespaces/apps/events",
+    "/api/v1/namespaces/default/events",
+    "/api/v1/namespaces/default/events",
+  ]);
+  const [podEvent] = about(server, { kind: "Pod", name: "p1" });
+  assert.equal(podEvent?.metadata.namespace, "apps");
+  assert.equal(podEvent?.involvedObject.namespace, "apps");
+  const [node] = about(server, { kind: "Node", name: "n2" });
+  assert.equal(node?.metadata.namespace, "default");
+  assert.equal(node?.involvedObject.namespace, undefined);
+});
+
+Deno.test("reason and message are cut to the API limits at a character boundary", async () => {
+  using _time = installFakeTime({ now: START });
+  await using server = new FakeApiServer();
+  const { recorder, logs } = setup(server);
+  recorder.warning(machine, {
+    reason: "R".repeat(300),
+    message: "é".repeat(1000), // 2000 bytes
+  });
+  await recorder.shutdown();
+  assert.deepEqual(logs, []);
+  const [event] = about(server, machine);
+  assert.ok(event);
+  const bytes = (s: string): number => new TextEncoder().encode(s).length;
+  assert.equal(event.reason, "R".repeat(125) + "…");
+  assert.equal(bytes(event.reason), 128);
+  // 1021 bytes before the ellipsis fall inside an "é": keep 510 of them.
+  assert.equal(event.message, "é".repeat(510) + "…");
+  assert.equal(bytes(event.message), 1023);
+});
+
+Deno.test("a repeat within 10 minutes patches count and lastTimestamp", async () => {
+  using time = installFakeTime({ now: START });
+  await using server = new FakeApiServer();
+  const { recorder, logs } = setup(server);
+  recorder.warning(machine, failed);
+  await time.settle();
+  await time.tick(60_000);
+  recorder.warning(machine, failed);
+  await time.settle();
+  await time.tick(SERIES_WINDOW - 1_000); // 9:59 after the last repeat
+  recorder.warning(machine, failed);
+  await recorder.shutdown();
+  assert.deepEqual(logs, []);
+  assert.equal(posts(server), 1);
+  assert.equal(patches(server), 2);
+  const patch = server.requests.find((r) => r.method === "PATCH");
+  assert.deepEqual(patch?.body, {
+    count: 2,
+    lastTimestamp: "2030-01-01T00:01:00Z",
+  });
+  const events = about(server, machine);
+  assert.equal(events.length, 1);
+  assert.equal(events[0]?.count, 3);
+  assert.equal(events[0]?.firstTimestamp, "2030-01-01T00:00:00Z");
+  assert.equal(events[0]?.lastTimestamp, "2030-01-01T00:10:59Z");
+});
+
+Deno.test("a repeat 10 minutes or more after the last starts a new Event", async () => {
+  using time = installFakeTime({ now: START });
+  await using server = new FakeApiServer();
+  const { recorder } = setup(server);
+  recorder.warning(machine, failed);
+  await time.settle();
+  await time.tick(SERIES_WINDOW);
+  recorder.warning(machine, failed);
+  await recorder.shutdown();
+  assert.equal(posts(server), 2);
+  assert.equal(patches(server), 0);
+  const events = about(server, machine);
+  assert.deepEqual(events.map((e) => e.count), [1, 1]);
+  assert.notEqual(events[0]?.metadata.name, events[1]?.metadata.name);
+});
+
+Deno.test("a different message, type, reason or object is a different series", async () => {
+  using time = installFakeTime({ now: START });
+  await using server = new FakeApiServer();
+  const { recorder } = setup(server);
+  recorder.warning(machine, failed);
+  recorder.warning(machine, { ...failed, message: "Another" });
+  recorder.normal(machine, failed);
+  recorder.warning(machine, { ...failed, reason: "Other" });
+  recorder.warning({ ...machine, uid: "u-9" }, failed);
+  await time.settle();
+  recorder.warning(machine, failed);
+  await recorder.shutdown();
+  assert.equal(posts(server), 5);
+  assert.equal(patches(server), 1);
+});
+
+Deno.test("a 404 on the patch (the TTL deleted the Event) starts a new Event", async () => {
+  using time = installFakeTime({ now: START });
+  await using server = new FakeApiServer();
+  const { recorder, logs } = setup(server);
+  recorder.warning(machine, failed);
+  recorder.warning(machine, failed);
+  await time.settle();
+  assert.equal(about(server, machine)[0]?.count, 2);
+  server.expireEvents();
+  await time.tick(1_000);
+  recorder.warning(machine, failed);
+  await time.settle();
+  recorder.warning(machine, failed);
+  await recorder.shutdown();
+  assert.deepEqual(logs, []);
+  assert.equal(posts(server), 2);
+  assert.equal(patches(server), 3); // one answered 404
+  const events = about(server, machine);
+  assert.equal(events.length, 1);
+  assert.equal(events[0]?.count, 2);
+  assert.equal(events[0]?.firstTimestamp, "2030-01-01T00:00:01Z");
+});
+
+Deno.test("at most 4096 series are remembered, the least recently used forgotten", async () => {
+  using time = installFakeTime({ now: START });
+  await using server = new FakeApiServer();
+  const { recorder } = setup(server);
+  const object = (i: number): typeof machine => ({
+    ...machine,
+    name: `m${i}`,
+    uid: `u${i}`,
+  });
+  // Series 0 .. 4096: one more than the limit, so series 0 is forgotten.
+  for (let i = 0; i <= SERIES_LIMIT; i += 128) {
+    for (let j = i; j < Math.min(i + 128, SERIES_LIMIT + 1); j++) {
+      recorder.warning(object(j), failed);
+    }
+    await time.settle();
+  }
+  assert.equal(posts(server), SERIES_LIMIT + 1);
+  recorder.warning(object(SERIES_LIMIT), failed); // remembered: patch
+  recorder.warning(object(1), failed); // remembered: patch
+  recorder.warning(object(0), failed); // forgotten: a new Event
+  await recorder.shutdown();
+  assert.equal(patches(server), 2);
+  assert.equal(posts(server), SERIES_LIMIT + 2);
+  assert.deepEqual(about(server, object(0)).map((e) => e.count), [1, 1]);
+  assert.equal(about(server, object(1))[0]?.count, 2);
+});
+
+Deno.test("a full queue drops Events, counts them and logs the first drop", async () => {
+  using time = installFakeTime({ now: START });
+  await using server = new FakeApiServer();
+  const { recorder, logs, gate } = setup(server);
+  gate.close();
+  recorder.warning(machine, failed); // taken by the writer, held in flight
+  await time.settle();
+  assert.equal(gate.held, 1);
+  for (let i = 0; i < QUEUE_LENGTH + 10; i++) {
+    recorder.normal({ ...machine, name: `m${i}` }, failed);
+  }
+  assert.equal(recorder.dropped, 10);
+  assert.equal(logs.length, 1);
+  assert.match(logs[0]!, /^test-operator: .*Normal.*StepFailed.*Machine m256/);
+  assert.match(logs[0]!, /256 Events wait/);
+  gate.open();
+  await recorder.shutdown({ timeout: Infinity });
+  assert.equal(posts(server), QUEUE_LENGTH + 1);
+  assert.equal(logs.length, 1);
+  assert.equal(recorder.dropped, 10);
+});
+
+Deno.test("a write refused with 503 is sent again 10 s later and lands", async () => {
+  using time = installFakeTime({ now: START });
+  await using server = new FakeApiServer();
+  const { recorder, logs } = setup(server);
+  server.refuse({ method: "POST", path: /\/events$/, status: 503, count: 2 });
+  recorder.warning(machine, failed);
+  await time.settle();
+  assert.equal(posts(server), 1);
+  await time.tick(RETRY_WAIT - 1);
+  assert.equal(posts(server), 1, "no send before the retry wait");
+  await time.tick(1);
+  assert.equal(posts(server), 2);
+  await time.tick(RETRY_WAIT);
+  assert.equal(posts(server), 3);
+  assert.equal(about(server, machine).length, 1);
+  assert.deepEqual(logs, []);
+  await recorder.shutdown();
+});
+
+Deno.test("a write that fails every attempt is logged once with type, reason, kind and name", async () => {
+  using time = installFakeTime({ now: START });
+  await using server = new FakeApiServer();
+  const { recorder, logs } = setup(server);
+  const refusal = server.refuse({
+    method: "POST",
+    path: /\/events$/,
+    status: 503,
+  });
+  recorder.warning(machine, failed);
+  recorder.normal(pod, { reason: "Created", message: "" });
+  await time.settle();
+  await time.tick(RETRY_WAIT * (ATTEMPTS - 1));
+  // The Machine's Event was sent ATTEMPTS times; the Pod's once already.
+  assert.equal(posts(server), ATTEMPTS + 1);
+  assert.equal(logs.length, 1);
+  assert.match(
+    logs[0]!,
+    /^test-operator: could not write the Warning Event StepFailed about the Machine m1: /,
+  );
+  // The next Event in the queue gets its own attempts.
+  refusal.allow();
+  await time.tick(RETRY_WAIT);
+  assert.equal(posts(server), ATTEMPTS + 2);
+  assert.equal(logs.length, 1);
+  assert.equal(about(server, machine).length, 0);
+  assert.equal(about(server, { kind: "Pod", name: "p1" }).length, 1);
+  await recorder.shutdown();
+});
+
+Deno.test("a write fails over while the API server is down and lands when it is back", async () => {
+  using time = installFakeTime({ now: START });
+  await using server = new FakeApiServer();
+  const { recorder, logs } = setup(server);
+  server.down();
+  recorder.warning(machine, failed);
+  await time.settle();
+  await time.tick(RETRY_WAIT);
+  server.up();
+  await time.tick(RETRY_WAIT);
+  assert.equal(about(server, machine).length, 1);
+  assert.deepEqual(logs, []);
+  await recorder.shutdown();
+});
+
+Deno.test("shutdown with an empty queue resolves at once and sends nothing", async () => {
+  using time = installFakeTime({ now: START });
+  await using server = new FakeApiServer();
+  const { recorder, logs } = setup(server);
+  await time.settle();
+  let resolved = false;
+  const shutdown = recorder.shutdown().then(() => resolved = true);
+  await time.settle();
+  assert.equal(resolved, true);
+  await shutdown;
+  assert.equal(server.requests.length, 0);
+  assert.equal(time.countTimers(), 0, "the default timeout was cleared");
+  // A later post is dropped with a log line.
+  recorder.warning(machine, failed);
+  await time.settle();
+  assert.equal(server.requests.length, 0);
+  assert.equal(logs.length, 1);
+  assert.match(
+    logs[0]!,
+    /Warning Event StepFailed about the Machine m1.*shut down/,
+  );
+  // A second shutdown resolves too.
+  await recorder.shutdown();
+  await recorder.done;
+});
+
+Deno.test("shutdown writes each queued Event once, then resolves", async () => {
+  using time = installFakeTime({ now: START });
+  await using server = new FakeApiServer();
+  const { recorder, logs } = setup(server);
+  for (let i = 0; i < 5; i++) {
+    recorder.normal({ ...machine, name: `m${i}` }, failed);
+  }
+  await recorder.shutdown();
+  assert.equal(posts(server), 5);
+  for (let i = 0; i < 5; i++) {
+    assert.equal(about(server, { kind: "Machine", name: `m${i}` }).length, 1);
+  }
+  assert.deepEqual(logs, []);
+  assert.equal(time.countTimers(), 0);
+});
+
+Deno.test("shutdown sends a queued Event once: a failure is logged, not retried", async () => {
+  using time = installFakeTime({ now: START });
+  await using server = new FakeApiServer();
+  const { recorder, logs } = setup(server);
+  server.refuse({ method: "POST", path: /\/events$/, status: 503 });
+  recorder.warning(machine, failed);
+  recorder.normal(pod, { reason: "Created", message: "" });
+  const shutdown = recorder.shutdown();
+  await shutdown;
+  assert.equal(posts(server), 2);
+  assert.equal(logs.length, 2);
+  assert.match(logs[0]!, /Warning Event StepFailed about the Machine m1/);
+  assert.match(logs[1]!, /Normal Event Created about the Pod p1/);
+  await time.tick(RETRY_WAIT * ATTEMPTS);
+  assert.equal(posts(server), 2, "nothing is sent after the shutdown");
+});
+
+Deno.test("shutdown gives up a write that waits to be retried", async () => {
+  using time = installFakeTime({ now: START });
+  await using server = new FakeApiServer();
+  const { recorder, logs } = setup(server);
+  const refusal = server.refuse({
+    method: "POST",
+    path: /\/events$/,
+    status: 503,
+    count: 1,
+  });
+  recorder.warning(machine, failed);
+  await time.settle(); // the first attempt failed; a retry waits 10 s
+  assert.equal(posts(server), 1);
+  recorder.normal(pod, { reason: "Created", message: "" });
+  let resolved = false;
+  const shutdown = recorder.shutdown().then(() => resolved = true);
+  await time.settle();
+  assert.equal(resolved, true, "shutdown did not wait out the retry");
+  await shutdown;
+  assert.equal(time.now(), START, "no time passed");
+  refusal.allow();
+  assert.equal(logs.length, 1);
+  assert.match(
+    logs[0]!,
+    /could not write the Warning Event StepFailed about the Machine m1: /,
+  );
+  // The queued Event behind it was still sent, once.
+  assert.equal(posts(server), 2);
+  assert.equal(about(server, { kind: "Pod", name: "p1" }).length, 1);
+  assert.equal(about(server, machine).length, 0);
+});
+
+Deno.test("shutdown rejects when its signal ends during a write; nothing more is sent", async () => {
+  using time = installFakeTime({ now: START });
+  await using server = new FakeApiServer();
+  const { recorder, logs, gate } = setup(server);
+  gate.close();
+  recorder.warning(machine, failed);
+  recorder.normal({ ...machine, name: "m2" }, failed);
+  recorder.normal({ ...machine, name: "m3" }, failed);
+  await time.settle();
+  assert.equal(gate.held, 1);
+  const controller = new AbortController();
+  let result: unknown = "pending";
+  const outcome = (): unknown => result;
+  const shutdown = recorder.shutdown({ signal: controller.signal }).then(
+    () => result = "resolved",
+    (error) => result = error,
+  );
+  await time.settle();
+  assert.equal(outcome(), "pending", "shutdown waits for the write in flight");
+  controller.abort(new Error("Grace period over"));
+  await time.settle();
+  const error = outcome();
+  assert.ok(error instanceof Error, "shutdown rejected at once");
+  assert.match(error.message, /last write had not returned/);
+  assert.equal((error.cause as Error).message, "Grace period over");
+  await shutdown;
+  // The write in flight lands; the two queued Events are never sent.
+  gate.open();
+  await recorder.done;
+  assert.equal(gate.arrived, 1);
+  assert.equal(about(server, machine).length, 1);
+  assert.equal(posts(server), 1);
+  assert.equal(logs.length, 1);
+  assert.match(logs[0]!, /queued Events not written: 2$/);
+});
+
+Deno.test("shutdown's signal ended already: it rejects and sends nothing more", async () => {
+  using time = installFakeTime({ now: START });
+  await using server = new FakeApiServer();
+  const { recorder, logs, gate } = setup(server);
+  gate.close();
+  recorder.warning(machine, failed);
+  recorder.normal(pod, { reason: "Created", message: "" });
+  await time.settle();
+  await assert.rejects(
+    recorder.shutdown({ signal: AbortSignal.abort() }),
+    /last write had not returned/,
+  );
+  gate.open();
+  await recorder.done;
+  assert.equal(gate.arrived, 1);
+  assert.match(logs.join("\n"), /queued Events not written: 1$/);
+});
+
+Deno.test("shutdown gives up after 5 s by default", async () => {
+  using time = installFakeTime({ now: START });
+  await using server = new FakeApiServer();
+  const { recorder, gate } = setup(server);
+  gate.close();
+  recorder.warning(machine, failed);
+  await time.settle();
+  let result: unknown = "pending";
+  const outcome = (): unknown => result;
+  const shutdown = recorder.shutdown().catch((error) => result = error);
+  await time.tick(SHUTDOWN_TIMEOUT - 1);
+  assert.equal(outcome(), "pending");
+  await time.tick(1);
+  const error = outcome();
+  assert.ok(error instanceof Error);
+  assert.equal((error.cause as DOMException).name, "TimeoutError");
+  await shutdown;
+  gate.open();
+  await recorder.done;
+});
+
+Deno.test("the recorder's own signal ends it at once", async () => {
+  using time = installFakeTime({ now: START });
+  await using server = new FakeApiServer();
+  const controller = new AbortController();
+  const { recorder, gate, logs } = setup(server, {
+    signal: controller.signal,
+  });
+  gate.close();
+  recorder.warning(machine, failed);
+  recorder.normal(pod, { reason: "Created", message: "" });
+  await time.settle();
+  assert.equal(gate.held, 1);
+  let ended = false;
+  recorder.done.then(() => ended = true);
+  controller.abort();
+  await time.settle();
+  assert.equal(ended, true);
+  assert.equal(gate.held, 0, "the write in flight was cut off");
+  gate.open();
+  await time.tick(RETRY_WAIT * ATTEMPTS);
+  assert.equal(posts(server), 0);
+  assert.deepEqual(logs, []);
+  await recorder.shutdown(); // resolves: the writer has ended
+  recorder.warning(machine, failed);
+  assert.equal(logs.length, 1);
+});
+
+Deno.test("the recorder's signal ends a retry wait", async () => {
+  using time = installFakeTime({ now: START });
+  await using server = new FakeApiServer();
+  const controller = new AbortController();
+  const { recorder, logs } = setup(server, { signal: controller.signal });
+  server.refuse({ method: "POST", path: /\/events$/, status: 503 });
+  recorder.warning(machine, failed);
+  await time.settle();
+  assert.equal(time.countTimers(), 1, "a retry waits");
+  controller.abort();
+  await recorder.done;
+  assert.equal(time.countTimers(), 0);
+  assert.equal(posts(server), 1);
+  assert.deepEqual(logs, []);
+});
+
+Deno.test("the instance defaults to the host name", async () => {
+  await using server = new FakeApiServer();
+  const recorder = new Recorder(
+    new Client(server.url, { fetch: server.fetch }),
+    "c",
+  );
+  assert.equal(recorder.instance, Deno.hostname());
+  assert.equal(recorder.component, "c");
+  await recorder.shutdown();
+});
