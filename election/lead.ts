@@ -458,7 +458,12 @@ export class Lead implements AsyncDisposable {
 
   async #endOnce(): Promise<void> {
     this.#stepping = true;
-    this.#stop.abort(new StoppedError());
+    this.#stop.abort(
+      new DOMException(
+        `The election of ${this.#subject} stopped`,
+        "AbortError",
+      ),
+    );
     if (this.#running) {
       // The elector's release is bounded by one renew deadline.
       if (!(await within(this.#done.promise, RENEW_DEADLINE + 1_000))) return;
@@ -819,6 +824,8 @@ export class Lead implements AsyncDisposable {
   }
 
   #failed(what: string, error: unknown): void {
+    // A request the stop ended is no failure.
+    if (this.#stop.signal.aborted) return;
     const line = `${what}: ${message(error)}`;
     // A waiting copy that is refused fails the same way every retry.
     if (line === this.#lastError) return;

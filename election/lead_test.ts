@@ -1,0 +1,486 @@
+import assert from "node:assert/strict";
+import { Client, WriteRefusedError } from "../apiclient/mod.ts";
+import { FakeApiServer, installFakeTime } from "../testing/mod.ts";
+import type { FakeTime } from "../testing/mod.ts";
+import {
+  Lead,
+  type LeadOptions,
+  NotLeadingError,
+  RENEW_DEADLINE,
+  StoppedError,
+} from "./mod.ts";
+import { FaultyLink } from "./_link_test_util.ts";
+
+const NAMESPACE = "default";
+const NAME = "op";
+const PATH =
+  `/apis/coordination.k8s.io/v1/namespaces/${NAMESPACE}/leases/${NAME}`;
+const START = Date.UTC(2026, 11, 2, 12, 0, 0);
+const MICRO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/;
+
+interface LeaseShape {
+  metadata: { resourceVersion?: string };
+  spec: {
+    holderIdentity?: string;
+    leaseDurationSeconds?: number;
+    acquireTime?: string;
+    renewTime?: string;
+    leaseTransitions?: number;
+  };
+}
+
+/** One candidate: its lead, its report lines, its exits, its link. */
+interface Candidate {
+  lead: Lead;
+  lines: string[];
+  exits: { code: number; at: number }[];
+  link: FaultyLink;
+  client: Client;
+}
+
+function candidate(
+  server: FakeApiServer,
+  pod: string,
+  options: Partial<LeadOptions> = {},
+): Candidate {
+  const lines: string[] = [];
+  const exits: { code: number; at: number }[] = [];
+  const link = new FaultyLink(server.fetch);
+  const client = new Client(server.url, { fetch: link.fetch });
+  const lead = new Lead(client, {
+    name: NAME,
+    namespace: NAMESPACE,
+    pod,
+    report: (line) => lines.push(line),
+    exit: (code) => exits.push({ code, at: Date.now() }),
+    ...options,
+  });
+  return { lead, lines, exits, link, client };
+}
+
+function lease(server: FakeApiServer): LeaseShape {
+  const object = server.object<LeaseShape & { metadata: object }>(PATH);
+  assert.ok(object, "the Lease exists");
+  return object;
+}
+
+/** Ticks in steps until `condition` holds; answers the fake time it took. */
+async function until(
+  time: FakeTime,
+  condition: () => boolean,
+  limit: number,
+  step = 100,
+): Promise<number> {
+  const start = time.now();
+  while (!condition()) {
+    if (time.now() - start > limit) {
+      throw new Error(`Condition not met within ${limit} ms of fake time`);
+    }
+    await time.tick(step);
+  }
+  return time.now() - start;
+}
+
+function allows(lead: Lead): boolean {
+  try {
+    lead.mayWrite();
+    return true;
+  } catch (error) {
+    assert.ok(error instanceof NotLeadingError);
+    return false;
+  }
+}
+
+Deno.test("acquires an absent Lease with a MicroTime record", async () => {
+  using time = installFakeTime({ now: START });
+  await using server = new FakeApiServer();
+  const a = candidate(server, "op-a");
+  const started: AbortSignal[] = [];
+  const leaders: string[] = [];
+  const c = candidate(server, "op-a", {
+    onStartedLeading: (signal) => started.push(signal),
+    onNewLeader: (identity) => leaders.push(identity),
+  });
+  assert.match(c.lead.identity, /^op-a_[0-9a-f]{8}$/);
+  assert.notEqual(c.lead.identity, a.lead.identity);
+  assert.equal(await c.lead.await(), true);
+  assert.ok(c.lead.leads());
+  c.lead.mayWrite();
+  const stored = lease(server);
+  assert.equal(stored.spec.holderIdentity, c.lead.identity);
+  assert.equal(stored.spec.leaseDurationSeconds, 30);
+  assert.equal(stored.spec.leaseTransitions, 0);
+  assert.equal(stored.spec.acquireTime, "2026-12-02T12:00:00.000000Z");
+  assert.match(stored.spec.renewTime!, MICRO);
+  assert.equal(server.count({ method: "POST" }), 1);
+  assert.deepEqual(leaders, [c.lead.identity]);
+  assert.equal(started.length, 1);
+  assert.deepEqual(c.lines, [
+    `holding Lease default/op as ${c.lead.identity}`,
+  ]);
+
+  // A leader renews every retry period, keeping acquireTime.
+  await time.tick(60_000);
+  const puts = server.count({ method: "PUT", path: PATH });
+  // client-go renews once at once after the take, then every 5 s.
+  assert.equal(puts, 13, `${puts} renewals in 60 s`);
+  const renewed = lease(server);
+  assert.equal(renewed.spec.acquireTime, "2026-12-02T12:00:00.000000Z");
+  assert.ok(Date.parse(renewed.spec.renewTime!) >= START + 55_000);
+
+  await c.lead.stepDown();
+  assert.equal(started[0]!.aborted, true, "the lead's signal ends");
+  assert.equal(lease(server).spec.holderIdentity, "");
+  assert.equal(lease(server).spec.leaseDurationSeconds, 1);
+  assert.deepEqual(c.exits, []);
+  assert.equal(c.lead.leads(), false);
+  assert.throws(() => c.lead.mayWrite(), /stepping down/);
+  await c.lead.done;
+  void time;
+});
+
+Deno.test("takes a Lease that names no holder at once", async () => {
+  using _time = installFakeTime({ now: START });
+  await using server = new FakeApiServer();
+  server.holdLease({
+    namespace: NAMESPACE,
+    name: NAME,
+    identity: "",
+    leaseTransitions: 4,
+  });
+  const c = candidate(server, "op-b");
+  assert.equal(await c.lead.await(), true);
+  assert.equal(lease(server).spec.holderIdentity, c.lead.identity);
+  assert.equal(lease(server).spec.leaseTransitions, 5);
+  await c.lead.stepDown();
+});
+
+Deno.test("waits a whole duration from its own observation of a live holder", async () => {
+  using time = installFakeTime({ now: START });
+  await using server = new FakeApiServer();
+  // The holder's renewTime is an hour old by this node's clock: another
+  // node wrote it, so the wait counts from this process's first read.
+  server.holdLease({
+    namespace: NAMESPACE,
+    name: NAME,
+    identity: "other-pod_1234",
+    renewTime: START - 3_600_000,
+  });
+  const leaders: string[] = [];
+  const c = candidate(server, "op-a", {
+    onNewLeader: (identity) => leaders.push(identity),
+  });
+  c.lead.run();
+  await time.tick(29_900);
+  assert.equal(c.lead.leads(), false);
+  assert.equal(allows(c.lead), false);
+  assert.equal(server.leaseHolder(NAMESPACE, NAME), "other-pod_1234");
+  assert.deepEqual(c.lines, [
+    "waiting for Lease default/op, held by other-pod_1234",
+  ]);
+  const took = 29_900 + await until(time, () => c.lead.leads(), 15_000);
+  assert.ok(took >= 30_000 && took <= 41_000, `took it after ${took} ms`);
+  assert.deepEqual(leaders, ["other-pod_1234", c.lead.identity]);
+  assert.equal(lease(server).spec.leaseTransitions, 1);
+  await c.lead.stepDown();
+});
+
+Deno.test("never takes a Lease whose holder keeps renewing", async () => {
+  using time = installFakeTime({ now: START });
+  await using server = new FakeApiServer();
+  const c = candidate(server, "op-a");
+  server.holdLease({ namespace: NAMESPACE, name: NAME, identity: "b_1" });
+  c.lead.run();
+  for (let i = 0; i < 24; i++) {
+    await time.tick(5_000);
+    server.holdLease({ namespace: NAMESPACE, name: NAME, identity: "b_1" });
+  }
+  assert.equal(c.lead.leads(), false);
+  assert.equal(server.leaseHolder(NAMESPACE, NAME), "b_1");
+  // A waiting copy reads every 5 to 11 s.
+  const reads = server.count({ method: "GET", path: PATH });
+  assert.ok(reads >= 11 && reads <= 25, `${reads} reads in 120 s`);
+  await c.lead.stepDown();
+  assert.equal(server.leaseHolder(NAMESPACE, NAME), "b_1", "left alone");
+});
+
+Deno.test("a waiting copy takes a released Lease on its next retry", async () => {
+  using time = installFakeTime({ now: START });
+  await using server = new FakeApiServer();
+  const a = candidate(server, "op-a");
+  const b = candidate(server, "op-b");
+  assert.equal(await a.lead.await(), true);
+  b.lead.run();
+  await time.tick(20_000);
+  assert.equal(b.lead.leads(), false);
+  await a.lead.stepDown();
+  assert.ok(a.lines.includes("released Lease default/op"));
+  const stored = lease(server);
+  assert.equal(stored.spec.holderIdentity, "");
+  assert.equal(stored.spec.leaseDurationSeconds, 1);
+  const took = await until(time, () => b.lead.leads(), 12_000);
+  assert.ok(took <= 11_000, `took the released Lease after ${took} ms`);
+  assert.equal(lease(server).spec.leaseTransitions, 1);
+  assert.deepEqual(a.exits, []);
+  await b.lead.stepDown();
+});
+
+Deno.test("step down releases even when a late renewal makes the first release conflict", async () => {
+  using time = installFakeTime({ now: START });
+  await using server = new FakeApiServer();
+  const a = candidate(server, "op-a");
+  const b = candidate(server, "op-b");
+  assert.equal(await a.lead.await(), true);
+  b.lead.run();
+  await time.tick(12_000);
+  // The next renewal stays in flight; the step-down aborts it, and the
+  // server applies it after the elector's own release read the Lease.
+  a.link.pause();
+  await time.tick(4_000);
+  assert.equal(a.link.pending, 1, "one renewal in flight");
+  const conflicts = server.count({ method: "PUT" });
+  // The second release's first read is followed by one more late write.
+  server.landAfterNextRead({ path: PATH });
+  const stepping = a.lead.stepDown();
+  a.link.resume();
+  await stepping;
+  const lines = a.lines.join("\n");
+  assert.match(
+    lines,
+    /releasing Lease default\/op: .*409/,
+    "the first conflicts",
+  );
+  assert.doesNotMatch(lines, /renewing/, "the stop is no failure");
+  assert.ok(a.lines.at(-1) === "released Lease default/op", lines);
+  assert.equal(lease(server).spec.holderIdentity, "");
+  assert.equal(lease(server).spec.leaseDurationSeconds, 1);
+  // late renewal + release + second release (conflict, then success)
+  assert.equal(server.count({ method: "PUT" }) - conflicts, 4);
+  assert.equal(server.count({ method: "GET", path: PATH }) >= 2, true);
+  const took = await until(time, () => b.lead.leads(), 12_000);
+  assert.ok(took <= 11_000, `took it after ${took} ms`);
+  assert.deepEqual(a.exits, []);
+  await b.lead.stepDown();
+});
+
+Deno.test("a refused release leaves the Lease to expire", async () => {
+  using time = installFakeTime({ now: START });
+  await using server = new FakeApiServer();
+  const a = candidate(server, "op-a");
+  assert.equal(await a.lead.await(), true);
+  await time.tick(3_000);
+  const refusal = server.refuse({ method: "PUT", path: PATH, status: 403 });
+  await a.lead.stepDown();
+  refusal.allow();
+  assert.equal(server.leaseHolder(NAMESPACE, NAME), a.lead.identity);
+  assert.equal(lease(server).spec.leaseDurationSeconds, 30);
+  assert.equal(a.lines.filter((l) => l.startsWith("releasing")).length, 2);
+  assert.equal(a.lines.includes("released Lease default/op"), false);
+  assert.deepEqual(a.exits, []);
+  // Another pod waits the whole duration from its first read.
+  const b = candidate(server, "op-b");
+  b.lead.run();
+  await time.tick(29_000);
+  assert.equal(b.lead.leads(), false);
+  const took = 29_000 + await until(time, () => b.lead.leads(), 13_000);
+  assert.ok(took >= 30_000 && took <= 41_000, `took it after ${took} ms`);
+  await b.lead.stepDown();
+});
+
+for (const fault of ["down", "hang"] as const) {
+  Deno.test(`a leader that cannot renew (${fault}) refuses writes at T+10 s and exits before T+30 s`, async () => {
+    using time = installFakeTime({ now: START });
+    await using server = new FakeApiServer();
+    const a = candidate(server, "op-a");
+    const writer = new Client(server.url, { fetch: server.fetch })
+      .withWriteGuard(a.lead.mayWrite);
+    assert.equal(await a.lead.await(), true);
+    await time.tick(7_000);
+    // T: the send time of the last accepted renewal.
+    const renewals = server.requests.filter((r) =>
+      r.method === "PUT" && r.path === PATH
+    );
+    const last = renewals.at(-1)!.time;
+    assert.equal(Date.parse(lease(server).spec.renewTime!), last);
+    if (fault === "down") a.link.partitioned = true;
+    else a.link.pause();
+    await time.tick(last + RENEW_DEADLINE - 1 - time.now());
+    assert.equal(allows(a.lead), true, "allowed just before T+10 s");
+    await writer.create(
+      "/api/v1/namespaces/default/configmaps",
+      { metadata: { name: "w1" } },
+    );
+    await time.tick(1);
+    assert.throws(() => a.lead.mayWrite(), /was sent 10\.0 s ago/);
+    const before = server.count({ method: "POST" });
+    const refused = await writer.create(
+      "/api/v1/namespaces/default/configmaps",
+      { metadata: { name: "w2" } },
+    ).catch((error) => error);
+    assert.ok(refused instanceof WriteRefusedError);
+    assert.ok(refused.cause instanceof NotLeadingError);
+    assert.equal(server.count({ method: "POST" }), before, "nothing sent");
+    await until(time, () => a.exits.length > 0, 30_000, 500);
+    const exit = a.exits[0]!;
+    assert.equal(exit.code, 1);
+    assert.ok(exit.at - last >= 15_000, `gave up at T+${exit.at - last}`);
+    assert.ok(exit.at - last < 30_000, `exited at T+${exit.at - last}`);
+    // Down: fails at once, gives up at T+15 s. Hang: the release waits too.
+    assert.equal(exit.at - last, fault === "down" ? 15_000 : 25_000);
+    assert.ok(a.lines.includes("lost Lease default/op"));
+    assert.equal(a.lead.leads(), false);
+    await a.lead.done;
+    a.link.heal();
+    await a.lead.stepDown();
+  });
+}
+
+Deno.test("403 on every Lease request keeps a waiting copy waiting", async () => {
+  using time = installFakeTime({ now: START });
+  await using server = new FakeApiServer();
+  const refusal = server.refuse({ path: /\/leases/, status: 403 });
+  const c = candidate(server, "op-a");
+  c.lead.run();
+  await time.tick(300_000);
+  assert.equal(c.lead.leads(), false);
+  assert.equal(allows(c.lead), false);
+  assert.deepEqual(c.exits, []);
+  const reads = server.count({ method: "GET", path: PATH });
+  assert.ok(reads >= 27 && reads <= 61, `${reads} reads in 5 min`);
+  // The same failure is reported once, not every retry.
+  assert.equal(c.lines.length, 1);
+  assert.match(c.lines[0]!, /^reading Lease default\/op: /);
+  assert.equal(server.object(PATH), undefined);
+  refusal.allow();
+  const took = await until(time, () => c.lead.leads(), 12_000);
+  assert.ok(took <= 11_000);
+  await c.lead.stepDown();
+});
+
+Deno.test("an earlier process of this pod is taken at once", async () => {
+  using time = installFakeTime({ now: START });
+  await using server = new FakeApiServer();
+  server.holdLease({
+    namespace: NAMESPACE,
+    name: NAME,
+    identity: "op-a_0badf00d",
+    renewTime: START - 30_000,
+    leaseTransitions: 2,
+  });
+  const c = candidate(server, "op-a");
+  assert.equal(await c.lead.await(), true);
+  assert.equal(time.now(), START, "no wait");
+  assert.equal(lease(server).spec.holderIdentity, c.lead.identity);
+  assert.equal(lease(server).spec.leaseTransitions, 3);
+  await c.lead.stepDown();
+});
+
+Deno.test("an earlier process of this pod whose Lease is young is waited for", async () => {
+  using time = installFakeTime({ now: START });
+  await using server = new FakeApiServer();
+  server.holdLease({
+    namespace: NAMESPACE,
+    name: NAME,
+    identity: "op-a_0badf00d",
+    renewTime: START - 20_000,
+  });
+  const c = candidate(server, "op-a");
+  c.lead.run();
+  await time.tick(9_900);
+  assert.equal(c.lead.leads(), false);
+  // Taken at the first read once renewTime is 30 s old (by this node's
+  // clock), before a whole duration from the first read.
+  const took = 9_900 + await until(time, () => c.lead.leads(), 15_000);
+  assert.ok(took >= 10_000 && took <= 21_000, `took it after ${took} ms`);
+  await c.lead.stepDown();
+});
+
+for (const other of ["op-ab_0badf00d", "op-a-2_0badf00d"]) {
+  Deno.test(`a pod whose name only starts with this pod's name (${other}) is not taken`, async () => {
+    using time = installFakeTime({ now: START });
+    await using server = new FakeApiServer();
+    server.holdLease({
+      namespace: NAMESPACE,
+      name: NAME,
+      identity: other,
+      renewTime: START - 3_600_000,
+    });
+    const c = candidate(server, "op-a");
+    c.lead.run();
+    await time.tick(29_900);
+    assert.equal(c.lead.leads(), false);
+    assert.equal(server.leaseHolder(NAMESPACE, NAME), other);
+    const took = 29_900 + await until(time, () => c.lead.leads(), 15_000);
+    assert.ok(took >= 30_000, `took it after ${took} ms`);
+    await c.lead.stepDown();
+  });
+}
+
+Deno.test("a stop before the Lease clears an expired earlier process of this pod", async () => {
+  using time = installFakeTime({ now: START });
+  await using server = new FakeApiServer();
+  server.holdLease({
+    namespace: NAMESPACE,
+    name: NAME,
+    identity: "op-a_0badf00d",
+    renewTime: START - 29_000,
+  });
+  const c = candidate(server, "op-a");
+  const stop = new AbortController();
+  const started = Lead.start(c.client, {
+    name: NAME,
+    namespace: NAMESPACE,
+    pod: "op-a",
+    signal: stop.signal,
+  });
+  await time.tick(2_000);
+  stop.abort();
+  await assert.rejects(started, StoppedError);
+  assert.equal(server.leaseHolder(NAMESPACE, NAME), undefined);
+  assert.equal(lease(server).spec.leaseDurationSeconds, 1);
+  // A Lease of another pod is left alone.
+  server.holdLease({
+    namespace: NAMESPACE,
+    name: NAME,
+    identity: "op-b_1",
+    renewTime: START - 3_600_000,
+  });
+  const d = candidate(server, "op-a");
+  assert.equal(await d.lead.await(AbortSignal.abort()), false);
+  assert.equal(server.leaseHolder(NAMESPACE, NAME), "op-b_1");
+  assert.equal(d.lead.leads(), false);
+  await d.lead.done;
+});
+
+Deno.test("start with an aborted stop answers StoppedError and holds nothing", async () => {
+  using _time = installFakeTime({ now: START });
+  await using server = new FakeApiServer();
+  const client = new Client(server.url, { fetch: server.fetch });
+  await assert.rejects(
+    Lead.start(client, {
+      name: NAME,
+      namespace: NAMESPACE,
+      pod: "op-a",
+      signal: AbortSignal.abort(),
+    }),
+    StoppedError,
+  );
+  assert.equal(server.leaseHolder(NAMESPACE, NAME), undefined);
+});
+
+Deno.test("the options are checked", async () => {
+  await using server = new FakeApiServer();
+  const client = new Client(server.url, { fetch: server.fetch });
+  assert.throws(
+    () => new Lead(client, { name: "", namespace: "d", pod: "p" }),
+    TypeError,
+  );
+  assert.throws(
+    () => new Lead(client, { name: "n", namespace: "d", pod: "p_1" }),
+    /underscore/,
+  );
+  const lead = new Lead(client, { name: "n", namespace: "d", pod: "p" });
+  assert.throws(() => lead.mayWrite(), /does not hold Lease d\/n/);
+  await lead.stepDown();
+  assert.throws(() => lead.run(), /already ran/);
+});
