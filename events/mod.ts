@@ -15,6 +15,11 @@
  * to the API server's limits, and writes its queue on
  * {@linkcode Recorder.shutdown}.
  *
+ * The API server deletes an Event an hour after its last write, so a fact that
+ * must last longer belongs in a condition. Events about a cluster-scoped
+ * object are written in `default`: `kubectl describe` finds them, `kubectl
+ * events --for` only with `-n default` or `-A`.
+ *
  * Permissions: those of the client; plus `--allow-sys=hostname` unless the
  * `instance` option is given (the default instance is the host name, which is
  * the pod's name in a pod). RBAC: `create` and `patch` on `events`.
