@@ -1,0 +1,257 @@
+/**
+ * Helpers for the fidelity suite: run kubectl and Node against a served fake,
+ * read a child's output line by line with real-time deadlines.
+ *
+ * @module
+ */
+
+import type { FakeApiServer, ServedApiServer } from "../mod.ts";
+
+/** What a finished command printed. */
+export interface Output {
+  /** Exit code. */
+  code: number;
+  /** Standard output. */
+  stdout: string;
+  /** Standard error. */
+  stderr: string;
+}
+
+/** How to install each tool the suite drives. */
+export const INSTALL: Readonly<Record<string, string>> = {
+  kubectl:
+    "kubectl 1.32 must be on PATH (the machine image ships it; on Debian: apt-get install kubernetes-client gives an older one)",
+  node:
+    "Node 20 must be on PATH (apt-get install nodejs), with the client installed by `npm ci --prefix testing/fidelity`",
+  "@kubernetes/client-node":
+    "@kubernetes/client-node is not installed: run `npm ci --prefix testing/fidelity`",
+};
+
+/** Spawns a tool, turning "not found" into a clear failure. */
+export function spawn(
+  tool: "kubectl" | "node",
+  options: Deno.CommandOptions,
+): Deno.ChildProcess {
+  try {
+    return new Deno.Command(tool, options).spawn();
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) {
+      throw new Error(`The fidelity suite needs ${tool}: ${INSTALL[tool]}`, {
+        cause: error,
+      });
+    }
+    throw error;
+  }
+}
+
+/** Collects a child's output; closes stdin first. */
+export async function finish(child: Deno.ChildProcess): Promise<Output> {
+  const { code, stdout, stderr } = await child.output();
+  const decoder = new TextDecoder();
+  return {
+    code,
+    stdout: decoder.decode(stdout),
+    stderr: decoder.decode(stderr),
+  };
+}
+
+/**
+ * A kubectl bound to one served fake through a kubeconfig in a temp dir
+ * (HTTPS with the test CA and a bearer token). Dispose it to remove the dir.
+ */
+export class Kubectl implements AsyncDisposable {
+  readonly dir: string;
+  readonly #kubeconfig: string;
+
+  private constructor(dir: string) {
+    this.dir = dir;
+    this.#kubeconfig = `${dir}/kubeconfig.json`;
+  }
+
+  /** Writes the kubeconfig for `served` and answers the bound kubectl. */
+  static async for(
+    served: ServedApiServer,
+    namespace: string,
+  ): Promise<Kubectl> {
+    const dir = await Deno.realPath(
+      await Deno.makeTempDir({ prefix: "fidelity-kubectl-" }),
+    );
+    const kubectl = new Kubectl(dir);
+    if (served.caCert === undefined) throw new Error("Serve with tls: true");
+    const config = {
+      apiVersion: "v1",
+      kind: "Config",
+      clusters: [{
+        name: "fake",
+        cluster: {
+          server: served.url,
+          "certificate-authority-data": btoa(served.caCert),
+        },
+      }],
+      users: [{ name: "test", user: { token: "fidelity-token" } }],
+      contexts: [{
+        name: "fake",
+        context: { cluster: "fake", user: "test", namespace },
+      }],
+      "current-context": "fake",
+    };
+    await Deno.writeTextFile(kubectl.#kubeconfig, JSON.stringify(config));
+    return kubectl;
+  }
+
+  /** The options to spawn kubectl with `args`, on a clean environment. */
+  options(args: string[]): Deno.CommandOptions {
+    return {
+      args: ["--cache-dir", `${this.dir}/cache`, ...args],
+      clearEnv: true,
+      env: { KUBECONFIG: this.#kubeconfig, HOME: this.dir },
+      stdin: "null",
+      stdout: "piped",
+      stderr: "piped",
+    };
+  }
+
+  /** Runs kubectl to the end. */
+  async run(...args: string[]): Promise<Output> {
+    return await finish(spawn("kubectl", this.options(args)));
+  }
+
+  /** Runs kubectl and fails unless it exits 0; answers stdout. */
+  async ok(...args: string[]): Promise<string> {
+    const out = await this.run(...args);
+    if (out.code !== 0) {
+      throw new Error(
+        `kubectl ${
+          args.join(" ")
+        } exited ${out.code}\nstdout: ${out.stdout}\nstderr: ${out.stderr}`,
+      );
+    }
+    return out.stdout;
+  }
+
+  /** Starts kubectl without waiting for it. */
+  start(...args: string[]): Deno.ChildProcess {
+    return spawn("kubectl", this.options(args));
+  }
+
+  async [Symbol.asyncDispose](): Promise<void> {
+    await Deno.remove(this.dir, { recursive: true });
+  }
+}
+
+/** Reads a stream line by line, each read with a deadline in real ms. */
+export class Lines {
+  readonly #reader: ReadableStreamDefaultReader<string>;
+  #buffer = "";
+  #done = false;
+  /** Every line read so far, for failure messages. */
+  readonly seen: string[] = [];
+
+  constructor(stream: ReadableStream<Uint8Array>) {
+    this.#reader = stream.pipeThrough(new TextDecoderStream()).getReader();
+  }
+
+  /** The next line, or `undefined` at the end of the stream. */
+  async next(timeout = 20_000): Promise<string | undefined> {
+    for (;;) {
+      const newline = this.#buffer.indexOf("\n");
+      if (newline !== -1) {
+        const line = this.#buffer.slice(0, newline);
+        this.#buffer = this.#buffer.slice(newline + 1);
+        this.seen.push(line);
+        return line;
+      }
+      if (this.#done) {
+        if (this.#buffer === "") return undefined;
+        const rest = this.#buffer;
+        this.#buffer = "";
+        this.seen.push(rest);
+        return rest;
+      }
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const deadline = new Promise<never>((_, reject) => {
+        timer = setTimeout(
+          () =>
+            reject(
+              new Error(
+                `No output line within ${timeout} ms; lines so far:\n${
+                  this.seen.join("\n")
+                }`,
+              ),
+            ),
+          timeout,
+        );
+      });
+      try {
+        const { value, done } = await Promise.race([
+          this.#reader.read(),
+          deadline,
+        ]);
+        if (done) this.#done = true;
+        else this.#buffer += value;
+      } finally {
+        clearTimeout(timer);
+      }
+    }
+  }
+
+  /** Reads lines until one satisfies `match`; answers it. */
+  async until(
+    match: (line: string) => boolean,
+    timeout = 20_000,
+  ): Promise<string> {
+    for (;;) {
+      const line = await this.next(timeout);
+      if (line === undefined) {
+        throw new Error(
+          `The stream ended before the expected line; lines:\n${
+            this.seen.join("\n")
+          }`,
+        );
+      }
+      if (match(line)) return line;
+    }
+  }
+
+  /** Stops reading and drains what is left. */
+  async cancel(): Promise<void> {
+    await this.#reader.cancel().catch(() => {});
+  }
+}
+
+/** Sends JSON to the fake in memory; answers the parsed JSON body. */
+export async function api<T = Record<string, unknown>>(
+  server: FakeApiServer,
+  method: string,
+  path: string,
+  body?: unknown,
+  contentType = "application/json",
+): Promise<T> {
+  const res = await server.fetch(`${server.url}${path}`, {
+    method,
+    ...(body === undefined ? {} : {
+      body: JSON.stringify(body),
+      headers: { "content-type": contentType },
+    }),
+  });
+  const json = await res.json();
+  if (!res.ok) {
+    throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json)}`);
+  }
+  return json as T;
+}
+
+/** Waits in real time until `condition` holds. */
+export async function eventually(
+  condition: () => boolean,
+  what: string,
+  timeout = 20_000,
+): Promise<void> {
+  const start = Date.now();
+  while (!condition()) {
+    if (Date.now() - start > timeout) {
+      throw new Error(`Timed out after ${timeout} ms waiting for ${what}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}

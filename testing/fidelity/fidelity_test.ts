@@ -1,0 +1,546 @@
+/**
+ * The fidelity suite: real clients nobody here wrote (kubectl, and the
+ * informer of `@kubernetes/client-node` on Node) against the fake API server
+ * served over HTTPS on 127.0.0.1. A missing tool fails the suite with the
+ * command that installs it.
+ *
+ * Permissions: --allow-run=kubectl,node --allow-net=127.0.0.1
+ * --allow-read=.tmp --allow-write=.tmp, with TMPDIR=.tmp.
+ *
+ * @module
+ */
+
+import assert from "node:assert/strict";
+import { fileURLToPath } from "node:url";
+import type { KubeObject } from "../../apiclient/types.ts";
+import { FakeApiServer, type ServedApiServer } from "../mod.ts";
+import {
+  api,
+  eventually,
+  finish,
+  INSTALL,
+  Kubectl,
+  Lines,
+  spawn,
+} from "./_tools.ts";
+
+const NS = "fidelity";
+
+/** What the tests read of stored objects. */
+type Obj = KubeObject & {
+  data?: Record<string, string>;
+  spec?: unknown;
+  status?: unknown;
+};
+const TIMEOUT = 60_000;
+
+interface Fixture extends AsyncDisposable {
+  server: FakeApiServer;
+  served: ServedApiServer;
+  kubectl: Kubectl;
+}
+
+/** A fake with a `fidelity` namespace and Widgets, served over HTTPS. */
+async function fixture(): Promise<Fixture> {
+  const server = new FakeApiServer();
+  server.register({
+    group: "example.com",
+    version: "v1",
+    resource: "widgets",
+    kind: "Widget",
+    namespaced: true,
+    statusSubresource: true,
+    shortNames: ["wd"],
+  });
+  await api(server, "POST", "/api/v1/namespaces", {
+    apiVersion: "v1",
+    kind: "Namespace",
+    metadata: { name: NS },
+  });
+  const served = await server.serve({ tls: true });
+  const kubectl = await Kubectl.for(served, NS);
+  return {
+    server,
+    served,
+    kubectl,
+    async [Symbol.asyncDispose](): Promise<void> {
+      await kubectl[Symbol.asyncDispose]();
+      await served[Symbol.asyncDispose]();
+      await server[Symbol.asyncDispose]();
+    },
+  };
+}
+
+function configMap(
+  name: string,
+  data: Record<string, string>,
+  labels?: Record<string, string>,
+): Record<string, unknown> {
+  return {
+    apiVersion: "v1",
+    kind: "ConfigMap",
+    metadata: { name, namespace: NS, ...(labels ? { labels } : {}) },
+    data,
+  };
+}
+
+function widget(name: string, spec: Record<string, unknown>): unknown {
+  return {
+    apiVersion: "example.com/v1",
+    kind: "Widget",
+    metadata: { name, namespace: NS },
+    spec,
+  };
+}
+
+const cmPath = (name = ""): string =>
+  `/api/v1/namespaces/${NS}/configmaps${name ? `/${name}` : ""}`;
+const widgetPath = (name = ""): string =>
+  `/apis/example.com/v1/namespaces/${NS}/widgets${name ? `/${name}` : ""}`;
+
+function test(name: string, fn: (f: Fixture) => Promise<void>): void {
+  Deno.test({
+    name: `fidelity: ${name}`,
+    timeout: TIMEOUT,
+    async fn(): Promise<void> {
+      await using f = await fixture();
+      await fn(f);
+    },
+  });
+}
+
+test("kubectl version and api-resources read discovery", async ({ kubectl }) => {
+  const version = JSON.parse(await kubectl.ok("version", "-o", "json"));
+  assert.match(version.serverVersion.gitVersion, /^v1\.32\./);
+  const resources = await kubectl.ok("api-resources", "--no-headers");
+  assert.match(resources, /^configmaps\s+cm\s+v1\s+true\s+ConfigMap$/m);
+  assert.match(
+    resources,
+    /^widgets\s+wd\s+example\.com\/v1\s+true\s+Widget$/m,
+  );
+  assert.match(
+    resources,
+    /^leases\s+coordination\.k8s\.io\/v1\s+true\s+Lease$/m,
+  );
+});
+
+test("kubectl get lists, reads one, selects by label, and reports 404", async ({ server, kubectl }) => {
+  await api(
+    server,
+    "POST",
+    cmPath(),
+    configMap("one", { a: "1" }, { app: "x" }),
+  );
+  await api(
+    server,
+    "POST",
+    cmPath(),
+    configMap("two", { b: "2" }, { app: "y" }),
+  );
+
+  const list = JSON.parse(await kubectl.ok("get", "configmaps", "-o", "json"));
+  assert.deepEqual(
+    list.items.map((i: { metadata: { name: string } }) => i.metadata.name),
+    ["one", "two"],
+  );
+  // The fake answers plain lists, not server-side Tables, so kubectl prints
+  // its generic NAME/AGE columns (see the report on Table output).
+  const table = await kubectl.ok("get", "cm");
+  assert.match(table, /^NAME\s+/);
+  assert.match(table, /^one\s+/m);
+  assert.match(table, /^two\s+/m);
+  const columns = await kubectl.ok(
+    "get",
+    "cm",
+    "-o",
+    "custom-columns=NAME:.metadata.name,A:.data.a,RV:.metadata.resourceVersion",
+    "--no-headers",
+  );
+  assert.match(columns, /^one\s+1\s+\d+\n^two\s+<none>\s+\d+$/m);
+
+  assert.equal(
+    await kubectl.ok("get", "cm", "one", "-o", "jsonpath={.data.a}"),
+    "1",
+  );
+  const selected = await kubectl.ok("get", "cm", "-l", "app=y", "-o", "name");
+  assert.equal(selected.trim(), "configmap/two");
+  const none = await kubectl.run("get", "cm", "-l", "app=zzz");
+  assert.equal(none.code, 0);
+  assert.match(none.stderr, /No resources found in fidelity namespace\./);
+
+  const missing = await kubectl.run("get", "cm", "missing");
+  assert.equal(missing.code, 1);
+  assert.match(
+    missing.stderr,
+    /Error from server \(NotFound\): configmaps "missing" not found/,
+  );
+});
+
+test("kubectl get -w prints the list, then changes as they happen", async ({ server, kubectl }) => {
+  await api(server, "POST", cmPath(), configMap("before", { a: "1" }));
+  const child = kubectl.start(
+    "get",
+    "cm",
+    "--watch",
+    "--output-watch-events",
+    "-o",
+    'jsonpath={.type} {.object.metadata.name} {.object.data.a}{"\\n"}',
+  );
+  const lines = new Lines(child.stdout);
+  try {
+    assert.equal(await lines.next(), "ADDED before 1");
+    await eventually(
+      () => server.requests.some((r) => r.query.get("watch") === "true"),
+      "kubectl's watch request",
+    );
+    await api(server, "POST", cmPath(), configMap("after", { a: "2" }));
+    assert.equal(await lines.next(), "ADDED after 2");
+    await api(
+      server,
+      "PATCH",
+      cmPath("before"),
+      { data: { a: "3" } },
+      "application/merge-patch+json",
+    );
+    assert.equal(await lines.next(), "MODIFIED before 3");
+    await api(server, "DELETE", cmPath("after"));
+    assert.equal(await lines.next(), "DELETED after 2");
+  } finally {
+    child.kill("SIGTERM");
+    await lines.cancel();
+    await child.stderr.cancel();
+    await child.status;
+  }
+});
+
+test("kubectl describe shows a ConfigMap and a custom resource", async ({ server, kubectl }) => {
+  await api(
+    server,
+    "POST",
+    cmPath(),
+    configMap("one", { key: "value" }, { app: "x" }),
+  );
+  const cm = await kubectl.ok("describe", "cm", "one");
+  assert.match(cm, /^Name:\s+one$/m);
+  assert.match(cm, /^Namespace:\s+fidelity$/m);
+  assert.match(cm, /^Labels:\s+app=x$/m);
+  assert.match(cm, /^key:\n----\nvalue$/m);
+
+  await api(server, "POST", widgetPath(), widget("w1", { size: 3 }));
+  const w = await kubectl.ok("describe", "widget", "w1");
+  assert.match(w, /^Name:\s+w1$/m);
+  assert.match(w, /^API Version:\s+example\.com\/v1$/m);
+  assert.match(w, /^Kind:\s+Widget$/m);
+  assert.match(w, /^\s+Size:\s+3$/m);
+});
+
+test("kubectl wait --for=condition=Ready ends when a test sets the status", async ({ server, kubectl }) => {
+  const created = await api<{ metadata: { resourceVersion: string } }>(
+    server,
+    "POST",
+    widgetPath(),
+    widget("w1", { size: 1 }),
+  );
+  const child = kubectl.start(
+    "wait",
+    "--for=condition=Ready",
+    "widget/w1",
+    "--timeout=40s",
+  );
+  const waited = finish(child);
+  try {
+    await eventually(
+      () =>
+        server.requests.some((r) =>
+          r.path === widgetPath() && r.query.get("watch") === "true"
+        ),
+      "kubectl's watch on widgets",
+    );
+    await api(server, "PUT", `${widgetPath("w1")}/status`, {
+      ...widget("w1", { size: 1 }) as object,
+      metadata: {
+        name: "w1",
+        namespace: NS,
+        resourceVersion: created.metadata.resourceVersion,
+      },
+      status: {
+        conditions: [{
+          type: "Ready",
+          status: "True",
+          reason: "Done",
+          message: "ready",
+          lastTransitionTime: "2025-01-01T00:00:00Z",
+        }],
+      },
+    });
+  } finally {
+    const out = await waited;
+    assert.equal(out.code, 0, out.stderr);
+    assert.equal(out.stdout.trim(), "widget.example.com/w1 condition met");
+  }
+});
+
+test("kubectl get events shows an Event about an object", async ({ server, kubectl }) => {
+  const cm = await api<{ metadata: { uid: string } }>(
+    server,
+    "POST",
+    cmPath(),
+    configMap("one", { a: "1" }),
+  );
+  await api(server, "POST", `/api/v1/namespaces/${NS}/events`, {
+    apiVersion: "v1",
+    kind: "Event",
+    metadata: { name: "one.17a", namespace: NS },
+    involvedObject: {
+      apiVersion: "v1",
+      kind: "ConfigMap",
+      name: "one",
+      namespace: NS,
+      uid: cm.metadata.uid,
+    },
+    reason: "Reconciled",
+    message: "all good",
+    type: "Normal",
+    source: { component: "fidelity" },
+    count: 2,
+    firstTimestamp: "2025-01-01T00:00:00Z",
+    lastTimestamp: "2025-01-01T00:01:00Z",
+  });
+  const table = await kubectl.ok(
+    "get",
+    "events",
+    "--no-headers",
+    "-o",
+    "custom-columns=TYPE:.type,REASON:.reason,OBJECT:.involvedObject.name,COUNT:.count,MESSAGE:.message",
+  );
+  assert.match(table, /^Normal\s+Reconciled\s+one\s+2\s+all good$/m);
+  const selected = await kubectl.ok(
+    "get",
+    "events",
+    "--field-selector",
+    "involvedObject.name=one",
+    "-o",
+    "name",
+  );
+  assert.equal(selected.trim(), "event/one.17a");
+  const json = JSON.parse(await kubectl.ok("get", "events", "-o", "json"));
+  assert.equal(json.items[0].reason, "Reconciled");
+  // describe lists the Events about the object by a field selector on
+  // involvedObject name, namespace, kind and uid.
+  const described = await kubectl.ok("describe", "cm", "one");
+  assert.match(described, /Normal\s+Reconciled\s+.*all good/);
+});
+
+test("kubectl apply creates, then updates by patch, keeping the last applied", async ({ server, kubectl }) => {
+  const file = `${kubectl.dir}/cm.json`;
+  await Deno.writeTextFile(
+    file,
+    JSON.stringify(configMap("applied", { a: "1" })),
+  );
+  assert.equal(
+    (await kubectl.ok("apply", "-f", file)).trim(),
+    "configmap/applied created",
+  );
+  let stored = server.object<Obj>(cmPath("applied"));
+  assert.deepEqual(stored?.data, { a: "1" });
+  assert.ok(
+    stored?.metadata?.annotations
+      ?.["kubectl.kubernetes.io/last-applied-configuration"],
+  );
+
+  await Deno.writeTextFile(
+    file,
+    JSON.stringify(configMap("applied", { b: "2" })),
+  );
+  assert.equal(
+    (await kubectl.ok("apply", "-f", file)).trim(),
+    "configmap/applied configured",
+  );
+  stored = server.object<Obj>(cmPath("applied"));
+  assert.deepEqual(
+    stored?.data,
+    { b: "2" },
+    "apply removes keys no longer applied",
+  );
+  const patch = server.requests.findLast((r) => r.method === "PATCH");
+  assert.equal(patch?.query.get("fieldManager"), "kubectl-client-side-apply");
+
+  // A custom resource (not in kubectl's scheme) is applied by merge patch.
+  const wfile = `${kubectl.dir}/w.json`;
+  await Deno.writeTextFile(
+    wfile,
+    JSON.stringify(widget("w1", { size: 1, color: "red" })),
+  );
+  await kubectl.ok("apply", "-f", wfile);
+  await Deno.writeTextFile(wfile, JSON.stringify(widget("w1", { size: 2 })));
+  assert.equal(
+    (await kubectl.ok("apply", "-f", wfile)).trim(),
+    "widget.example.com/w1 configured",
+  );
+  assert.deepEqual(
+    server.object<Obj>(widgetPath("w1"))
+      ?.spec,
+    { size: 2 },
+  );
+  assert.equal(
+    (await kubectl.ok("apply", "-f", wfile)).trim(),
+    "widget.example.com/w1 unchanged",
+  );
+});
+
+test("kubectl patch: strategic, merge, json, and the status subresource", async ({ server, kubectl }) => {
+  await api(server, "POST", cmPath(), configMap("p", { a: "1" }));
+  await kubectl.ok("patch", "cm", "p", "-p", '{"data":{"b":"2"}}');
+  await kubectl.ok(
+    "patch",
+    "cm",
+    "p",
+    "--type",
+    "merge",
+    "-p",
+    '{"data":{"a":null}}',
+  );
+  await kubectl.ok(
+    "patch",
+    "cm",
+    "p",
+    "--type",
+    "json",
+    "-p",
+    '[{"op":"add","path":"/data/c","value":"3"}]',
+  );
+  assert.deepEqual(
+    server.object<Obj>(cmPath("p"))?.data,
+    { b: "2", c: "3" },
+  );
+  const types = server.requests.filter((r) => r.method === "PATCH").length;
+  assert.equal(types, 3);
+
+  const bad = await kubectl.run("patch", "cm", "missing", "-p", '{"data":{}}');
+  assert.equal(bad.code, 1);
+  assert.match(bad.stderr, /configmaps "missing" not found/);
+
+  await api(server, "POST", widgetPath(), widget("w1", { size: 1 }));
+  await kubectl.ok(
+    "patch",
+    "widget",
+    "w1",
+    "--subresource=status",
+    "--type",
+    "merge",
+    "-p",
+    '{"status":{"phase":"Running"},"spec":{"size":9}}',
+  );
+  const w = server.object<Obj>(widgetPath("w1"));
+  assert.deepEqual(w?.status, { phase: "Running" });
+  assert.deepEqual(w?.spec, { size: 1 }, "a status write changes only status");
+});
+
+Deno.test({
+  name: "fidelity: the @kubernetes/client-node informer lists, then watches",
+  timeout: TIMEOUT,
+  async fn(): Promise<void> {
+    await using f = await fixture();
+    const { server, served } = f;
+    await api(server, "POST", cmPath(), configMap("first", { a: "1" }));
+    await api(server, "POST", cmPath(), configMap("second", { a: "2" }));
+    const child = spawn("node", {
+      args: [
+        fileURLToPath(new URL("./client_node_informer.mjs", import.meta.url)),
+      ],
+      clearEnv: true,
+      env: {
+        SERVER: served.url,
+        CA_PEM: served.caCert ?? "",
+        API_VERSION: "v1",
+        KIND: "ConfigMap",
+        NAMESPACE: NS,
+      },
+      stdin: "null",
+      stdout: "piped",
+      stderr: "piped",
+    });
+    const lines = new Lines(child.stdout);
+    const stderr = new Response(child.stderr).text();
+    const events: Array<Record<string, unknown>> = [];
+    const nextEvent = async (): Promise<Record<string, unknown>> => {
+      const line = await lines.next().catch(async (error) => {
+        child.kill("SIGKILL");
+        throw new Error(`${error.message}\nnode stderr: ${await stderr}`);
+      });
+      if (line === undefined) {
+        const text = await stderr;
+        throw new Error(
+          text.includes("ERR_MODULE_NOT_FOUND")
+            ? INSTALL["@kubernetes/client-node"]
+            : `The informer exited early: ${text}`,
+        );
+      }
+      const event = JSON.parse(line);
+      events.push(event);
+      return event;
+    };
+    try {
+      assert.deepEqual(await nextEvent(), { event: "connect" });
+      const initial = [await nextEvent(), await nextEvent()];
+      assert.deepEqual(
+        initial.map((e) => [e.event, e.name, e.data]),
+        [["add", "first", { a: "1" }], ["add", "second", { a: "2" }]],
+      );
+      assert.deepEqual(await nextEvent(), {
+        event: "ready",
+        names: ["first", "second"],
+      });
+      const list = server.requests.find((r) =>
+        r.method === "GET" && r.path === cmPath()
+      );
+      assert.equal(list?.query.has("limit"), false, "the informer lists whole");
+
+      await eventually(
+        () =>
+          server.requests.some((r) =>
+            r.path === cmPath() && r.query.get("watch") === "true"
+          ),
+        "the informer's watch",
+      );
+      const created = await api<{ metadata: { resourceVersion: string } }>(
+        server,
+        "POST",
+        cmPath(),
+        configMap("third", { a: "3" }),
+      );
+      assert.deepEqual(await nextEvent(), {
+        event: "add",
+        name: "third",
+        resourceVersion: created.metadata.resourceVersion,
+        data: { a: "3" },
+      });
+      const updated = await api<{ metadata: { resourceVersion: string } }>(
+        server,
+        "PATCH",
+        cmPath("first"),
+        { data: { a: "10" } },
+        "application/merge-patch+json",
+      );
+      assert.deepEqual(await nextEvent(), {
+        event: "update",
+        name: "first",
+        resourceVersion: updated.metadata.resourceVersion,
+        data: { a: "10" },
+      });
+      await api(server, "DELETE", cmPath("second"));
+      const deleted = await nextEvent();
+      assert.equal(deleted.event, "delete");
+      assert.equal(deleted.name, "second");
+      assert.ok(
+        !events.some((e) => e.event === "error"),
+        JSON.stringify(events),
+      );
+    } finally {
+      child.kill("SIGTERM");
+      await lines.cancel();
+      await child.status;
+      await stderr;
+    }
+  },
+});
