@@ -1,0 +1,540 @@
+import assert from "node:assert/strict";
+import {
+  ApiError,
+  Client,
+  ConflictError,
+  type KubeObject,
+  NotFoundError,
+} from "../apiclient/mod.ts";
+import { FakeApiServer } from "../testing/mod.ts";
+import { readFresh, readList, settleStatus, written } from "./requests.ts";
+import { Versions } from "./versions.ts";
+
+interface Widget extends KubeObject {
+  spec?: { size?: number };
+  status?: { phase?: string; observed?: number };
+}
+
+const COLLECTION = "/apis/example.com/v1/namespaces/demo/widgets";
+const path = (name: string): string => `${COLLECTION}/${name}`;
+
+function newServer(): FakeApiServer {
+  const server = new FakeApiServer();
+  server.register({
+    group: "example.com",
+    version: "v1",
+    resource: "widgets",
+    kind: "Widget",
+    namespaced: true,
+    statusSubresource: true,
+  });
+  return server;
+}
+
+function widget(name: string, size = 1): Widget {
+  return {
+    apiVersion: "example.com/v1",
+    kind: "Widget",
+    metadata: { name, namespace: "demo" },
+    spec: { size },
+  };
+}
+
+/** The requests the server saw since `from`, as `METHOD path`. */
+function seen(server: FakeApiServer, from = 0): string[] {
+  return server.requests.slice(from).map((request) =>
+    `${request.method} ${request.path}`
+  );
+}
+
+/**
+ * A fetch in front of the fake whose answers to matching requests are held
+ * back after the server made them, until `release` is called: the server
+ * answered, but the answer reaches the client later.
+ */
+function heldFetch(
+  server: FakeApiServer,
+  holds: (method: string, url: URL) => boolean,
+): { fetch: typeof fetch; answered: Promise<void>; release(): void } {
+  const gate = Promise.withResolvers<void>();
+  const answered = Promise.withResolvers<void>();
+  const held: typeof fetch = async (input, init) => {
+    const request = new Request(input, init);
+    const response = await server.fetch(request);
+    if (holds(request.method, new URL(request.url))) {
+      answered.resolve();
+      await gate.promise;
+    }
+    return response;
+  };
+  return { fetch: held, answered: answered.promise, release: gate.resolve };
+}
+
+/** Lets the microtask queue run dry (no timers involved). */
+async function flush(): Promise<void> {
+  for (let i = 0; i < 50; i++) await Promise.resolve();
+}
+
+Deno.test("readFresh: reads from the server and notes the version", async () => {
+  await using server = newServer();
+  const client = new Client(server.url, { fetch: server.fetch });
+  const made = await client.create(COLLECTION, widget("a"));
+  const versions = new Versions();
+  const before = server.requests.length;
+  const fresh = await readFresh<Widget>(client, {
+    versions,
+    key: "demo/a",
+    path: path("a"),
+  });
+  assert.deepEqual(seen(server, before), [`GET ${path("a")}`]);
+  assert.equal(fresh.metadata.resourceVersion, made.metadata.resourceVersion);
+  assert.equal(
+    versions.current("demo/a", fresh.metadata.resourceVersion!),
+    true,
+  );
+  assert.equal(versions.current("demo/a", "0"), false);
+});
+
+Deno.test("readFresh: a 404 notes the empty version and rejects", async () => {
+  await using server = newServer();
+  const client = new Client(server.url, { fetch: server.fetch });
+  const versions = new Versions();
+  versions.note("demo/gone", "5");
+  await assert.rejects(
+    readFresh(client, { versions, key: "demo/gone", path: path("gone") }),
+    NotFoundError,
+  );
+  assert.equal(versions.noted("demo/gone"), true);
+  assert.equal(versions.current("demo/gone", "5"), false);
+});
+
+Deno.test("readFresh: an absent memo reads and records nothing", async () => {
+  await using server = newServer();
+  const client = new Client(server.url, { fetch: server.fetch });
+  await client.create(COLLECTION, widget("a", 3));
+  const fresh = await readFresh<Widget>(client, {
+    versions: undefined,
+    key: "demo/a",
+    path: path("a"),
+  });
+  assert.equal(fresh.spec?.size, 3);
+});
+
+Deno.test("readList: notes every listed object and sends no resourceVersion", async () => {
+  await using server = newServer();
+  const client = new Client(server.url, { fetch: server.fetch });
+  const a = await client.create(COLLECTION, widget("a"));
+  const b = await client.create(COLLECTION, widget("b"));
+  const versions = new Versions();
+  versions.note("demo/a", "old");
+  const before = server.requests.length;
+  const items = await readList<Widget>(client, { versions, path: COLLECTION });
+  const sent = server.requests.slice(before);
+  assert.deepEqual(sent.map((request) => request.path), [COLLECTION]);
+  assert.equal(sent[0]!.query.has("resourceVersion"), false);
+  assert.deepEqual(items.map((item) => item.metadata.name).sort(), ["a", "b"]);
+  assert.equal(versions.current("demo/a", a.metadata.resourceVersion!), true);
+  assert.equal(versions.current("demo/a", "old"), false);
+  assert.equal(versions.current("demo/b", b.metadata.resourceVersion!), true);
+});
+
+Deno.test("readList: a write noted while the list is in flight keeps its version", async () => {
+  await using server = newServer();
+  const plain = new Client(server.url, { fetch: server.fetch });
+  const made = await plain.create(COLLECTION, widget("a"));
+  // The list is answered with the old copy, but reaches the client late.
+  const held = heldFetch(
+    server,
+    (method, url) => method === "GET" && url.pathname === COLLECTION,
+  );
+  const client = new Client(server.url, { fetch: held.fetch });
+  const versions = new Versions();
+  const listing = readList<Widget>(client, { versions, path: COLLECTION });
+  await held.answered;
+  const newer = await written(
+    "demo/a",
+    () => plain.replace(path("a"), { ...made, spec: { size: 2 } }),
+    { versions },
+  );
+  held.release();
+  const items = await listing;
+  assert.equal(
+    items[0]!.metadata.resourceVersion,
+    made.metadata.resourceVersion,
+  );
+  assert.equal(
+    versions.current("demo/a", newer.metadata.resourceVersion!),
+    true,
+  );
+  // A store copy at the listed (older) version must not count as current.
+  assert.equal(
+    versions.current("demo/a", made.metadata.resourceVersion!),
+    false,
+  );
+});
+
+Deno.test("readList: a list that fails notes nothing", async () => {
+  await using server = newServer();
+  const client = new Client(server.url, { fetch: server.fetch });
+  await client.create(COLLECTION, widget("a"));
+  const versions = new Versions();
+  versions.note("demo/a", "1");
+  server.refuse({ method: "GET", path: COLLECTION, status: 500, count: 1 });
+  await assert.rejects(
+    readList(client, { versions, path: COLLECTION }),
+    ApiError,
+  );
+  assert.equal(versions.current("demo/a", "1"), true);
+  assert.equal(versions.noted("demo/b"), false);
+});
+
+Deno.test("readList: an absent memo lists and records nothing", async () => {
+  await using server = newServer();
+  const client = new Client(server.url, { fetch: server.fetch });
+  await client.create(COLLECTION, widget("a"));
+  const items = await readList<Widget>(client, {
+    versions: undefined,
+    path: COLLECTION,
+  });
+  assert.equal(items.length, 1);
+});
+
+Deno.test("written: notes the server's copy; unheld until the watch has it", async () => {
+  await using server = newServer();
+  const client = new Client(server.url, { fetch: server.fetch });
+  const versions = new Versions();
+  const made = await written(
+    "demo/a",
+    () => client.create(COLLECTION, widget("a")),
+    { versions },
+  );
+  assert.equal(
+    versions.current("demo/a", made.metadata.resourceVersion!),
+    true,
+  );
+  assert.deepEqual(versions.unheld(new Map()), ["demo/a"]);
+  assert.deepEqual(versions.unheld(new Map([["demo/a", made]])), []);
+});
+
+Deno.test("written: a failed write notes the empty version and rethrows", async () => {
+  await using server = newServer();
+  const client = new Client(server.url, { fetch: server.fetch });
+  const versions = new Versions();
+  const made = await written(
+    "demo/a",
+    () => client.create(COLLECTION, widget("a")),
+    { versions },
+  );
+  // A replace from a copy that is already stale.
+  await client.replace(path("a"), { ...made, spec: { size: 5 } });
+  await assert.rejects(
+    written(
+      "demo/a",
+      () => client.replace(path("a"), { ...made, spec: { size: 6 } }),
+      { versions },
+    ),
+    ConflictError,
+  );
+  assert.equal(versions.noted("demo/a"), true);
+  assert.equal(
+    versions.current("demo/a", made.metadata.resourceVersion!),
+    false,
+  );
+});
+
+Deno.test("written: an absent memo sends the request and answers it", async () => {
+  await using server = newServer();
+  const client = new Client(server.url, { fetch: server.fetch });
+  const made = await written(
+    "demo/a",
+    () => client.create(COLLECTION, widget("a")),
+  );
+  assert.equal(made.metadata.name, "a");
+  assert.equal(server.count({ method: "POST" }), 1);
+});
+
+Deno.test("written: two writers of one object; the second is sent only after the first answer arrives", async () => {
+  await using server = newServer();
+  const plain = new Client(server.url, { fetch: server.fetch });
+  const made = await plain.create(COLLECTION, widget("a"));
+  // The first write's answer reaches the client late.
+  let puts = 0;
+  const held = heldFetch(server, (method) => method === "PUT" && ++puts === 1);
+  const client = new Client(server.url, { fetch: held.fetch });
+  const versions = new Versions();
+  const before = server.requests.length;
+  const first = written(
+    "demo/a",
+    () => client.replace(path("a"), { ...made, spec: { size: 2 } }),
+    { versions },
+  );
+  const second = written(
+    "demo/a",
+    async () => {
+      const current = await client.get<Widget>(path("a"));
+      return client.replace(path("a"), { ...current, spec: { size: 3 } });
+    },
+    { versions },
+  );
+  await held.answered;
+  await flush();
+  // The second writer has sent nothing while the first answer is out.
+  assert.deepEqual(seen(server, before), [`PUT ${path("a")}`]);
+  held.release();
+  const [one, two] = await Promise.all([first, second]);
+  assert.deepEqual(seen(server, before), [
+    `PUT ${path("a")}`,
+    `GET ${path("a")}`,
+    `PUT ${path("a")}`,
+  ]);
+  assert.equal(versions.current("demo/a", two.metadata.resourceVersion!), true);
+  assert.equal(
+    versions.current("demo/a", one.metadata.resourceVersion!),
+    false,
+  );
+});
+
+/** An apply that marks the copy Ready and records what it was given. */
+function markReady(given: Widget[]): (copy: Widget) => boolean {
+  return (copy) => {
+    given.push(structuredClone(copy));
+    if (copy.status?.phase === "Ready") return false;
+    copy.status = { phase: "Ready", observed: copy.spec?.size ?? 0 };
+    return true;
+  };
+}
+
+Deno.test("settleStatus: 200 writes once and answers the server's copy", async () => {
+  await using server = newServer();
+  const client = new Client(server.url, { fetch: server.fetch });
+  const held = await client.create(COLLECTION, widget("a"));
+  const versions = new Versions();
+  const given: Widget[] = [];
+  const before = server.requests.length;
+  const { landed, object } = await settleStatus(client, held, {
+    versions,
+    path: path("a"),
+    apply: markReady(given),
+  });
+  assert.deepEqual(seen(server, before), [`PUT ${path("a")}/status`]);
+  assert.equal(landed, true);
+  assert.equal(given.length, 1);
+  assert.equal(object.status?.phase, "Ready");
+  assert.notEqual(
+    object.metadata.resourceVersion,
+    held.metadata.resourceVersion,
+  );
+  assert.equal(
+    versions.current("demo/a", object.metadata.resourceVersion!),
+    true,
+  );
+  assert.equal(held.status?.phase, "Ready");
+});
+
+Deno.test("settleStatus: a copy that needs no write sends nothing", async () => {
+  await using server = newServer();
+  const client = new Client(server.url, { fetch: server.fetch });
+  const held = await client.create(COLLECTION, widget("a"));
+  const before = server.requests.length;
+  const result = await settleStatus(client, held, {
+    versions: new Versions(),
+    path: path("a"),
+    apply: () => false,
+  });
+  assert.deepEqual(seen(server, before), []);
+  assert.equal(result.landed, false);
+  assert.equal(result.object, held);
+});
+
+Deno.test("settleStatus: 409 then 200 reads again, applies to the fresh copy, writes once more", async () => {
+  await using server = newServer();
+  const client = new Client(server.url, { fetch: server.fetch });
+  const held = await client.create(COLLECTION, widget("a", 1));
+  // Another writer changes the spec: the held copy is stale now.
+  const other = await client.replace(path("a"), { ...held, spec: { size: 7 } });
+  const versions = new Versions();
+  const given: Widget[] = [];
+  const before = server.requests.length;
+  const { landed, object } = await settleStatus(client, held, {
+    versions,
+    path: path("a"),
+    apply: markReady(given),
+  });
+  assert.deepEqual(seen(server, before), [
+    `PUT ${path("a")}/status`,
+    `GET ${path("a")}`,
+    `PUT ${path("a")}/status`,
+  ]);
+  assert.equal(landed, true);
+  // apply ran on the held copy, then on the fresh one.
+  assert.equal(given.length, 2);
+  assert.equal(given[0]!.spec?.size, 1);
+  assert.equal(given[1]!.spec?.size, 7);
+  assert.equal(
+    given[1]!.metadata.resourceVersion,
+    other.metadata.resourceVersion,
+  );
+  assert.deepEqual(object.status, { phase: "Ready", observed: 7 });
+  assert.equal(object.spec?.size, 7);
+  assert.equal(
+    versions.current("demo/a", object.metadata.resourceVersion!),
+    true,
+  );
+  // Go copies the fresh object over the held one.
+  assert.equal(held.spec?.size, 7);
+});
+
+Deno.test("settleStatus: a refused 409 (fault injection) follows the same sequence", async () => {
+  await using server = newServer();
+  const client = new Client(server.url, { fetch: server.fetch });
+  const held = await client.create(COLLECTION, widget("a"));
+  server.refuse({
+    method: "PUT",
+    path: `${path("a")}/status`,
+    status: 409,
+    reason: "Conflict",
+    count: 1,
+  });
+  const before = server.requests.length;
+  const { landed, object } = await settleStatus(client, held, {
+    versions: new Versions(),
+    path: path("a"),
+    apply: markReady([]),
+  });
+  assert.deepEqual(seen(server, before), [
+    `PUT ${path("a")}/status`,
+    `GET ${path("a")}`,
+    `PUT ${path("a")}/status`,
+  ]);
+  assert.equal(landed, true);
+  assert.equal(object.status?.phase, "Ready");
+});
+
+Deno.test("settleStatus: the fresh copy no longer needs the write", async () => {
+  await using server = newServer();
+  const client = new Client(server.url, { fetch: server.fetch });
+  const held = await client.create(COLLECTION, widget("a"));
+  // Another writer already wrote the same status.
+  const theirs = await client.replaceStatus(path("a"), {
+    ...held,
+    status: { phase: "Ready", observed: 1 },
+  });
+  const versions = new Versions();
+  const given: Widget[] = [];
+  const before = server.requests.length;
+  const { landed, object } = await settleStatus(client, held, {
+    versions,
+    path: path("a"),
+    apply: markReady(given),
+  });
+  assert.deepEqual(seen(server, before), [
+    `PUT ${path("a")}/status`,
+    `GET ${path("a")}`,
+  ]);
+  assert.equal(landed, false);
+  assert.equal(given.length, 2);
+  assert.equal(
+    object.metadata.resourceVersion,
+    theirs.metadata.resourceVersion,
+  );
+  assert.deepEqual(object.status, { phase: "Ready", observed: 1 });
+  assert.equal(
+    versions.current("demo/a", theirs.metadata.resourceVersion!),
+    true,
+  );
+});
+
+Deno.test("settleStatus: 404 reads again and rejects with NotFoundError", async () => {
+  await using server = newServer();
+  const client = new Client(server.url, { fetch: server.fetch });
+  const held = await client.create(COLLECTION, widget("a"));
+  await client.delete(path("a"));
+  const versions = new Versions();
+  const given: Widget[] = [];
+  const before = server.requests.length;
+  await assert.rejects(
+    settleStatus(client, held, {
+      versions,
+      path: path("a"),
+      apply: markReady(given),
+    }),
+    NotFoundError,
+  );
+  assert.deepEqual(seen(server, before), [
+    `PUT ${path("a")}/status`,
+    `GET ${path("a")}`,
+  ]);
+  assert.equal(given.length, 1);
+  // The held copy keeps the status the server did not take.
+  assert.equal(held.status?.phase, "Ready");
+  assert.equal(versions.noted("demo/a"), true);
+  assert.equal(
+    versions.current("demo/a", held.metadata.resourceVersion!),
+    false,
+  );
+});
+
+Deno.test("settleStatus: another error is not retried and the held copy keeps the status", async () => {
+  await using server = newServer();
+  const client = new Client(server.url, { fetch: server.fetch });
+  const held = await client.create(COLLECTION, widget("a"));
+  server.refuse({ method: "PUT", status: 500, count: 1 });
+  const versions = new Versions();
+  const before = server.requests.length;
+  await assert.rejects(
+    settleStatus(client, held, {
+      versions,
+      path: path("a"),
+      apply: markReady([]),
+    }),
+    (error) => error instanceof ApiError && error.status === 500,
+  );
+  assert.deepEqual(seen(server, before), [`PUT ${path("a")}/status`]);
+  assert.equal(held.status?.phase, "Ready");
+  assert.equal(
+    versions.current("demo/a", held.metadata.resourceVersion!),
+    false,
+  );
+});
+
+Deno.test("settleStatus: a second refusal rejects after exactly one retry", async () => {
+  await using server = newServer();
+  const client = new Client(server.url, { fetch: server.fetch });
+  const held = await client.create(COLLECTION, widget("a"));
+  server.refuse({
+    method: "PUT",
+    path: `${path("a")}/status`,
+    status: 409,
+    reason: "Conflict",
+    count: 2,
+  });
+  const before = server.requests.length;
+  await assert.rejects(
+    settleStatus(client, held, {
+      versions: new Versions(),
+      path: path("a"),
+      apply: markReady([]),
+    }),
+    ConflictError,
+  );
+  assert.deepEqual(seen(server, before), [
+    `PUT ${path("a")}/status`,
+    `GET ${path("a")}`,
+    `PUT ${path("a")}/status`,
+  ]);
+  assert.equal(held.status?.phase, "Ready");
+});
+
+Deno.test("settleStatus: an absent memo settles all the same", async () => {
+  await using server = newServer();
+  const client = new Client(server.url, { fetch: server.fetch });
+  const held = await client.create(COLLECTION, widget("a"));
+  await client.replace(path("a"), { ...held, spec: { size: 4 } });
+  const { landed, object } = await settleStatus(client, held, {
+    versions: undefined,
+    path: path("a"),
+    apply: markReady([]),
+  });
+  assert.equal(landed, true);
+  assert.deepEqual(object.status, { phase: "Ready", observed: 4 });
+});
