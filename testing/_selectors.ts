@@ -42,13 +42,23 @@ function splitTop(text: string): string[] {
 }
 
 const KEY = /^[A-Za-z0-9]([-A-Za-z0-9_./]*[A-Za-z0-9])?$/;
+const VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
+
+function checkValue(value: string, text: string): string {
+  if (!VALUE.test(value)) {
+    throw badRequest(
+      `unable to parse requirement: ${text}: invalid label value: "${value}"`,
+    );
+  }
+  return value;
+}
 
 function parseRequirement(text: string): Requirement {
   let m = /^!\s*(\S+)$/.exec(text);
   if (m) return { key: check(m[1]!, text), op: "!exists", values: [] };
   m = /^(\S+?)\s+(in|notin)\s*\((.*)\)$/.exec(text);
   if (m) {
-    const values = m[3]!.split(",").map((v) => v.trim());
+    const values = m[3]!.split(",").map((v) => checkValue(v.trim(), text));
     return {
       key: check(m[1]!, text),
       op: m[2] as "in" | "notin",
@@ -60,7 +70,7 @@ function parseRequirement(text: string): Requirement {
     return {
       key: check(m[1]!, text),
       op: m[2] === "!=" ? "!=" : "=",
-      values: [m[3]!.trim()],
+      values: [checkValue(m[3]!.trim(), text)],
     };
   }
   if (KEY.test(text)) return { key: text, op: "exists", values: [] };

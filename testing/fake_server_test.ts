@@ -470,7 +470,7 @@ Deno.test("object, put and remove reach the store directly", async () => {
 
 Deno.test("Events: cluster-scoped objects only in default or kube-system, namespaces must match", async () => {
   await using server = new FakeApiServer();
-  const event = (namespace: string, involved?: string) => ({
+  const event = (_namespace: string, involved?: string) => ({
     metadata: { generateName: "e." },
     involvedObject: {
       kind: involved ? "Pod" : "Node",
