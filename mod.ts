@@ -18,3 +18,4 @@
  */
 export * as apiclient from "./apiclient/mod.ts";
 export * as conditions from "./conditions/mod.ts";
+export * as events from "./events/mod.ts";
