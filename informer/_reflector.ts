@@ -1,0 +1,654 @@
+// The reflector: reads a collection, watches it from the version that read
+// answered, resumes, reads again after a 410, backs off while the server
+// fails, and never gives up until its signal ends. One task does all of it,
+// and also applies each change to the store and runs the handler, so the
+// store always holds at least what a handler was told.
+import type { Client } from "../apiclient/client.ts";
+import { ApiError } from "../apiclient/errors.ts";
+import type { KubeList, KubeObject, WatchEvent } from "../apiclient/types.ts";
+import { apiPath } from "../apiclient/path.ts";
+import { Backoff, sleep } from "./_backoff.ts";
+import {
+  eventError,
+  isExpired,
+  isForbidden,
+  isTooLargeVersion,
+  isTransient,
+  retryAfterMs,
+} from "./_errors.ts";
+import { MemoryStore } from "./_store.ts";
+import type { CollectionOptions, Handler, Source } from "./collection.ts";
+import { DeletedFinalStateUnknown } from "./tombstone.ts";
+
+/** Objects per page of a list. */
+export const PAGE_SIZE = 500;
+/** The shortest watch timeout asked for; each watch asks for 1× to 2× this. */
+export const MIN_WATCH_TIMEOUT_SECONDS = 300;
+/** Silence beyond the watch's own timeout after which it is presumed dead. */
+export const IDLE_MARGIN = 30_000;
+/** Default wait before an absent collection is asked for again. */
+export const DEFAULT_ABSENT_RECHECK = 300_000;
+/** A watch that closes sooner than this with no event counts as a failure. */
+export const SHORT_WATCH = 1_000;
+/** The bookmark annotation that ends the initial events of a streaming list. */
+export const INITIAL_EVENTS_END = "k8s.io/initial-events-end";
+
+type Events<T extends KubeObject> = AsyncIterator<WatchEvent<T>>;
+
+interface Open<T extends KubeObject> {
+  events: Events<T>;
+  cancel(): Promise<void>;
+}
+
+type Step<T extends KubeObject> =
+  | { next: "read"; wait: number }
+  | { next: "watch"; wait: number; open?: Open<T> }
+  | { next: "quiet" };
+
+/** The key a store holds an object under, as `memo.key` answers it. */
+export function keyOf(object: KubeObject): string {
+  const meta = object.metadata;
+  if (meta === undefined) return "";
+  const name = meta.name ?? "";
+  return meta.namespace ? `${meta.namespace}/${name}` : name;
+}
+
+function versionOf(object: KubeObject): string {
+  return object.metadata?.resourceVersion ?? "";
+}
+
+function isPromise(value: unknown): value is Promise<unknown> {
+  return typeof (value as Promise<unknown> | undefined)?.then === "function";
+}
+
+/** A list that holds everything the read found, and the version it shows. */
+interface Listed {
+  items: KubeObject[];
+  resourceVersion: string;
+}
+
+/** One collection's reflector, store and handler delivery. */
+export class Informer<T extends KubeObject> {
+  readonly store: MemoryStore<T>;
+  #client: Client;
+  #path: string;
+  #source: Source;
+  #options: CollectionOptions<T>;
+  #handler: Handler<T>;
+  #report: (error: unknown) => void;
+  #signal: AbortSignal;
+  #backoff: Backoff;
+
+  /** The version the next watch or list starts from. */
+  #lastVersion = "";
+  /** The last version failed with 410 or "too large": read the newest. */
+  #versionUnavailable = false;
+  /** `false` once the server refused a streaming list as unsupported. */
+  #streaming = true;
+  #firstRead = false;
+  #watching = false;
+  #failed = false;
+  #accepted = 0;
+
+  constructor(
+    client: Client,
+    source: Source,
+    options: CollectionOptions<T>,
+    signal: AbortSignal,
+    report: (error: unknown) => void,
+  ) {
+    this.#client = client;
+    this.#source = source;
+    this.#path = apiPath({
+      group: source.group,
+      version: source.version,
+      resource: source.resource,
+      namespace: source.namespace,
+    });
+    this.#options = options;
+    this.#handler = options.handler ?? {};
+    this.#report = report;
+    this.#signal = signal;
+    this.#backoff = new Backoff(options.random);
+    this.store = new MemoryStore<T>(options.indexers, report);
+  }
+
+  /** The first read is in the store, and a watch is allowed (see `synced`). */
+  synced(): boolean {
+    return this.#firstRead && this.#watching;
+  }
+
+  /** Whether the first read is in the store and handled. */
+  get firstRead(): boolean {
+    return this.#firstRead;
+  }
+
+  /** The collection's path with a query. */
+  #url(params: Record<string, string | undefined>): string {
+    const query = new URLSearchParams();
+    for (const [name, value] of Object.entries(params)) {
+      if (value !== undefined && value !== "") query.set(name, value);
+    }
+    if (this.#source.labelSelector) {
+      query.set("labelSelector", this.#source.labelSelector);
+    }
+    if (this.#source.fieldSelector) {
+      query.set("fieldSelector", this.#source.fieldSelector);
+    }
+    const text = query.toString();
+    return text === "" ? this.#path : `${this.#path}?${text}`;
+  }
+
+  /** Runs until the signal aborts; resolves after the last handler returned. */
+  async run(): Promise<void> {
+    const signal = this.#signal;
+    let step: Step<T> = { next: "read", wait: 0 };
+    try {
+      while (!signal.aborted) {
+        if (step.next !== "quiet" && step.wait > 0) {
+          await sleep(step.wait, signal);
+          if (signal.aborted) break;
+        }
+        try {
+          if (step.next === "read") step = await this.#read();
+          else if (step.next === "quiet") step = await this.#quiet();
+          else step = await this.#watch(step.open);
+        } catch (error) {
+          // Nothing above should throw; if something does, start over after
+          // a wait rather than stop.
+          if (signal.aborted) break;
+          this.#report(error);
+          step = { next: "read", wait: this.#wait(error) };
+        }
+      }
+    } finally {
+      // A streaming list's stream not yet taken over by a watch.
+      if (step.next === "watch") await step.open?.cancel().catch(() => {});
+    }
+  }
+
+  #wait(error: unknown): number {
+    return Math.max(this.#backoff.next(), retryAfterMs(error));
+  }
+
+  // ------------------------------------------------------------ watch state
+
+  #accept(counts: boolean): void {
+    this.#watching = true;
+    if (counts) {
+      this.#accepted++;
+      if (this.#accepted > 1) this.#call(this.#options.reopened);
+    }
+    if (this.#failed) {
+      this.#failed = false;
+      this.#call(this.#options.recovered);
+    }
+  }
+
+  #refused(error: unknown): void {
+    this.#failed = true;
+    if (this.#options.unreadyOnWatchError || isForbidden(error)) {
+      this.#watching = false;
+    }
+  }
+
+  /** A watch that was open ended with a failure. */
+  #broke(): void {
+    this.#failed = true;
+    if (this.#options.unreadyOnWatchError) this.#watching = false;
+  }
+
+  #call(callback: (() => void) | undefined): void {
+    if (callback === undefined) return;
+    try {
+      callback();
+    } catch (error) {
+      this.#report(error);
+    }
+  }
+
+  // ------------------------------------------------------------------- read
+
+  async #read(): Promise<Step<T>> {
+    if (this.#streaming) {
+      const streamed = await this.#streamList();
+      if (streamed !== undefined) return streamed;
+    }
+    return await this.#list();
+  }
+
+  /** The timeout of one watch: random in [300, 600) seconds. */
+  #timeout(): number {
+    const random = this.#options.random ?? Math.random;
+    return Math.floor(MIN_WATCH_TIMEOUT_SECONDS * (1 + random()));
+  }
+
+  async #open(
+    params: Record<string, string | undefined>,
+    timeout: number,
+  ): Promise<Open<T>> {
+    const stream = await this.#client.watch<T>(
+      this.#url({
+        watch: "true",
+        ...params,
+        allowWatchBookmarks: "true",
+        timeoutSeconds: String(timeout),
+      }),
+      { signal: this.#signal, idleTimeout: timeout * 1000 + IDLE_MARGIN },
+    );
+    return {
+      events: stream[Symbol.asyncIterator](),
+      cancel: () => stream.cancel(),
+    };
+  }
+
+  /**
+   * A streaming list: a watch that first sends every object, then a bookmark
+   * that marks the end of them. Answers undefined to fall back to a list.
+   */
+  async #streamList(): Promise<Step<T> | undefined> {
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const from = this.#versionUnavailable ? "" : this.#lastVersion;
+      let open: Open<T>;
+      try {
+        open = await this.#open({
+          sendInitialEvents: "true",
+          resourceVersionMatch: "NotOlderThan",
+          resourceVersion: from,
+        }, this.#timeout());
+      } catch (error) {
+        if (this.#signal.aborted) return { next: "read", wait: 0 };
+        if (isExpired(error) || isTooLargeVersion(error)) {
+          this.#versionUnavailable = true;
+          continue;
+        }
+        if (this.#isAbsent(error)) return undefined;
+        if (isTransient(error)) {
+          this.#refused(error);
+          return { next: "read", wait: this.#wait(error) };
+        }
+        if (isForbidden(error)) {
+          this.#refused(error);
+          return undefined;
+        }
+        // A server without streaming lists refuses the parameters (400, 422).
+        this.#streaming = false;
+        return undefined;
+      }
+      this.#accept(true);
+      const initial = new Map<string, KubeObject>();
+      let end: string | undefined;
+      let failure: unknown;
+      try {
+        for (;;) {
+          const { value: event, done } = await open.events.next();
+          if (done) break;
+          if (event.type === "ERROR") {
+            failure = eventError(event.object, this.#path);
+            break;
+          }
+          const object = event.object;
+          if (event.type === "BOOKMARK") {
+            const annotations = object.metadata?.annotations;
+            if (annotations?.[INITIAL_EVENTS_END] === "true") {
+              end = versionOf(object);
+              break;
+            }
+          } else if (event.type === "DELETED") {
+            initial.delete(keyOf(object));
+          } else {
+            initial.set(keyOf(object), object);
+          }
+        }
+      } catch (error) {
+        failure = error;
+      }
+      if (this.#signal.aborted) {
+        await open.cancel().catch(() => {});
+        return { next: "read", wait: 0 };
+      }
+      if (end === undefined) {
+        await open.cancel().catch(() => {});
+        if (isExpired(failure) || isTooLargeVersion(failure)) {
+          this.#versionUnavailable = true;
+          continue;
+        }
+        if (failure === undefined) {
+          // The stream ended with no end marker: a server that ignores the
+          // parameter. Lists serve this collection from now on.
+          this.#streaming = false;
+        } else {
+          this.#broke();
+        }
+        return undefined;
+      }
+      this.#versionUnavailable = false;
+      await this.#replace(initial.values(), end);
+      return { next: "watch", wait: 0, open };
+    }
+    return undefined;
+  }
+
+  /** A paginated list, then a replace of the store. */
+  async #list(): Promise<Step<T>> {
+    let listed: Listed;
+    try {
+      try {
+        listed = await this.#pages(this.#versionUnavailable);
+      } catch (error) {
+        if (
+          this.#signal.aborted || this.#versionUnavailable ||
+          this.#lastVersion === "" ||
+          !(isExpired(error) || isTooLargeVersion(error))
+        ) throw error;
+        // The version is gone or not reached yet: list the newest instead.
+        this.#versionUnavailable = true;
+        listed = await this.#pages(true);
+      }
+    } catch (error) {
+      if (this.#signal.aborted) return { next: "read", wait: 0 };
+      if (this.#isAbsent(error)) {
+        this.#lastVersion = "";
+        this.#versionUnavailable = false;
+        await this.#replace([], "");
+        return { next: "quiet" };
+      }
+      this.#listFailed(error);
+      return { next: "read", wait: this.#wait(error) };
+    }
+    if (listed.resourceVersion === "") {
+      const error = new ApiError(
+        `GET ${this.#path}: list answered no resourceVersion`,
+        { method: "GET", path: this.#path, status: 200 },
+      );
+      this.#listFailed(error);
+      return { next: "read", wait: this.#wait(error) };
+    }
+    this.#versionUnavailable = false;
+    await this.#replace(listed.items, listed.resourceVersion);
+    return { next: "watch", wait: 0 };
+  }
+
+  #listFailed(error: unknown): void {
+    const listFailed = this.#options.listFailed;
+    if (listFailed === undefined) return;
+    try {
+      listFailed(error);
+    } catch (thrown) {
+      this.#report(thrown);
+    }
+  }
+
+  #isAbsent(error: unknown): boolean {
+    const absent = this.#options.absent;
+    if (absent === undefined || !(error instanceof ApiError)) return false;
+    try {
+      return absent(error);
+    } catch (thrown) {
+      this.#report(thrown);
+      return false;
+    }
+  }
+
+  async #pages(newest: boolean): Promise<Listed> {
+    const signal = this.#signal;
+    // Never an older view than already seen: from the last version, or the
+    // newest (a consistent read) when there is none or it is gone.
+    const first: Record<string, string | undefined> =
+      newest || this.#lastVersion === "" ? {} : {
+        resourceVersion: this.#lastVersion,
+        resourceVersionMatch: "NotOlderThan",
+      };
+    const page = await this.#client.get<KubeList>(
+      this.#url({ ...first, limit: String(PAGE_SIZE) }),
+      { signal },
+    );
+    const items = page.items ?? [];
+    const resourceVersion = page.metadata?.resourceVersion ?? "";
+    let token = page.metadata?.continue;
+    while (token) {
+      let next: KubeList;
+      try {
+        next = await this.#client.get<KubeList>(
+          this.#url({ limit: String(PAGE_SIZE), continue: token }),
+          { signal },
+        );
+      } catch (error) {
+        if (!isExpired(error)) throw error;
+        // The token outlived the server's history: one full list instead.
+        const whole = await this.#client.get<KubeList>(this.#url(first), {
+          signal,
+        });
+        return {
+          items: whole.items ?? [],
+          resourceVersion: whole.metadata?.resourceVersion ?? "",
+        };
+      }
+      for (const item of next.items ?? []) items.push(item);
+      token = next.metadata?.continue;
+    }
+    return { items, resourceVersion };
+  }
+
+  /**
+   * An absent collection: an empty store that answers as current, asked for
+   * again after the recheck. No request is sent meanwhile.
+   */
+  async #quiet(): Promise<Step<T>> {
+    this.#accept(false);
+    await sleep(
+      this.#options.absentRecheck ?? DEFAULT_ABSENT_RECHECK,
+      this.#signal,
+    );
+    return { next: "read", wait: 0 };
+  }
+
+  // ------------------------------------------------------------------ watch
+
+  async #watch(given: Open<T> | undefined): Promise<Step<T>> {
+    let open = given;
+    if (open === undefined) {
+      try {
+        open = await this.#open(
+          { resourceVersion: this.#lastVersion },
+          this.#timeout(),
+        );
+      } catch (error) {
+        if (this.#signal.aborted) return { next: "read", wait: 0 };
+        if (isExpired(error)) return { next: "read", wait: this.#wait(error) };
+        this.#refused(error);
+        // A refused connection, a 429 or a 5xx says nothing about the
+        // version: watch again from it after a wait.
+        if (isTransient(error)) {
+          return { next: "watch", wait: this.#wait(error) };
+        }
+        return { next: "read", wait: this.#wait(error) };
+      }
+      this.#accept(true);
+    }
+    const started = Date.now();
+    let events = 0;
+    try {
+      for (;;) {
+        const { value: event, done } = await open.events.next();
+        if (done) break;
+        events++;
+        const object = event.object;
+        switch (event.type) {
+          case "ADDED":
+          case "MODIFIED": {
+            const applied = this.#apply(object as T);
+            if (applied !== undefined) await applied;
+            break;
+          }
+          case "DELETED": {
+            const removed = this.#remove(object as T);
+            if (removed !== undefined) await removed;
+            break;
+          }
+          case "BOOKMARK":
+            break;
+          case "ERROR": {
+            const error = eventError(event.object, this.#path);
+            if (isExpired(error)) {
+              return { next: "read", wait: this.#wait(error) };
+            }
+            this.#broke();
+            if (isTransient(error)) {
+              return { next: "watch", wait: this.#wait(error) };
+            }
+            return { next: "read", wait: this.#wait(error) };
+          }
+        }
+        const version = versionOf(object as KubeObject);
+        if (version !== "") this.#lastVersion = version;
+        if (this.#signal.aborted) return { next: "read", wait: 0 };
+      }
+    } catch (error) {
+      if (this.#signal.aborted) return { next: "read", wait: 0 };
+      // A cut connection, an idle stream, a malformed line: resume from
+      // the last version delivered. A line that fails to decode can fail
+      // again, so that case waits first.
+      this.#broke();
+      return {
+        next: "watch",
+        wait: isTransient(error) && events > 0 ? 0 : this.#wait(error),
+      };
+    } finally {
+      await open.cancel().catch(() => {});
+    }
+    if (events === 0 && Date.now() - started < SHORT_WATCH) {
+      return { next: "watch", wait: this.#backoff.next() };
+    }
+    return { next: "watch", wait: 0 };
+  }
+
+  // --------------------------------------------------------------- delivery
+
+  /** Trims, transforms and decodes one object; undefined when it fails. */
+  #ingest(raw: KubeObject): T | undefined {
+    const meta = raw.metadata;
+    if (meta !== undefined && meta.managedFields !== undefined) {
+      delete meta.managedFields;
+    }
+    const { transform, decode } = this.#options;
+    if (transform === undefined && decode === undefined) return raw as T;
+    try {
+      const shaped = transform === undefined ? raw : transform(raw) ?? raw;
+      return decode === undefined ? shaped as T : decode(shaped);
+    } catch (error) {
+      this.#report(error);
+      return undefined;
+    }
+  }
+
+  /** Runs one handler call; answers its promise only when it made one. */
+  #deliver(
+    call: (() => void | Promise<void>) | undefined,
+  ): Promise<void> | undefined {
+    if (call === undefined) return undefined;
+    let result: unknown;
+    try {
+      result = call();
+    } catch (error) {
+      this.#report(error);
+      return undefined;
+    }
+    if (!isPromise(result)) return undefined;
+    return result.then(() => {}, (error) => this.#report(error));
+  }
+
+  #apply(raw: KubeObject): Promise<void> | undefined {
+    const key = keyOf(raw);
+    const version = versionOf(raw);
+    const item = this.#ingest(raw);
+    if (item === undefined) {
+      this.store.setUndecodable(key, version);
+      return undefined;
+    }
+    const previous = this.store.set(key, item);
+    const handler = this.#handler;
+    if (previous !== undefined) {
+      if (handler.update === undefined) return undefined;
+      return this.#deliver(() => handler.update!(previous, item));
+    }
+    if (handler.add === undefined) return undefined;
+    return this.#deliver(() => handler.add!(item));
+  }
+
+  #remove(raw: KubeObject): Promise<void> | undefined {
+    const key = keyOf(raw);
+    const held = this.store.has(key);
+    const previous = this.store.delete(key);
+    const handler = this.#handler;
+    if (handler.delete === undefined) return undefined;
+    const last = this.#ingest(raw) ?? previous;
+    if (last !== undefined) return this.#deliver(() => handler.delete!(last));
+    if (!held) return undefined;
+    // Held, but no copy of it ever decoded.
+    return this.#deliver(() =>
+      handler.delete!(new DeletedFinalStateUnknown<T>(key, undefined))
+    );
+  }
+
+  /**
+   * Replaces the store with a whole read and tells the handler what changed:
+   * adds and updates in the read's order, then a delete with a final-state-
+   * unknown marker for each object that vanished while no watch was open.
+   */
+  async #replace(items: Iterable<KubeObject>, version: string): Promise<void> {
+    const next = new Map<string, T>();
+    const undecodable = new Map<string, string>();
+    for (const raw of items) {
+      const key = keyOf(raw);
+      const item = this.#ingest(raw);
+      if (item === undefined) undecodable.set(key, versionOf(raw));
+      else next.set(key, item);
+    }
+    const before = this.store.entries();
+    const beforeUndecodable = this.store.undecodable();
+    this.store.replace(next, undecodable);
+    if (version !== "") this.#lastVersion = version;
+    const handler = this.#handler;
+    if (handler.add || handler.update) {
+      for (const [key, item] of next) {
+        const previous = before.get(key);
+        let pending: Promise<void> | undefined;
+        if (previous === undefined) {
+          if (handler.add) pending = this.#deliver(() => handler.add!(item));
+        } else if (versionOf(previous) !== versionOf(item)) {
+          if (handler.update) {
+            pending = this.#deliver(() => handler.update!(previous, item));
+          }
+        }
+        if (pending !== undefined) await pending;
+      }
+    }
+    if (handler.delete) {
+      const gone: [string, T | undefined][] = [];
+      for (const [key, previous] of before) {
+        if (!next.has(key) && !undecodable.has(key)) gone.push([key, previous]);
+      }
+      for (const key of beforeUndecodable.keys()) {
+        if (!next.has(key) && !undecodable.has(key)) {
+          gone.push([key, undefined]);
+        }
+      }
+      gone.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+      for (const [key, previous] of gone) {
+        const pending = this.#deliver(() =>
+          handler.delete!(new DeletedFinalStateUnknown<T>(key, previous))
+        );
+        if (pending !== undefined) await pending;
+      }
+    }
+    if (!this.#firstRead) {
+      this.#firstRead = true;
+      const synced = this.#options.synced;
+      if (synced !== undefined) {
+        const pending = this.#deliver(synced);
+        if (pending !== undefined) await pending;
+      }
+    }
+  }
+}

@@ -1,0 +1,177 @@
+import type { KubeObject } from "../apiclient/types.ts";
+import type { Indexers, Store } from "./store.ts";
+
+/** Compares strings by code unit, as the API server orders keys. */
+export function compareKeys(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/**
+ * The store behind a collection. The reflector writes it; everyone else
+ * reads it through {@linkcode Store}.
+ */
+export class MemoryStore<T extends KubeObject> implements Store<T> {
+  #items = new Map<string, T>();
+  /** Objects that exist but did not decode: key → resourceVersion. */
+  #undecodable = new Map<string, string>();
+  #indexers: [string, (object: T) => readonly string[]][];
+  /** index name → index value → keys. */
+  #indices = new Map<string, Map<string, Set<string>>>();
+  /** key → the values it is indexed under, one list per indexer. */
+  #indexed = new Map<string, (readonly string[])[]>();
+  #report: (error: unknown) => void;
+
+  constructor(
+    indexers: Indexers<T> | undefined,
+    report: (error: unknown) => void,
+  ) {
+    this.#indexers = Object.entries(indexers ?? {});
+    for (const [name] of this.#indexers) this.#indices.set(name, new Map());
+    this.#report = report;
+  }
+
+  get size(): number {
+    return this.#items.size + this.#undecodable.size;
+  }
+
+  get(key: string): T | undefined {
+    return this.#items.get(key);
+  }
+
+  has(key: string): boolean {
+    return this.#items.has(key) || this.#undecodable.has(key);
+  }
+
+  version(key: string): string | undefined {
+    const item = this.#items.get(key);
+    if (item !== undefined) return item.metadata?.resourceVersion ?? "";
+    return this.#undecodable.get(key);
+  }
+
+  keys(): string[] {
+    const keys = [...this.#items.keys()];
+    for (const key of this.#undecodable.keys()) keys.push(key);
+    return keys.sort(compareKeys);
+  }
+
+  values(): T[] {
+    return [...this.#items.values()];
+  }
+
+  byIndex(index: string, value: string): T[] {
+    const items: T[] = [];
+    for (const key of this.indexKeys(index, value)) {
+      const item = this.#items.get(key);
+      if (item !== undefined) items.push(item);
+    }
+    return items;
+  }
+
+  indexKeys(index: string, value: string): string[] {
+    const keys = this.#index(index).get(value);
+    return keys === undefined ? [] : [...keys].sort(compareKeys);
+  }
+
+  indexValues(index: string): string[] {
+    return [...this.#index(index).keys()].sort(compareKeys);
+  }
+
+  /** The entries, for the relist diff. */
+  entries(): Map<string, T> {
+    return this.#items;
+  }
+
+  /** The undecodable keys and their versions, for the relist diff. */
+  undecodable(): Map<string, string> {
+    return this.#undecodable;
+  }
+
+  /** Holds a decoded copy; answers the copy it replaced. */
+  set(key: string, item: T): T | undefined {
+    const previous = this.#items.get(key);
+    if (this.#indexers.length > 0) {
+      if (previous !== undefined) this.#unindex(key);
+      this.#indexOne(key, item);
+    }
+    this.#items.set(key, item);
+    this.#undecodable.delete(key);
+    return previous;
+  }
+
+  /** Holds an object that did not decode; answers the decoded copy it replaced. */
+  setUndecodable(key: string, version: string): T | undefined {
+    const previous = this.#items.get(key);
+    if (previous !== undefined) {
+      if (this.#indexers.length > 0) this.#unindex(key);
+      this.#items.delete(key);
+    }
+    this.#undecodable.set(key, version);
+    return previous;
+  }
+
+  /** Drops a key; answers the decoded copy it held. */
+  delete(key: string): T | undefined {
+    const previous = this.#items.get(key);
+    if (previous !== undefined) {
+      if (this.#indexers.length > 0) this.#unindex(key);
+      this.#items.delete(key);
+    }
+    this.#undecodable.delete(key);
+    return previous;
+  }
+
+  /** Replaces the whole content. */
+  replace(items: Map<string, T>, undecodable: Map<string, string>): void {
+    this.#items = items;
+    this.#undecodable = undecodable;
+    for (const [name] of this.#indexers) this.#indices.set(name, new Map());
+    this.#indexed = new Map();
+    if (this.#indexers.length > 0) {
+      for (const [key, item] of items) this.#indexOne(key, item);
+    }
+  }
+
+  #index(name: string): Map<string, Set<string>> {
+    const index = this.#indices.get(name);
+    if (index === undefined) throw new RangeError(`No indexer named ${name}`);
+    return index;
+  }
+
+  #indexOne(key: string, item: T): void {
+    const all: (readonly string[])[] = [];
+    for (const [name, indexer] of this.#indexers) {
+      let values: readonly string[];
+      try {
+        values = indexer(item);
+      } catch (error) {
+        this.#report(error);
+        values = [];
+      }
+      all.push(values);
+      const index = this.#indices.get(name)!;
+      for (const value of values) {
+        let keys = index.get(value);
+        if (keys === undefined) index.set(value, keys = new Set());
+        keys.add(key);
+      }
+    }
+    this.#indexed.set(key, all);
+  }
+
+  // The values an object was indexed under are kept, so an indexer that
+  // answers differently the second time cannot leave a stale entry.
+  #unindex(key: string): void {
+    const all = this.#indexed.get(key);
+    if (all === undefined) return;
+    this.#indexed.delete(key);
+    this.#indexers.forEach(([name], position) => {
+      const index = this.#indices.get(name)!;
+      for (const value of all[position] ?? []) {
+        const keys = index.get(value);
+        if (keys === undefined) continue;
+        keys.delete(key);
+        if (keys.size === 0) index.delete(value);
+      }
+    });
+  }
+}

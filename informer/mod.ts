@@ -1,0 +1,81 @@
+/**
+ * A watch cache: a local copy of each collection an operator reads, kept
+ * current by a watch, and cached reads that never answer a copy older than
+ * the operator's own writes.
+ *
+ * - {@linkcode start} runs the reflector of one collection: a streaming list
+ *   (or a paginated list, limit 500), then a watch with bookmarks from that
+ *   version; it resumes closed watches from the last version delivered,
+ *   lists again after a 410 (never at an older view), backs off 800 ms
+ *   doubling to 30 s with jitter while the server fails, and never stops
+ *   until its signal ends. A relist replaces the store and hands the
+ *   handler the differences.
+ * - The store ({@linkcode Store}) holds objects by key without
+ *   `managedFields`, with optional indexes.
+ * - {@linkcode readOne}, {@linkcode currentList} and {@linkcode list} read
+ *   from the store when it is ready and the memo (`@liken/kubernetes/memo`)
+ *   says its copy is current, and from the API server otherwise.
+ * - {@linkcode watchOne} follows one object by name.
+ *
+ * Permissions: only the network access of the client.
+ *
+ * @example A store, a write, and a read that is never older than the write
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { Client } from "@liken/kubernetes/apiclient";
+ * import { readOne, start } from "@liken/kubernetes/informer";
+ * import { Versions, written } from "@liken/kubernetes/memo";
+ * import { FakeApiServer } from "@liken/kubernetes/testing";
+ *
+ * await using server = new FakeApiServer();
+ * const client = new Client(server.url, { fetch: server.fetch });
+ * const versions = new Versions();
+ * const { promise: synced, resolve } = Promise.withResolvers<void>();
+ * await using configMaps = start(client, { version: "v1", resource: "configmaps" }, {
+ *   synced: resolve,
+ * });
+ * await synced;
+ *
+ * const path = "/api/v1/namespaces/default/configmaps";
+ * const made = await written("default/web", () =>
+ *   client.create(path, { metadata: { name: "web" }, data: { a: "1" } }), { versions });
+ * // Whether or not the watch delivered it yet, the read answers the write.
+ * const read = await readOne(client, { view: configMaps.view(), versions }, {
+ *   key: "default/web",
+ *   path: `${path}/web`,
+ * });
+ * assert.equal(read.metadata.resourceVersion, made.metadata.resourceVersion);
+ * ```
+ *
+ * @module
+ */
+
+export {
+  Collection,
+  type CollectionOptions,
+  type Handler,
+  type Source,
+  start,
+} from "./collection.ts";
+export {
+  cached,
+  cachedList,
+  currentList,
+  type CurrentListOptions,
+  type Held,
+  list,
+  type ListOptions,
+  readFresh,
+  type ReadFreshOptions,
+  readOne,
+  type ReadOneOptions,
+  type Settled,
+  settleStatus,
+  type SettleStatusOptions,
+  type View,
+  view,
+  type ViewOptions,
+} from "./cache.ts";
+export { type One, watchOne, type WatchOneOptions } from "./one.ts";
+export type { Indexers, Store } from "./store.ts";
+export { DeletedFinalStateUnknown, finalState } from "./tombstone.ts";

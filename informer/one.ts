@@ -1,0 +1,119 @@
+// The watch of one object by name, such as a CA bundle or a serving
+// certificate, handed to its owner on every change.
+import type { Client } from "../apiclient/client.ts";
+import type { KubeObject } from "../apiclient/types.ts";
+import { Collection, type CollectionOptions } from "./collection.ts";
+
+/** The object {@linkcode watchOne} follows. */
+export interface One {
+  /** The API group; empty or absent for the core group. */
+  group?: string | undefined;
+  /** The group's version, such as `v1`. */
+  version: string;
+  /** The resource's plural name, such as `secrets`. */
+  resource: string;
+  /** The namespace; empty or absent for a cluster-scoped kind. */
+  namespace?: string | undefined;
+  /** The object's name. */
+  name: string;
+}
+
+/**
+ * Options of {@linkcode watchOne}: the owner's callbacks, and the options of
+ * {@linkcode CollectionOptions} other than the handler.
+ *
+ * @typeParam T The kind of the object.
+ */
+export interface WatchOneOptions<T extends KubeObject = KubeObject>
+  extends Omit<CollectionOptions<T>, "handler" | "synced" | "indexers"> {
+  /**
+   * Receives the object each time it changes, and `undefined` when it does
+   * not exist. A copy that fails `decode` is reported and not passed on, so
+   * the owner keeps what it holds.
+   */
+  seen: (held: T | undefined) => void | Promise<void>;
+  /**
+   * Runs once, after `seen` took the first read, whether that read found the
+   * object or not.
+   */
+  synced?: (() => void | Promise<void>) | undefined;
+}
+
+/**
+ * Follows one object by name, with the field selector `metadata.name=<name>`
+ * on its collection (a Role that names the object in `resourceNames` grants
+ * that list and watch). Returns at once.
+ *
+ * `seen` gets every version of the object, and `undefined` when it does not
+ * exist: once after a first read that did not find it, and after each
+ * delete. A first read that found nothing is reported only when no event
+ * reached the owner and the store is empty, so an object that arrives just
+ * after the read is never reported absent after it was reported present.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { Client } from "@liken/kubernetes/apiclient";
+ * import { watchOne } from "@liken/kubernetes/informer";
+ * import { FakeApiServer } from "@liken/kubernetes/testing";
+ *
+ * await using server = new FakeApiServer();
+ * const client = new Client(server.url, { fetch: server.fetch });
+ * const seen: (string | undefined)[] = [];
+ * const { promise: synced, resolve } = Promise.withResolvers<void>();
+ * await using _ = watchOne(client, {
+ *   version: "v1",
+ *   resource: "configmaps",
+ *   namespace: "default",
+ *   name: "ca",
+ * }, { seen: (held) => void seen.push(held?.metadata.resourceVersion), synced: resolve });
+ * await synced;
+ * assert.deepEqual(seen, [undefined]);
+ * ```
+ *
+ * @typeParam T The kind of the object.
+ * @param client The API client.
+ * @param one The object.
+ * @param options The owner's callbacks, and the signal that ends the watch.
+ * @returns The running collection (its store holds at most the one object).
+ */
+export function watchOne<T extends KubeObject = KubeObject>(
+  client: Client,
+  one: One,
+  options: WatchOneOptions<T>,
+): Collection<T> {
+  const { seen, synced, ...rest } = options;
+  let arrived = false;
+  // Set below, before the first event can run: the watch starts on a later
+  // turn of the event loop.
+  const collection: Collection<T> = new Collection<T>(client, {
+    group: one.group,
+    version: one.version,
+    resource: one.resource,
+    namespace: one.namespace,
+    fieldSelector: `metadata.name=${one.name}`,
+  }, {
+    ...rest,
+    handler: {
+      add: (object) => {
+        arrived = true;
+        return seen(object);
+      },
+      update: (_, object) => {
+        arrived = true;
+        return seen(object);
+      },
+      delete: () => {
+        arrived = true;
+        return seen(undefined);
+      },
+    },
+    synced: async () => {
+      // An object that exists but did not decode is held without a value:
+      // it is not absent, so nothing is reported.
+      if (!arrived && collection.store.size === 0) await seen(undefined);
+      if (synced !== undefined) await synced();
+    },
+  });
+  return collection;
+}
