@@ -538,3 +538,29 @@ Deno.test("settleStatus: an absent memo settles all the same", async () => {
   assert.equal(landed, true);
   assert.deepEqual(object.status, { phase: "Ready", observed: 4 });
 });
+
+Deno.test("settleStatus: the answered fresh copy is apart from what apply changed", async () => {
+  await using server = newServer();
+  const client = new Client(server.url, { fetch: server.fetch });
+  const held = await client.create(COLLECTION, widget("a"));
+  await client.replace(path("a"), { ...held, spec: { size: 9 } });
+  let calls = 0;
+  const { landed, object } = await settleStatus(client, held, {
+    versions: new Versions(),
+    path: path("a"),
+    apply: (copy) => {
+      calls++;
+      copy.status = { phase: calls === 1 ? "Ready" : "Scratch" };
+      // The fresh copy needs no write, but apply scribbled on it first.
+      return calls === 1;
+    },
+  });
+  assert.equal(landed, false);
+  assert.equal(calls, 2);
+  assert.equal(object.status, undefined);
+  assert.equal(object.spec?.size, 9);
+  // The held copy holds the fresh copy with what apply set.
+  assert.deepEqual(held.status, { phase: "Scratch" });
+  assert.equal(held.spec?.size, 9);
+  assert.equal(held.metadata.resourceVersion, object.metadata.resourceVersion);
+});

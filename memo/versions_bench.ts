@@ -1,3 +1,6 @@
+import { Client } from "../apiclient/mod.ts";
+import { FakeApiServer } from "../testing/mod.ts";
+import { readFresh } from "./requests.ts";
 import { Versions } from "./versions.ts";
 
 const KEYS = 10_000;
@@ -79,5 +82,35 @@ Deno.bench({
     let hits = 0;
     for (const key of keys) if (versions.current(key, "42")) hits++;
     if (hits !== KEYS) throw new Error("Unexpected miss");
+  },
+});
+
+// One real request through the client and the in-memory fake server, with
+// and without the memo (which already holds 10k other keys).
+const server = new FakeApiServer();
+const client = new Client(server.url, { fetch: server.fetch });
+const objectPath = "/api/v1/namespaces/default/configmaps/bench";
+await client.create("/api/v1/namespaces/default/configmaps", {
+  metadata: { name: "bench" },
+});
+
+Deno.bench({
+  name: "client.get (no memo)",
+  group: "one read through the client",
+  baseline: true,
+  async fn(): Promise<void> {
+    await client.get(objectPath);
+  },
+});
+
+Deno.bench({
+  name: "readFresh (memo of 10k keys)",
+  group: "one read through the client",
+  async fn(): Promise<void> {
+    await readFresh(client, {
+      versions,
+      key: "default/bench",
+      path: objectPath,
+    });
   },
 });
