@@ -1038,13 +1038,23 @@ export class FakeApiServer implements AsyncDisposable {
           failure(500, "InternalError", `Internal error occurred: ${error}`),
         ),
     };
-    const handler = (request: Request) => {
+    const handler = (request: Request): Promise<Response> | Response => {
       if (this.#down) {
         return statusResponse(
           failure(503, "ServiceUnavailable", defaultMessage(503)),
         );
       }
-      return this.handle(request);
+      // Deno.serve's request.signal also aborts when a response completes
+      // (and warns when read), so the handler gets a signal of its own; a
+      // client that goes away cancels the response body instead.
+      const init: RequestInit & { duplex?: string } = {
+        method: request.method,
+        headers: request.headers,
+        body: request.body,
+        signal: new AbortController().signal,
+      };
+      if (request.body) init.duplex = "half";
+      return this.handle(new Request(request.url, init));
     };
     const server = listener.tls
       ? Deno.serve({
