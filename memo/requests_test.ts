@@ -551,6 +551,7 @@ Deno.test("settleStatus: the answered fresh copy is apart from what apply change
     apply: (copy) => {
       calls++;
       copy.status = { phase: calls === 1 ? "Ready" : "Scratch" };
+      copy.metadata.annotations = { scratch: String(calls) };
       // The fresh copy needs no write, but apply scribbled on it first.
       return calls === 1;
     },
@@ -558,6 +559,7 @@ Deno.test("settleStatus: the answered fresh copy is apart from what apply change
   assert.equal(landed, false);
   assert.equal(calls, 2);
   assert.equal(object.status, undefined);
+  assert.equal(object.metadata.annotations, undefined);
   assert.equal(object.spec?.size, 9);
   // The held copy holds the fresh copy with what apply set.
   assert.deepEqual(held.status, { phase: "Scratch" });
