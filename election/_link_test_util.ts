@@ -29,6 +29,8 @@ export class FaultyLink {
   #inner: typeof fetch;
   /** Requests that reached the server, by method. */
   sent: Record<string, number> = {};
+  /** Requests the server has not answered yet. */
+  active = 0;
 
   /**
    * Wraps a fetch.
@@ -95,11 +97,12 @@ export class FaultyLink {
     // caller gave up on can still land.
     const send = (): Promise<Response> => {
       this.sent[request.method] = (this.sent[request.method] ?? 0) + 1;
+      this.active++;
       return this.#inner(request.url, {
         method: request.method,
         headers: request.headers,
         ...(body === undefined ? {} : { body }),
-      });
+      }).finally(() => this.active--);
     };
     let answer: Promise<Response>;
     if (this.#paused) {

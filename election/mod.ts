@@ -40,7 +40,7 @@
  * @example A singleton operator
  * ```ts
  * import assert from "node:assert/strict";
- * import { Client } from "@liken/kubernetes/apiclient";
+ * import { Client, WriteRefusedError } from "@liken/kubernetes/apiclient";
  * import { Lead, REQUEST_TIMEOUT } from "@liken/kubernetes/election";
  * import { FakeApiServer } from "@liken/kubernetes/testing";
  *
@@ -56,11 +56,18 @@
  *   pod: "demo-operator-5c7d9-abcde",
  *   report: (line) => lines.push(line),
  * });
- * // The operator writes through a guarded client.
- * const writer = client.withWriteGuard(lead.mayWrite);
- * assert.ok(writer);
  * assert.match(lines[0]!, /^holding Lease default\/demo-operator as demo-operator-5c7d9-abcde_/);
+ *
+ * // The operator writes through a guarded client; the elector's is not.
+ * const writer = client.withWriteGuard(lead.mayWrite);
+ * const configMaps = "/api/v1/namespaces/default/configmaps";
+ * await writer.create(configMaps, { metadata: { name: "a" } });
+ *
  * await lead.stepDown();
+ * await assert.rejects(
+ *   writer.create(configMaps, { metadata: { name: "b" } }),
+ *   WriteRefusedError,
+ * );
  * ```
  *
  * @module

@@ -1,0 +1,262 @@
+/**
+ * The safety test: three candidates on one fake API server and fake time,
+ * under random faults, over many seeds. At no instant do two candidates'
+ * write guards both allow a write, and once the faults stop a live candidate
+ * leads again within the documented failover time.
+ *
+ * More seeds: `deno test election/safety_test.ts -- --seeds=2000 --from=100`.
+ */
+
+import assert from "node:assert/strict";
+import { Client } from "../apiclient/mod.ts";
+import { FakeApiServer, installFakeTime } from "../testing/mod.ts";
+import { JITTER_FACTOR, Lead, LEASE_DURATION, RETRY_PERIOD } from "./mod.ts";
+import { FaultyLink, seeded } from "./_link_test_util.ts";
+
+const NAMESPACE = "default";
+const NAME = "op";
+const PATH =
+  `/apis/coordination.k8s.io/v1/namespaces/${NAMESPACE}/leases/${NAME}`;
+const START = Date.UTC(2026, 11, 2, 12, 0, 0);
+/** How long faults are injected. */
+const FAULTS = 180_000;
+/** How long the run goes on after the faults stopped. */
+const CALM = 90_000;
+/**
+ * The documented failover: a waiting copy first reads the last write within
+ * one jittered retry (11 s), takes it at its first read a whole duration
+ * after that (another 11 s at most): 52 s.
+ */
+const FAILOVER = LEASE_DURATION + 2 * RETRY_PERIOD * (1 + JITTER_FACTOR);
+
+function flag(name: string, fallback: number): number {
+  const arg = Deno.args.find((a) => a.startsWith(`--${name}=`));
+  return arg ? Number(arg.slice(name.length + 3)) : fallback;
+}
+
+/** A pod: its link survives restarts of its process. */
+interface Pod {
+  name: string;
+  link: FaultyLink;
+  lead: Lead | undefined;
+  processes: number;
+  restart: ReturnType<typeof setTimeout> | undefined;
+}
+
+interface SeedResult {
+  /** Fake ms from the end of the faults until some guard allowed. */
+  failover: number;
+  /** How many leads started (takes) during the run. */
+  takes: number;
+  /** Processes that exited on a loss. */
+  losses: number;
+  /** Guard checks made (one after each timer fired). */
+  checks: number;
+}
+
+async function runSeed(seed: number): Promise<SeedResult> {
+  const random = seeded(seed);
+  const realRandom = Math.random;
+  // The elector's jitter reads Math.random: seed it so a run replays.
+  Math.random = random;
+  using time = installFakeTime({ now: START });
+  await using server = new FakeApiServer();
+  const pending: Promise<unknown>[] = [];
+  // Each fault's end, by its timer, so the faults can all end at once.
+  const timers = new Map<ReturnType<typeof setTimeout>, () => void>();
+  const later = (ms: number, fn: () => void): void => {
+    const timer = setTimeout(() => {
+      timers.delete(timer);
+      fn();
+    }, ms);
+    timers.set(timer, fn);
+  };
+  const endFaults = (): void => {
+    faulting = false;
+    for (const [timer, fn] of timers) {
+      clearTimeout(timer);
+      fn();
+    }
+    timers.clear();
+    for (const pod of pods) pod.link.heal();
+  };
+  let takes = 0;
+  let losses = 0;
+  let checks = 0;
+  let faulting = true;
+
+  const pods: Pod[] = ["op-a", "op-b", "op-c"].map((name) => ({
+    name,
+    link: new FaultyLink(server.fetch),
+    lead: undefined,
+    processes: 0,
+    restart: undefined,
+  }));
+
+  const start = (pod: Pod): void => {
+    pod.restart = undefined;
+    pod.processes++;
+    const lead: Lead = new Lead(
+      new Client(server.url, { fetch: pod.link.fetch }),
+      {
+        name: NAME,
+        namespace: NAMESPACE,
+        pod: pod.name,
+        onStartedLeading: () => takes++,
+        // The process ends; the kubelet starts it again after a back-off.
+        exit: () => {
+          losses++;
+          end(pod, lead);
+        },
+      },
+    );
+    pod.lead = lead;
+    lead.run();
+  };
+  const end = (pod: Pod, lead: Lead): void => {
+    if (pod.lead !== lead) return;
+    pod.lead = undefined;
+    pod.restart = setTimeout(() => start(pod), 1_000 + random() * 9_000);
+  };
+  for (const pod of pods) start(pod);
+
+  /** At this instant, at most one guard allows a write. */
+  const check = (): boolean => {
+    checks++;
+    // Every request sent has been answered: a check sees each instant's
+    // settled state.
+    assert.equal(pods.reduce((n, p) => n + p.link.active, 0), 0);
+    const allowed: string[] = [];
+    for (const pod of pods) {
+      const lead = pod.lead;
+      if (!lead) continue;
+      try {
+        lead.mayWrite();
+        allowed.push(lead.identity);
+      } catch {
+        // refused
+      }
+    }
+    assert.ok(
+      allowed.length <= 1,
+      `seed ${seed}: at ${time.now() - START} ms ${
+        allowed.join(" and ")
+      } may both write`,
+    );
+    return allowed.length === 1;
+  };
+
+  const span = (): number => 3_000 + random() * 37_000;
+  const fault = (): void => {
+    if (!faulting) return;
+    const pod = pods[Math.floor(random() * pods.length)]!;
+    const kind = Math.floor(random() * 8);
+    switch (kind) {
+      case 0: // partition of one candidate
+        pod.link.partitioned = true;
+        later(span(), () => pod.link.partitioned = false);
+        break;
+      case 1: // its requests refused
+        pod.link.refusing = random() < 0.5 ? 403 : 500;
+        later(span(), () => pod.link.refusing = 0);
+        break;
+      case 2: // paused: requests held, landing late when it resumes
+        pod.link.pause();
+        later(span(), () => pod.link.resume());
+        break;
+      case 3: // its writes land late, often after it gave up on them
+        pod.link.lateWrites = 1_000 + random() * 19_000;
+        later(span(), () => pod.link.lateWrites = 0);
+        break;
+      case 4: { // the API server refuses every Lease request
+        const refusal = server.refuse({
+          path: /\/leases/,
+          status: random() < 0.5 ? 500 : 503,
+        });
+        later(3_000 + random() * 17_000, () => refusal.allow());
+        break;
+      }
+      case 5: // a write by nobody lands after the next read
+        server.landAfterNextRead({ path: PATH });
+        break;
+      case 6: { // a rolling update: the leader steps down and restarts
+        const leader = pods.find((p) => p.lead?.leads());
+        const lead = leader?.lead;
+        if (leader && lead) {
+          pending.push(lead.stepDown().then(() => end(leader, lead)));
+        }
+        break;
+      }
+      default: // a quiet spell
+        break;
+    }
+    later(1_000 + random() * 9_000, fault);
+  };
+  later(random() * 5_000, fault);
+
+  try {
+    while (time.now() < START + FAULTS) {
+      await time.next();
+      check();
+    }
+    // The faults stop: every link heals, held and late writes land now, a
+    // pending landing is used up, refusals end.
+    endFaults();
+    // A landing still armed is used up now, not after the calm began.
+    await (await server.fetch(`${server.url}${PATH}`)).body?.cancel();
+    const calm = time.now();
+    let failover = -1;
+    if (check()) failover = 0;
+    while (time.now() < calm + CALM) {
+      await time.next();
+      if (check() && failover < 0) failover = time.now() - calm;
+    }
+    assert.ok(failover >= 0, `seed ${seed}: nobody leads after the faults`);
+    assert.ok(
+      failover <= FAILOVER,
+      `seed ${seed}: failover took ${failover} ms, over ${FAILOVER} ms`,
+    );
+    return { failover, takes, losses, checks };
+  } finally {
+    endFaults();
+    for (const pod of pods) {
+      if (pod.restart) clearTimeout(pod.restart);
+      const lead = pod.lead;
+      pod.lead = undefined;
+      if (lead) pending.push(lead.stepDown());
+    }
+    // Step-downs may wait on fake timers (bounded): run them out.
+    let all = false;
+    const settled = Promise.all(pending).then(() => all = true);
+    while (!all) await time.next();
+    await settled;
+    Math.random = realRandom;
+  }
+}
+
+Deno.test("two candidates' write guards never both allow, and failover is bounded", async () => {
+  const from = flag("from", 0);
+  const seeds = flag("seeds", 40);
+  let worst = { failover: -1, seed: -1 };
+  let takes = 0;
+  let losses = 0;
+  let checks = 0;
+  for (let seed = from; seed < from + seeds; seed++) {
+    const result = await runSeed(seed);
+    if (result.failover > worst.failover) {
+      worst = { failover: result.failover, seed };
+    }
+    takes += result.takes;
+    losses += result.losses;
+    checks += result.checks;
+  }
+  // Faults must have caused takes and losses, or the test shows nothing.
+  assert.ok(takes > seeds * 2, `${takes} takes`);
+  assert.ok(losses > 0, `${losses} losses`);
+  console.log(
+    `seeds ${from}..${
+      from + seeds - 1
+    }: ${checks} guard checks, ${takes} takes, ` +
+      `${losses} losses; worst failover ${worst.failover} ms (seed ${worst.seed}), bound ${FAILOVER} ms`,
+  );
+});
