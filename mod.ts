@@ -19,3 +19,4 @@
 export * as apiclient from "./apiclient/mod.ts";
 export * as conditions from "./conditions/mod.ts";
 export * as events from "./events/mod.ts";
+export * as memo from "./memo/mod.ts";
