@@ -20,7 +20,7 @@ export interface Output {
 /** How to install each tool the suite drives. */
 export const INSTALL: Readonly<Record<string, string>> = {
   kubectl:
-    "kubectl 1.32 must be on PATH (the machine image ships it; on Debian: apt-get install kubernetes-client gives an older one)",
+    "kubectl 1.29 or newer must be on PATH (the machine image ships 1.32; Debian's kubernetes-client package is 1.20, too old)",
   node:
     "Node 20 must be on PATH (apt-get install nodejs), with the client installed by `npm ci --prefix testing/fidelity`",
   "@kubernetes/client-node":
@@ -55,6 +55,37 @@ export async function finish(child: Deno.ChildProcess): Promise<Output> {
   };
 }
 
+/** The oldest kubectl the suite supports. */
+const MIN_KUBECTL_MINOR = 29;
+let kubectlChecked: Promise<void> | undefined;
+
+/**
+ * Fails unless kubectl is at least 1.29: older ones validate `apply` against
+ * OpenAPI v2 in protobuf, which the fake does not serve (1.29+ read the
+ * OpenAPI v3 the fake does serve).
+ */
+function checkKubectl(): Promise<void> {
+  kubectlChecked ??= (async () => {
+    const out = await finish(spawn("kubectl", {
+      args: ["version", "--client", "-o", "json"],
+      clearEnv: true,
+      stdin: "null",
+      stdout: "piped",
+      stderr: "piped",
+    }));
+    const version = JSON.parse(out.stdout || "{}").clientVersion ?? {};
+    const minor = Number.parseInt(version.minor ?? "0");
+    if (version.major !== "1" || minor < MIN_KUBECTL_MINOR) {
+      throw new Error(
+        `The fidelity suite needs kubectl 1.${MIN_KUBECTL_MINOR} or newer, found ${
+          version.gitVersion ?? out.stderr
+        }: ${INSTALL.kubectl}`,
+      );
+    }
+  })();
+  return kubectlChecked;
+}
+
 /**
  * A kubectl bound to one served fake through a kubeconfig in a temp dir
  * (HTTPS with the test CA and a bearer token). Dispose it to remove the dir.
@@ -73,6 +104,7 @@ export class Kubectl implements AsyncDisposable {
     served: ServedApiServer,
     namespace: string,
   ): Promise<Kubectl> {
+    await checkKubectl();
     const dir = await Deno.realPath(
       await Deno.makeTempDir({ prefix: "fidelity-kubectl-" }),
     );

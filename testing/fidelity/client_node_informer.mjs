@@ -5,11 +5,19 @@
 // TOKEN (bearer token), API_VERSION (e.g. "v1" or "example.com/v1"), KIND,
 // NAMESPACE, and optionally LABEL_SELECTOR.
 //
-// Lines: {"event":"connect"}, {"event":"ready","names":[...]} once the first
+// Lines: {"event":"runtime","node","deno"} first, {"event":"connect"}, {"event":"ready","names":[...]} once the first
 // list is cached, {"event":"add"|"update"|"delete","name","resourceVersion",
 // "data"?,"status"?}, {"event":"error","message","code"?}.
 // deno-lint-ignore-file no-console
 import process from "node:process";
+
+// Deno runs a script itself when asked to spawn a `node` it cannot find, so
+// say which runtime this is: the test fails unless it is Node.
+console.log(JSON.stringify({
+  event: "runtime",
+  node: process.version,
+  deno: "Deno" in globalThis,
+}));
 
 // A computed specifier keeps `deno check` from resolving this npm package,
 // which only Node (through testing/fidelity/node_modules) provides.

@@ -481,6 +481,14 @@ Deno.test({
       return event;
     };
     try {
+      const runtime = await nextEvent();
+      if (runtime.deno !== false) {
+        throw new Error(
+          `Deno ran the informer script, so node is not on PATH: ${INSTALL.node}`,
+        );
+      }
+      assert.match(String(runtime.node), /^v\d+\./);
+      events.length = 0;
       assert.deepEqual(await nextEvent(), { event: "connect" });
       const initial = [await nextEvent(), await nextEvent()];
       assert.deepEqual(
