@@ -484,3 +484,53 @@ Deno.test("the options are checked", async () => {
   await lead.stepDown();
   assert.throws(() => lead.run(), /already ran/);
 });
+
+Deno.test("callbacks: a loss ends the lead's signal before the release, and a throwing callback is reported", async () => {
+  using time = installFakeTime({ now: START });
+  await using server = new FakeApiServer();
+  const events: string[] = [];
+  let leadSignal: AbortSignal | undefined;
+  const a = candidate(server, "op-a", {
+    onStartedLeading: (signal) => {
+      leadSignal = signal;
+      signal.addEventListener("abort", () => events.push("signal aborted"));
+      events.push("started");
+    },
+    onStoppedLeading: () => events.push("stopped"),
+    onNewLeader: () => {
+      throw new Error("callback failed");
+    },
+  });
+  const report = a.lines;
+  assert.equal(await a.lead.await(), true);
+  assert.match(
+    report.join("\n"),
+    /a callback of Lease default\/op threw: callback failed/,
+  );
+  await time.tick(2_000);
+  a.link.pause();
+  await until(time, () => a.exits.length > 0, 30_000, 500);
+  assert.ok(leadSignal?.aborted);
+  assert.deepEqual(events, ["started", "signal aborted", "stopped"]);
+  // The release came after the signal: its failure is the last report
+  // before the loss.
+  assert.match(report.at(-2)!, /^releasing Lease default\/op: /);
+  assert.equal(report.at(-1), "lost Lease default/op");
+  a.link.heal();
+  await a.lead.done;
+});
+
+Deno.test("await using steps down at the end of the scope", async () => {
+  using _time = installFakeTime({ now: START });
+  await using server = new FakeApiServer();
+  const client = new Client(server.url, { fetch: server.fetch });
+  {
+    await using lead = await Lead.start(client, {
+      name: NAME,
+      namespace: NAMESPACE,
+      pod: "op-a",
+    });
+    assert.equal(server.leaseHolder(NAMESPACE, NAME), lead.identity);
+  }
+  assert.equal(server.leaseHolder(NAMESPACE, NAME), undefined);
+});

@@ -93,6 +93,8 @@ async function runSeed(seed: number): Promise<SeedResult> {
     restart: undefined,
   }));
 
+  // Every process ever started, live or ended: all are checked.
+  const leads: Lead[] = [];
   const start = (pod: Pod): void => {
     pod.restart = undefined;
     pod.processes++;
@@ -111,6 +113,7 @@ async function runSeed(seed: number): Promise<SeedResult> {
       },
     );
     pod.lead = lead;
+    leads.push(lead);
     lead.run();
   };
   const end = (pod: Pod, lead: Lead): void => {
@@ -127,9 +130,7 @@ async function runSeed(seed: number): Promise<SeedResult> {
     // settled state.
     assert.equal(pods.reduce((n, p) => n + p.link.active, 0), 0);
     const allowed: string[] = [];
-    for (const pod of pods) {
-      const lead = pod.lead;
-      if (!lead) continue;
+    for (const lead of leads) {
       try {
         lead.mayWrite();
         allowed.push(lead.identity);
