@@ -254,6 +254,8 @@ Deno.test("two candidates' write guards never both allow, and failover is bounde
   // Faults must have caused takes and losses, or the test shows nothing.
   assert.ok(takes > seeds * 2, `${takes} takes`);
   assert.ok(losses > 0, `${losses} losses`);
+  // The figures are the test's report: seeds run and the worst failover.
+  // deno-lint-ignore no-console
   console.log(
     `seeds ${from}..${
       from + seeds - 1
