@@ -109,7 +109,7 @@ export class Informer<T extends KubeObject> {
     this.#handler = options.handler ?? {};
     this.#report = report;
     this.#signal = signal;
-    this.#backoff = new Backoff(options.random);
+    this.#backoff = new Backoff();
     this.store = new MemoryStore<T>(options.indexers, report);
   }
 
@@ -219,8 +219,7 @@ export class Informer<T extends KubeObject> {
 
   /** The timeout of one watch: random in [300, 600) seconds. */
   #timeout(): number {
-    const random = this.#options.random ?? Math.random;
-    return Math.floor(MIN_WATCH_TIMEOUT_SECONDS * (1 + random()));
+    return Math.floor(MIN_WATCH_TIMEOUT_SECONDS * (1 + Math.random()));
   }
 
   async #open(
@@ -467,7 +466,8 @@ export class Informer<T extends KubeObject> {
       this.#accept(true);
     }
     const started = Date.now();
-    let events = 0;
+    // A streaming list's stream already delivered its initial events.
+    let events = given === undefined ? 0 : 1;
     try {
       for (;;) {
         const { value: event, done } = await open.events.next();

@@ -121,8 +121,6 @@ export interface CollectionOptions<T extends KubeObject = KubeObject> {
   report?: ((error: unknown) => void) | undefined;
   /** Ends the watch. */
   signal?: AbortSignal | undefined;
-  /** The random source for jitter and watch timeouts (tests). */
-  random?: (() => number) | undefined;
 }
 
 /**
