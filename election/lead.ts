@@ -431,9 +431,10 @@ export class Lead implements AsyncDisposable {
    *
    * After the elector's own release, it reads the Lease again and clears it
    * if it still names this process (or an expired earlier process of this
-   * pod): a renewal sent before the stop can land after the first release
-   * read the Lease, so that release conflicts. A conflict reads again, at most
-   * 3 times within half a renew deadline.
+   * pod): a renewal sent before the stop can land late, after the copy the
+   * first release writes on, so that release conflicts. A conflict (that late
+   * renewal again) reads again, at most 3 times within half a renew
+   * deadline.
    *
    * @returns A promise that resolves when the release is done, at most about
    * 16 s later.
