@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { FakeApiServer } from "./fake_server.ts";
 import { installFakeTime, realSleep } from "./fake_time.ts";
 
 Deno.test("installFakeTime sets the start time from a number or a Date", () => {
@@ -214,4 +215,20 @@ Deno.test("dispose puts the real timers back and allows a new install", () => {
   using again = installFakeTime({ now: 7 });
   assert.equal(again.now(), 7);
   assert.equal(Date.now(), 7);
+});
+
+Deno.test("settle completes an in-memory request to the fake server", async () => {
+  await using server = new FakeApiServer();
+  using time = installFakeTime({ now: 0 });
+  let status = 0;
+  let kind = "";
+  server.fetch(`${server.url}/api/v1/namespaces/default/configmaps`)
+    .then(async (res) => {
+      status = res.status;
+      kind = (await res.json()).kind;
+    });
+  await time.settle();
+  assert.equal(status, 200);
+  assert.equal(kind, "ConfigMapList");
+  assert.equal(time.now(), 0);
 });
