@@ -373,6 +373,7 @@ export class FakeApiServer implements AsyncDisposable {
   #corrupt: CorruptOptions | undefined;
   #bookmarkInterval: number;
   #disposed = new AbortController();
+  #downSignal = new AbortController();
 
   /** Makes a server with the built-in resources and no objects. */
   constructor(options: FakeApiServerOptions = {}) {
@@ -483,8 +484,9 @@ export class FakeApiServer implements AsyncDisposable {
     };
     if (body !== undefined) recorded.body = body;
     this.#requests.push(recorded);
+    // A delayed request fails as its connection does: aborted or reset.
+    if (this.#latency > 0) await this.#sleep(this.#latency, request.signal);
     try {
-      if (this.#latency > 0) await this.#sleep(this.#latency, request.signal);
       const refused = this.#refused(method, url);
       if (refused) return refused;
       return this.#route(method, url, text, body, request);
@@ -688,9 +690,12 @@ export class FakeApiServer implements AsyncDisposable {
 
   /**
    * Takes the server down: every open watch stream errors the way a reset
-   * connection does, the in-memory `fetch` rejects with the `TypeError`
-   * Deno's `fetch` gives for a refused connection, and every network server
-   * stops listening, so its port refuses connections.
+   * connection does, a request waiting out {@linkcode FakeApiServer.latency}
+   * fails the same way, the in-memory `fetch` rejects new requests with the
+   * `TypeError` Deno's `fetch` gives for a refused connection, and every
+   * network server stops listening, so its port refuses connections (over
+   * the network a delayed request is answered 500 instead, and a request on
+   * a kept-alive connection that slips in is answered 503).
    *
    * @example
    * ```ts
@@ -709,14 +714,19 @@ export class FakeApiServer implements AsyncDisposable {
   down(): void {
     if (this.#down) return;
     this.#down = true;
+    this.#downSignal.abort(resetError());
     for (const watch of [...this.#watches]) watch.error(resetError());
     for (const listener of this.#listeners) this.#stopListening(listener);
   }
 
-  /** Brings the server up again after {@linkcode FakeApiServer.down}, on the same ports. */
+  /**
+   * Brings the server up again after {@linkcode FakeApiServer.down}, on the
+   * same ports (it throws if another process took a port meanwhile).
+   */
   up(): void {
     if (!this.#down) return;
     this.#down = false;
+    this.#downSignal = new AbortController();
     for (const listener of this.#listeners) this.#listen(listener);
   }
 
@@ -1086,21 +1096,25 @@ export class FakeApiServer implements AsyncDisposable {
     await Promise.all(listeners.flatMap((l) => l.stopping));
   }
 
+  // Waits on the (possibly fake) clock; ends early, rejecting, when the
+  // client aborts, the server goes down (a reset connection) or is disposed.
   #sleep(ms: number, signal: AbortSignal): Promise<void> {
+    const ended = AbortSignal.any([
+      signal,
+      this.#downSignal.signal,
+      this.#disposed.signal,
+    ]);
     return new Promise((resolve, reject) => {
-      const disposed = this.#disposed.signal;
       const onAbort = () => {
         clearTimeout(timer);
-        reject(signal.aborted ? signal.reason : disposed.reason);
+        reject(ended.reason);
       };
       const timer = setTimeout(() => {
-        signal.removeEventListener("abort", onAbort);
-        disposed.removeEventListener("abort", onAbort);
+        ended.removeEventListener("abort", onAbort);
         resolve();
       }, ms);
-      if (signal.aborted || disposed.aborted) return onAbort();
-      signal.addEventListener("abort", onAbort, { once: true });
-      disposed.addEventListener("abort", onAbort, { once: true });
+      if (ended.aborted) return onAbort();
+      ended.addEventListener("abort", onAbort, { once: true });
     });
   }
 

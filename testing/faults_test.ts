@@ -217,3 +217,17 @@ Deno.test("a request aborted before the answer rejects with the abort reason", a
   );
   assert.equal(server.count(), 0);
 });
+
+Deno.test("down fails a request waiting out its latency like a reset connection", async () => {
+  using time = installFakeTime({ now: 0 });
+  await using server = new FakeApiServer();
+  server.latency(1_000);
+  const pending = server.fetch(`${server.url}${CM}`);
+  await time.tick(10);
+  server.down();
+  await assert.rejects(pending, TypeError);
+  assert.equal(time.countTimers(), 0);
+  server.up();
+  server.latency(0);
+  assert.equal((await call(server, "GET", CM)).status, 200);
+});

@@ -32,6 +32,11 @@ Deno.test({
     abort.abort();
     await lines.cancel();
     assert.equal(server.count({ method: "POST" }), 1);
+    // The client going away cancels the server's stream.
+    for (let i = 0; i < 200 && server.openWatches > 0; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    assert.equal(server.openWatches, 0);
   },
 });
 
