@@ -198,6 +198,12 @@ export interface FakeApiServerOptions {
   url?: string;
   /** Milliseconds between the bookmarks of a watch. Default 60 000. */
   bookmarkInterval?: number;
+  /**
+   * Record `metadata.managedFields` on every create, update and patch, as
+   * the API server does (one entry per manager and operation; the field
+   * sets are left empty). Default `false`, which keeps objects short.
+   */
+  managedFields?: boolean;
 }
 
 /** A Kubernetes Event as the helpers read it. */
@@ -317,7 +323,9 @@ function decodeContinue(token: string): { rv: number; start: string } {
  * on fake time) or {@linkcode FakeApiServer.serve} over HTTP or HTTPS.
  *
  * Where it differs from the API server, on purpose:
- * - Namespaces need not exist for objects to be created in them.
+ * - Namespaces need not exist for objects to be created in them. Deleting
+ *   a Namespace deletes it and everything in it at once (no Terminating
+ *   phase).
  * - Apply patches (`application/apply-patch+yaml`) must be JSON; they are
  *   merged like a merge patch, create the object when it is absent, and need
  *   `fieldManager`. No managed fields are tracked.
@@ -372,6 +380,8 @@ export class FakeApiServer implements AsyncDisposable {
   #latency = 0;
   #corrupt: CorruptOptions | undefined;
   #bookmarkInterval: number;
+  #managedFields: boolean;
+  #manager = "unknown";
   #disposed = new AbortController();
   #downSignal = new AbortController();
 
@@ -379,6 +389,7 @@ export class FakeApiServer implements AsyncDisposable {
   constructor(options: FakeApiServerOptions = {}) {
     this.url = (options.url ?? "http://apiserver.test").replace(/\/$/, "");
     this.#bookmarkInterval = options.bookmarkInterval ?? 60_000;
+    this.#managedFields = options.managedFields ?? false;
     this.fetch = memoryFetch((request) => {
       if (this.#down) return Promise.reject(refusedError(request.url));
       return this.handle(request);
@@ -548,6 +559,10 @@ export class FakeApiServer implements AsyncDisposable {
       throw noSuchResource();
     }
     const query = url.searchParams;
+    // The API server names the manager of a write by fieldManager, else by
+    // the client's user agent.
+    this.#manager = query.get("fieldManager") ??
+      (request.headers.get("user-agent") ?? "unknown").split("/")[0]!;
     switch (method) {
       case "GET":
         if (truthy(query.get("watch"))) {
@@ -1215,6 +1230,7 @@ export class FakeApiServer implements AsyncDisposable {
     namespace: string | undefined,
     body: unknown,
     query: URLSearchParams,
+    apply = false,
   ): Response {
     const object = this.#decode(body, resource);
     const meta = object.metadata;
@@ -1262,9 +1278,34 @@ export class FakeApiServer implements AsyncDisposable {
         record.status = { phase: "Active" };
       }
     }
+    this.#manage(object, resource, apply ? "Apply" : "Update", undefined);
     if (query.get("dryRun") === "All") return json(object, 201);
     this.#created.set(meta.uid, ++this.#createdCount);
     return json(this.#store.write(rkey, key, object), 201);
+  }
+
+  #manage(
+    object: KubeObject,
+    resource: RegisteredResource,
+    operation: "Apply" | "Update",
+    subresource: string | undefined,
+  ): void {
+    if (!this.#managedFields) return;
+    const entry: Record<string, unknown> = {
+      manager: this.#manager,
+      operation,
+      apiVersion: apiVersionOf(resource),
+      time: timestamp(),
+      fieldsType: "FieldsV1",
+      fieldsV1: {},
+    };
+    if (subresource) entry.subresource = subresource;
+    const others = (object.metadata.managedFields ?? []).filter((f) => {
+      const field = f as Record<string, unknown>;
+      return !(field.manager === entry.manager &&
+        field.operation === operation && field.subresource === subresource);
+    });
+    object.metadata.managedFields = [...others, entry];
   }
 
   #decode(body: unknown, resource: RegisteredResource): KubeObject {
@@ -1393,7 +1434,7 @@ export class FakeApiServer implements AsyncDisposable {
       if (!apply || route.subresource) throw notFound(resource, name);
       const object = this.#decode(patch, resource);
       object.metadata.name ??= name;
-      return this.#create(resource, namespace, object, query);
+      return this.#create(resource, namespace, object, query, true);
     }
     const patched = type === "application/json-patch+json"
       ? jsonPatch(existing, patch)
@@ -1413,6 +1454,7 @@ export class FakeApiServer implements AsyncDisposable {
       route.subresource,
       query,
       200,
+      apply,
     );
   }
 
@@ -1425,6 +1467,7 @@ export class FakeApiServer implements AsyncDisposable {
     subresource: string | undefined,
     query: URLSearchParams,
     code: number,
+    apply = false,
   ): Response {
     const { resource, namespace } = route;
     const rkey = resourceKey(resource);
@@ -1460,7 +1503,12 @@ export class FakeApiServer implements AsyncDisposable {
     }
     next.metadata.resourceVersion = old.metadata.resourceVersion!;
     this.#validate(resource, next);
+    if (this.#managedFields && subresource !== "status") {
+      // managedFields is the server's to write; compare without it.
+      copyManaged(next.metadata, old.metadata);
+    }
     if (deepEqual(next, old)) return json(old, code);
+    this.#manage(next, resource, apply ? "Apply" : "Update", subresource);
     if (query.get("dryRun") === "All") return json(next, code);
     if (
       next.metadata.deletionTimestamp &&
@@ -1514,6 +1562,16 @@ export class FakeApiServer implements AsyncDisposable {
       return json(this.#store.write(rkey, key, marked));
     }
     const last = this.#store.delete(rkey, key)!;
+    if (resource.group === "" && resource.resource === "namespaces") {
+      // The namespace controller deletes what the namespace held.
+      for (const held of this.#resources.filter((r) => r.namespaced)) {
+        for (const [inner] of this.#store.all(resourceKey(held))) {
+          if (inner.startsWith(`${name}/`)) {
+            this.#store.delete(resourceKey(held), inner);
+          }
+        }
+      }
+    }
     if (resource.group === "" && resource.resource === "pods") {
       return json(last);
     }
@@ -1696,6 +1754,11 @@ function copyOptional(
   const target = to as Record<string, unknown>;
   if (record[field] === undefined) delete target[field];
   else target[field] = record[field];
+}
+
+function copyManaged(to: ObjectMeta, from: ObjectMeta): void {
+  if (from.managedFields === undefined) delete to.managedFields;
+  else to.managedFields = clone(from.managedFields);
 }
 
 function specChanged(

@@ -654,3 +654,77 @@ Deno.test("namespaces are cluster-scoped and start Active", async () => {
   const got = await call(server, "GET", "/api/v1/namespaces/team");
   assert.equal(got.body.metadata.name, "team");
 });
+
+Deno.test("deleting a Namespace deletes what it holds", async () => {
+  await using server = new FakeApiServer();
+  await call(server, "POST", "/api/v1/namespaces", {
+    metadata: { name: "team" },
+  });
+  await call(server, "POST", "/api/v1/namespaces/team/configmaps", {
+    metadata: { name: "a" },
+  });
+  await call(server, "POST", CM, { metadata: { name: "kept" } });
+  const res = await call(server, "DELETE", "/api/v1/namespaces/team");
+  assert.equal(res.status, 200);
+  assert.equal(
+    server.object("/api/v1/namespaces/team/configmaps/a"),
+    undefined,
+  );
+  assert.ok(server.object(`${CM}/kept`));
+});
+
+Deno.test("delete of a collection deletes what the selector matches", async () => {
+  await using server = new FakeApiServer();
+  await call(server, "POST", CM, {
+    metadata: { name: "a", labels: { x: "1" } },
+  });
+  await call(server, "POST", CM, { metadata: { name: "b" } });
+  const res = await call(server, "DELETE", `${CM}?labelSelector=x`);
+  assert.equal(res.status, 200);
+  assert.equal(res.body.kind, "ConfigMapList");
+  assert.deepEqual(res.body.items.map((i: KubeObject) => i.metadata.name), [
+    "a",
+  ]);
+  assert.equal(server.object(`${CM}/a`), undefined);
+  assert.ok(server.object(`${CM}/b`));
+});
+
+Deno.test("managedFields, when asked for, name the manager and operation", async () => {
+  using _time = installFakeTime({ now: Date.UTC(2030, 0, 1) });
+  await using server = new FakeApiServer({ managedFields: true });
+  await call(server, "POST", `${CM}?fieldManager=op`, {
+    metadata: { name: "a" },
+  });
+  const updated = await call(
+    server,
+    "PATCH",
+    `${CM}/a?fieldManager=op`,
+    { data: { k: "v" } },
+    "application/merge-patch+json",
+  );
+  assert.deepEqual(updated.body.metadata.managedFields, [{
+    manager: "op",
+    operation: "Update",
+    apiVersion: "v1",
+    time: "2030-01-01T00:00:00Z",
+    fieldsType: "FieldsV1",
+    fieldsV1: {},
+  }]);
+  const applied = await call(
+    server,
+    "PATCH",
+    `${CM}/a?fieldManager=kubectl`,
+    { data: { j: "w" } },
+    "application/apply-patch+yaml",
+  );
+  assert.deepEqual(
+    applied.body.metadata.managedFields.map((
+      f: { manager: string; operation: string },
+    ) => `${f.manager}:${f.operation}`),
+    ["op:Update", "kubectl:Apply"],
+  );
+  const plain = new FakeApiServer();
+  await call(plain, "POST", CM, { metadata: { name: "a" } });
+  assert.equal(plain.object(`${CM}/a`)!.metadata.managedFields, undefined);
+  await plain[Symbol.asyncDispose]();
+});
