@@ -579,15 +579,16 @@ export class Informer<T extends KubeObject> {
   #remove(raw: KubeObject): Promise<void> | undefined {
     const key = keyOf(raw);
     const held = this.store.has(key);
-    const previous = this.store.delete(key);
+    const lastDecoded = this.store.lastDecoded(key);
+    this.store.delete(key);
     const handler = this.#handler;
     if (handler.delete === undefined) return undefined;
-    const last = this.#ingest(raw) ?? previous;
-    if (last !== undefined) return this.#deliver(() => handler.delete!(last));
+    const final = this.#ingest(raw);
+    if (final !== undefined) return this.#deliver(() => handler.delete!(final));
     if (!held) return undefined;
-    // Held, but no copy of it ever decoded.
+    // The final copy did not decode: hand over the last one that did.
     return this.#deliver(() =>
-      handler.delete!(new DeletedFinalStateUnknown<T>(key, undefined))
+      handler.delete!(new DeletedFinalStateUnknown<T>(key, lastDecoded))
     );
   }
 
@@ -629,10 +630,8 @@ export class Informer<T extends KubeObject> {
       for (const [key, previous] of before) {
         if (!next.has(key) && !undecodable.has(key)) gone.push([key, previous]);
       }
-      for (const key of beforeUndecodable.keys()) {
-        if (!next.has(key) && !undecodable.has(key)) {
-          gone.push([key, undefined]);
-        }
+      for (const [key, { last }] of beforeUndecodable) {
+        if (!next.has(key) && !undecodable.has(key)) gone.push([key, last]);
       }
       gone.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
       for (const [key, previous] of gone) {

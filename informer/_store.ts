@@ -6,14 +6,22 @@ export function compareKeys(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
+/** An object held without a value: it exists but did not decode. */
+export interface Undecodable<T> {
+  /** The version of the copy that did not decode. */
+  version: string;
+  /** The last copy of it that did decode, if any. */
+  last: T | undefined;
+}
+
 /**
  * The store behind a collection. The reflector writes it; everyone else
  * reads it through {@linkcode Store}.
  */
 export class MemoryStore<T extends KubeObject> implements Store<T> {
   #items = new Map<string, T>();
-  /** Objects that exist but did not decode: key → resourceVersion. */
-  #undecodable = new Map<string, string>();
+  /** Objects that exist but did not decode, with their last decoded copy. */
+  #undecodable = new Map<string, Undecodable<T>>();
   #indexers: [string, (object: T) => readonly string[]][];
   /** index name → index value → keys. */
   #indices = new Map<string, Map<string, Set<string>>>();
@@ -45,7 +53,12 @@ export class MemoryStore<T extends KubeObject> implements Store<T> {
   version(key: string): string | undefined {
     const item = this.#items.get(key);
     if (item !== undefined) return item.metadata?.resourceVersion ?? "";
-    return this.#undecodable.get(key);
+    return this.#undecodable.get(key)?.version;
+  }
+
+  /** The last decoded copy of a key, held or not decoded since. */
+  lastDecoded(key: string): T | undefined {
+    return this.#items.get(key) ?? this.#undecodable.get(key)?.last;
   }
 
   keys(): string[] {
@@ -81,8 +94,8 @@ export class MemoryStore<T extends KubeObject> implements Store<T> {
     return this.#items;
   }
 
-  /** The undecodable keys and their versions, for the relist diff. */
-  undecodable(): Map<string, string> {
+  /** The undecodable keys, for the relist diff. */
+  undecodable(): Map<string, Undecodable<T>> {
     return this.#undecodable;
   }
 
@@ -105,7 +118,8 @@ export class MemoryStore<T extends KubeObject> implements Store<T> {
       if (this.#indexers.length > 0) this.#unindex(key);
       this.#items.delete(key);
     }
-    this.#undecodable.set(key, version);
+    const last = previous ?? this.#undecodable.get(key)?.last;
+    this.#undecodable.set(key, { version, last });
     return previous;
   }
 
@@ -122,8 +136,12 @@ export class MemoryStore<T extends KubeObject> implements Store<T> {
 
   /** Replaces the whole content. */
   replace(items: Map<string, T>, undecodable: Map<string, string>): void {
+    const held = new Map<string, Undecodable<T>>();
+    for (const [key, version] of undecodable) {
+      held.set(key, { version, last: this.lastDecoded(key) });
+    }
     this.#items = items;
-    this.#undecodable = undecodable;
+    this.#undecodable = held;
     for (const [name] of this.#indexers) this.#indices.set(name, new Map());
     this.#indexed = new Map();
     if (this.#indexers.length > 0) {

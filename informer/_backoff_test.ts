@@ -1,0 +1,62 @@
+import assert from "node:assert/strict";
+import { installFakeTime } from "../testing/mod.ts";
+import {
+  Backoff,
+  BACKOFF_RESET,
+  INITIAL_BACKOFF,
+  MAX_BACKOFF,
+  sleep,
+} from "./_backoff.ts";
+
+Deno.test("backoff doubles from 800 ms to a 30 s base", () => {
+  const backoff = new Backoff(() => 0);
+  const waits = Array.from({ length: 9 }, () => backoff.next(0));
+  assert.deepEqual(waits, [
+    800,
+    1_600,
+    3_200,
+    6_400,
+    12_800,
+    25_600,
+    30_000,
+    30_000,
+    30_000,
+  ]);
+  assert.equal(INITIAL_BACKOFF, 800);
+  assert.equal(MAX_BACKOFF, 30_000);
+});
+
+Deno.test("jitter adds up to the whole base", () => {
+  const backoff = new Backoff(() => 0.5);
+  assert.equal(backoff.next(0), 1_200);
+  assert.equal(backoff.next(0), 2_400);
+  const top = new Backoff(() => 0.999_999);
+  for (let i = 0; i < 10; i++) top.next(0);
+  assert.equal(top.next(0), 60_000);
+});
+
+Deno.test("backoff resets after two minutes without a failure", () => {
+  const backoff = new Backoff(() => 0);
+  backoff.next(0);
+  backoff.next(1_000);
+  assert.equal(backoff.next(2_000), 3_200);
+  assert.equal(backoff.next(2_000 + BACKOFF_RESET), 6_400); // not past it
+  assert.equal(backoff.next(2_001 + 2 * BACKOFF_RESET), 800);
+});
+
+Deno.test("sleep ends with its time or its signal, and leaves no timer", async () => {
+  using time = installFakeTime();
+  const controller = new AbortController();
+  let slept = false;
+  const short = sleep(1_000, controller.signal).then(() => slept = true);
+  await time.tick(999);
+  assert.equal(slept, false);
+  await time.tick(1);
+  await short;
+  assert.equal(slept, true);
+  const long = sleep(60_000, controller.signal);
+  controller.abort();
+  await long;
+  assert.equal(time.countTimers(), 0);
+  await sleep(10, controller.signal); // already aborted: at once
+});
