@@ -84,7 +84,7 @@ function isAbsolute(path: string): boolean {
 /** Resolves `path` against the directory of the kubeconfig `file`. */
 export function resolvePath(file: string, path: string): string {
   if (path === "" || isAbsolute(path)) return path;
-  return `${dirname(file)}/${path}`;
+  return `${dirname(file)}/${path.replace(/^(\.[\\/])+/, "")}`;
 }
 
 function optionalString(

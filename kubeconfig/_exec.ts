@@ -146,10 +146,11 @@ export class ExecCredential {
     let credential: unknown;
     try {
       credential = JSON.parse(new TextDecoder().decode(output.stdout));
-    } catch (cause) {
+    } catch {
+      // No cause: JSON.parse's message quotes the text, which may hold a token.
       throw new CredentialPluginError(
         `${what} printed no valid ExecCredential JSON`,
-        { exitCode: 0, stderr, cause },
+        { exitCode: 0, stderr },
       );
     }
     const fail = (problem: string): never => {
