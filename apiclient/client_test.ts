@@ -336,7 +336,7 @@ Deno.test("the default timeout is 30 s and covers reading the body", async () =>
   const { fetch } = scripted(() =>
     new Response(
       new ReadableStream({
-        start(c) {
+        start(c): void {
           c.enqueue(new TextEncoder().encode("{"));
         },
       }),

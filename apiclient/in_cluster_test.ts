@@ -95,17 +95,17 @@ Deno.test("inCluster: a missing CA, a CA without a certificate, a missing token 
   }
 });
 
-async function tlsServer(
+function tlsServer(
   cert: string,
   key: string,
   handler: (request: Request) => Response | Promise<Response>,
-): Promise<Deno.HttpServer<Deno.NetAddr>> {
+): Deno.HttpServer<Deno.NetAddr> {
   return Deno.serve({
     hostname: "127.0.0.1",
     port: 0,
     cert,
     key,
-    onListen() {},
+    onListen(): void {},
   }, handler);
 }
 
@@ -114,7 +114,7 @@ Deno.test({
   timeout: 10_000,
   fn: async () => {
     const tokens: (string | null)[] = [];
-    await using server = await tlsServer(
+    await using server = tlsServer(
       testCerts.serverCert,
       testCerts.serverKey,
       (request) => {
@@ -146,7 +146,7 @@ Deno.test({
   timeout: 10_000,
   fn: async () => {
     let reached = false;
-    await using server = await tlsServer(
+    await using server = tlsServer(
       testCerts.otherServerCert,
       testCerts.otherServerKey,
       () => {
@@ -177,12 +177,12 @@ Deno.test({
     await using server = Deno.serve({
       hostname: "127.0.0.1",
       port: 0,
-      onListen() {},
+      onListen(): void {},
     }, () => {
       let timer: ReturnType<typeof setInterval> | undefined;
       let n = 0;
       const body = new ReadableStream<Uint8Array>({
-        start(c) {
+        start(c): void {
           timer = setInterval(() => {
             n++;
             c.enqueue(new TextEncoder().encode(
@@ -195,7 +195,7 @@ Deno.test({
             ));
           }, 5);
         },
-        cancel() {
+        cancel(): void {
           serverSawCancel = true;
           clearInterval(timer);
         },
@@ -233,7 +233,7 @@ Deno.test({
     await using server = Deno.serve({
       hostname: "127.0.0.1",
       port: 0,
-      onListen() {},
+      onListen(): void {},
     }, () => new Response("e".repeat(100_000) + "   \n", { status: 500 }));
     const client = new Client(`http://127.0.0.1:${server.addr.port}`);
     const error = await client.get("/x").then(

@@ -119,14 +119,14 @@ Deno.test("cancelling a JSON stream releases the response body", async () => {
   const { fetch } = scripted(() =>
     new Response(
       new ReadableStream({
-        start(c) {
+        start(c): void {
           c.enqueue(
             new TextEncoder().encode(
               '{"type":"ADDED","object":{"metadata":{}}}\n',
             ),
           );
         },
-        cancel() {
+        cancel(): void {
           cancelled = true;
         },
       }),

@@ -30,10 +30,10 @@ function feed(): {
   let controller!: ReadableStreamDefaultController<Uint8Array>;
   let reason: unknown = "not cancelled";
   const body = new ReadableStream<Uint8Array>({
-    start(c) {
+    start(c): void {
       controller = c;
     },
-    cancel(r) {
+    cancel(r): void {
       reason = r;
     },
   });
@@ -70,7 +70,7 @@ Deno.test("events decode whatever the chunking: split lines, many per chunk, byt
   const text = lines.join("\n") + "\n";
   for (const size of [1, 3, 7, 64, text.length]) {
     const body = new ReadableStream<Uint8Array>({
-      start(c) {
+      start(c): void {
         const all = encoder.encode(text);
         for (let i = 0; i < all.length; i += size) {
           c.enqueue(all.slice(i, i + size));
@@ -100,7 +100,7 @@ Deno.test("a multi-byte character split across chunks decodes intact", async () 
   }) + "\n";
   const all = encoder.encode(line);
   const body = new ReadableStream<Uint8Array>({
-    start(c) {
+    start(c): void {
       for (let i = 0; i < all.length; i++) c.enqueue(all.slice(i, i + 1));
       c.close();
     },

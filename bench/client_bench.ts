@@ -17,7 +17,7 @@ const configMap = JSON.stringify({
   data: { color: "blue", size: "x".repeat(800) },
 });
 const server = Deno.serve(
-  { hostname: "127.0.0.1", port: 0, onListen() {} },
+  { hostname: "127.0.0.1", port: 0, onListen(): void {} },
   () =>
     new Response(configMap, {
       headers: { "content-type": "application/json" },
@@ -32,7 +32,7 @@ Deno.bench({
   name: "bare fetch + JSON.parse (loopback)",
   group: "loopback",
   baseline: true,
-  async fn() {
+  async fn(): Promise<void> {
     const response = await fetch(base + path, {
       headers: { Accept: "application/json" },
     });
@@ -43,7 +43,7 @@ Deno.bench({
 Deno.bench({
   name: "client.get (loopback)",
   group: "loopback",
-  async fn() {
+  async fn(): Promise<void> {
     await client.get(path);
   },
 });
@@ -59,7 +59,7 @@ Deno.bench({
   name: "bare fake.fetch + JSON.parse (in memory)",
   group: "in-memory",
   baseline: true,
-  async fn() {
+  async fn(): Promise<void> {
     const response = await fake.fetch(fake.url + path, {
       headers: { Accept: "application/json" },
     });
@@ -70,7 +70,7 @@ Deno.bench({
 Deno.bench({
   name: "client.get (in memory)",
   group: "in-memory",
-  async fn() {
+  async fn(): Promise<void> {
     await memoryClient.get(path);
   },
 });
