@@ -55,21 +55,4 @@ export function json(
   });
 }
 
-/** A Status failure body as the API server sends it. */
-export function failure(
-  code: number,
-  reason: string,
-  message: string,
-  details: Record<string, unknown> = {},
-): Record<string, unknown> {
-  return {
-    kind: "Status",
-    apiVersion: "v1",
-    metadata: {},
-    status: "Failure",
-    message,
-    reason,
-    details,
-    code,
-  };
-}
+export { failure } from "../testing/_status.ts";

@@ -13,6 +13,7 @@ import { WatchStream } from "./watch.ts";
 import type {
   JSONValue,
   KubernetesTunnel,
+  RestClient,
   RestRequestOptions,
 } from "./rest_client.ts";
 
@@ -797,44 +798,11 @@ export class Client implements Disposable {
    * @returns The answer: a tunnel, a stream of JSON values or bytes, a JSON
    * value, or bytes.
    */
-  performRequest(
-    options: RestRequestOptions & { expectTunnel: string[] },
-  ): Promise<KubernetesTunnel>;
-  /**
-   * A stream of one parsed JSON value per line (a watch).
-   *
-   * @param options The request.
-   * @returns The stream.
-   */
-  performRequest(
-    options: RestRequestOptions & { expectStream: true; expectJson: true },
-  ): Promise<ReadableStream<JSONValue>>;
-  /**
-   * A stream of bytes (logs).
-   *
-   * @param options The request.
-   * @returns The stream.
-   */
-  performRequest(
-    options: RestRequestOptions & { expectStream: true },
-  ): Promise<ReadableStream<Uint8Array>>;
-  /**
-   * A JSON answer.
-   *
-   * @param options The request.
-   * @returns The decoded answer.
-   */
-  performRequest(
-    options: RestRequestOptions & { expectJson: true },
-  ): Promise<JSONValue>;
-  /**
-   * A byte answer.
-   *
-   * @param options The request.
-   * @returns The body.
-   */
-  performRequest(options: RestRequestOptions): Promise<Uint8Array>;
-  async performRequest(
+  readonly performRequest: RestClient["performRequest"] = ((
+    options: RestRequestOptions,
+  ) => this.#performRequest(options)) as RestClient["performRequest"];
+
+  async #performRequest(
     options: RestRequestOptions,
   ): Promise<
     | KubernetesTunnel
