@@ -35,7 +35,7 @@ export function harness(
     time,
     server,
     client,
-    async [Symbol.asyncDispose]() {
+    async [Symbol.asyncDispose](): Promise<void> {
       await server[Symbol.asyncDispose]();
       time[Symbol.dispose]();
     },

@@ -235,9 +235,15 @@ export class Informer<T extends KubeObject> {
       }),
       { signal: this.#signal, idleTimeout: timeout * 1000 + IDLE_MARGIN },
     );
+    const events = stream[Symbol.asyncIterator]();
     return {
-      events: stream[Symbol.asyncIterator](),
-      cancel: () => stream.cancel(),
+      events,
+      // Cancelling the body alone leaves an iterator paused at an event with
+      // its idle timer armed; ending the iterator clears it.
+      cancel: async () => {
+        await stream.cancel();
+        await events.return?.();
+      },
     };
   }
 
