@@ -1,0 +1,113 @@
+/**
+ * The `Greeting` custom resource of the example operator: its spec names a
+ * message; its status names the ConfigMap that holds the message and carries
+ * a `Ready` condition.
+ *
+ * @module
+ */
+import { apiPath, type KubeObject } from "../apiclient/mod.ts";
+import type { Condition } from "../conditions/mod.ts";
+
+/** A ConfigMap, as far as the example reads it. */
+export interface ConfigMap extends KubeObject {
+  /** The text entries. */
+  data?: Record<string, string>;
+}
+
+/** The API group of `Greeting`. */
+export const GROUP = "demo.liken.dev";
+/** The API version of `Greeting`. */
+export const VERSION = "v1alpha1";
+/** The plural resource name of `Greeting`. */
+export const RESOURCE = "greetings";
+/** The kind. */
+export const KIND = "Greeting";
+/** `apiVersion` of a `Greeting`. */
+export const API_VERSION = `${GROUP}/${VERSION}`;
+/** The label the operator puts on every ConfigMap it makes. */
+export const MANAGED_BY = "app.kubernetes.io/managed-by";
+/** The value of {@linkcode MANAGED_BY}. */
+export const OPERATOR = "greeting-operator";
+
+/** What a `Greeting` asks for. */
+export interface GreetingSpec {
+  /** The message to publish in a ConfigMap. */
+  message: string;
+}
+
+/** What the operator reports about a `Greeting`. */
+export interface GreetingStatus {
+  /** The generation the status was computed from. */
+  observedGeneration?: number;
+  /** The name of the ConfigMap that holds the message. */
+  configMap?: string;
+  /** The conditions; `Ready` says whether the ConfigMap holds the message. */
+  conditions?: Condition[];
+}
+
+/** A `Greeting` object. */
+export interface Greeting extends KubeObject {
+  /** What it asks for. */
+  spec: GreetingSpec;
+  /** What the operator reported. */
+  status?: GreetingStatus;
+}
+
+/**
+ * The path of the Greetings of `namespace`, or of one Greeting.
+ *
+ * @param namespace The namespace.
+ * @param name The Greeting's name; absent for the collection.
+ * @returns The API path.
+ */
+export function greetingPath(namespace: string, name?: string): string {
+  return apiPath({
+    group: GROUP,
+    version: VERSION,
+    resource: RESOURCE,
+    namespace,
+    ...(name === undefined ? {} : { name }),
+  });
+}
+
+/**
+ * The path of the ConfigMaps of `namespace`, or of one ConfigMap.
+ *
+ * @param namespace The namespace.
+ * @param name The ConfigMap's name; absent for the collection.
+ * @returns The API path.
+ */
+export function configMapPath(namespace: string, name?: string): string {
+  return apiPath({
+    version: "v1",
+    resource: "configmaps",
+    namespace,
+    ...(name === undefined ? {} : { name }),
+  });
+}
+
+/**
+ * The name of the ConfigMap a Greeting owns.
+ *
+ * @param greeting The Greeting's name.
+ * @returns The ConfigMap's name.
+ */
+export function configMapName(greeting: string): string {
+  return `${greeting}-greeting`;
+}
+
+/**
+ * A new Greeting object, for a create.
+ *
+ * @param name The name.
+ * @param message The message.
+ * @returns The object.
+ */
+export function newGreeting(name: string, message: string): Greeting {
+  return {
+    apiVersion: API_VERSION,
+    kind: KIND,
+    metadata: { name },
+    spec: { message },
+  };
+}

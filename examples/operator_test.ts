@@ -1,0 +1,146 @@
+import assert from "node:assert/strict";
+import { Client } from "../apiclient/mod.ts";
+import { FakeApiServer, installFakeTime } from "../testing/mod.ts";
+import { GreetingOperator, REQUEST_TIMEOUT } from "./operator.ts";
+import {
+  type ConfigMap,
+  configMapPath,
+  type Greeting,
+  greetingPath,
+  GROUP,
+  KIND,
+  newGreeting,
+  RESOURCE,
+  VERSION,
+} from "./greeting.ts";
+
+function fake(): FakeApiServer {
+  const server = new FakeApiServer();
+  server.register({
+    group: GROUP,
+    version: VERSION,
+    resource: RESOURCE,
+    kind: KIND,
+    statusSubresource: true,
+  });
+  return server;
+}
+
+Deno.test("the example operator reconciles Greetings end to end", async () => {
+  using time = installFakeTime({ now: Date.parse("2030-01-01T00:00:00Z") });
+  await using server = fake();
+  const client = new Client(server.url, {
+    fetch: server.fetch,
+    timeout: REQUEST_TIMEOUT,
+  });
+  const user = new Client(server.url, { fetch: server.fetch });
+  const ns = "default";
+  await user.create(greetingPath(ns), newGreeting("hello", "Hello, world"));
+
+  const lines: string[] = [];
+  const exits: number[] = [];
+  const operator = await GreetingOperator.start(client, {
+    pod: "greeter-0",
+    leaseNamespace: ns,
+    log: (line) => lines.push(line),
+    exit: (code) => exits.push(code),
+  });
+  assert.equal(server.leaseHolder(ns, "greeting-operator"), operator.identity);
+  await time.settle();
+  await operator.idle();
+  await time.settle();
+  assert.ok(operator.synced);
+
+  // The first Greeting: a ConfigMap with an owner reference, and a status.
+  const cm = server.object<ConfigMap>(configMapPath(ns, "hello-greeting"));
+  assert.equal(cm?.data?.message, "Hello, world");
+  const hello = server.object<Greeting>(greetingPath(ns, "hello"))!;
+  assert.deepEqual(cm?.metadata.ownerReferences, [{
+    apiVersion: `${GROUP}/${VERSION}`,
+    kind: KIND,
+    name: "hello",
+    uid: hello.metadata.uid,
+    controller: true,
+  }]);
+  assert.equal(hello.status?.configMap, "hello-greeting");
+  assert.equal(hello.status?.observedGeneration, hello.metadata.generation);
+  const ready = hello.status?.conditions?.find((c) => c.type === "Ready");
+  assert.equal(ready?.status, "True");
+  assert.equal(ready?.reason, "MessagePublished");
+
+  // More Greetings, an edit, and a delete.
+  await user.create(greetingPath(ns), newGreeting("bonjour", "Bonjour"));
+  await user.create(greetingPath(ns), newGreeting("hola", "Hola"));
+  await time.settle();
+  await operator.idle();
+  const bonjour = server.object<Greeting>(greetingPath(ns, "bonjour"))!;
+  await user.replace(greetingPath(ns, "bonjour"), {
+    ...bonjour,
+    spec: { message: "Bonjour à tous" },
+  });
+  await user.delete(greetingPath(ns, "hola"));
+  await time.settle();
+  await operator.idle();
+  await time.settle();
+  assert.equal(
+    server.object<ConfigMap>(configMapPath(ns, "bonjour-greeting"))?.data
+      ?.message,
+    "Bonjour à tous",
+  );
+  const edited = server.object<Greeting>(greetingPath(ns, "bonjour"))!;
+  assert.equal(edited.status?.observedGeneration, edited.metadata.generation);
+  assert.equal(
+    server.object(configMapPath(ns, "hola-greeting")),
+    undefined,
+  );
+
+  // A ConfigMap someone else made: Ready=False with a Warning.
+  await user.create(configMapPath(ns), {
+    metadata: { name: "taken-greeting" },
+    data: { message: "mine" },
+  });
+  await user.create(greetingPath(ns), newGreeting("taken", "Hi"));
+  await time.settle();
+  await operator.idle();
+  await time.settle();
+  const taken = server.object<Greeting>(greetingPath(ns, "taken"))!;
+  assert.equal(taken.status?.conditions?.[0]?.reason, "ConfigMapTaken");
+  assert.equal(
+    server.object<ConfigMap>(configMapPath(ns, "taken-greeting"))?.data
+      ?.message,
+    "mine",
+  );
+
+  // Shut down in order: the Events are written, then the Lease released.
+  await operator.shutdown();
+  assert.equal(server.leaseHolder(ns, "greeting-operator") ?? "", "");
+  const reasons = (name: string): string[] =>
+    server.eventsAbout({ kind: KIND, name, namespace: ns }).map((e) =>
+      `${e.type}/${e.reason}`
+    ).sort();
+  assert.deepEqual(reasons("hello"), [
+    "Normal/ConfigMapCreated",
+    "Normal/MessagePublished",
+  ]);
+  assert.deepEqual(reasons("bonjour"), [
+    "Normal/ConfigMapCreated",
+    "Normal/ConfigMapUpdated",
+    "Normal/MessagePublished",
+  ]);
+  assert.deepEqual(reasons("taken"), ["Warning/ConfigMapTaken"]);
+  assert.deepEqual(operator.counts, {
+    passes: operator.counts.passes,
+    failures: 0,
+    created: 3,
+    updated: 1,
+    deleted: 1,
+    statuses: 5,
+  });
+  const order = lines.filter((l) => l.startsWith("shutting down"));
+  assert.deepEqual(order, [
+    "shutting down: stopping the watches and passes",
+    "shutting down: writing the queued Events",
+    "shutting down: stepping down",
+  ]);
+  assert.deepEqual(exits, []);
+});
