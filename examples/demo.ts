@@ -1,0 +1,191 @@
+/**
+ * `deno task demo`: the example operator against the embedded fake API
+ * server, served on loopback. It creates three Greetings, edits one, deletes
+ * one, prints what the operator did, and exits 0.
+ *
+ * `--keep-running` keeps the fake and the operator up until Ctrl-C, so that
+ * `kubectl` can look at them.
+ *
+ * Permissions: `--allow-net=127.0.0.1`.
+ *
+ * @module
+ */
+import { Client, type Outcome } from "../apiclient/mod.ts";
+import { FakeApiServer } from "../testing/mod.ts";
+import { GreetingOperator, REQUEST_TIMEOUT } from "./operator.ts";
+import {
+  type ConfigMap,
+  configMapName,
+  configMapPath,
+  type Greeting,
+  greetingPath,
+  GROUP,
+  KIND,
+  newGreeting,
+  RESOURCE,
+  VERSION,
+} from "./greeting.ts";
+
+const NAMESPACE = "default";
+const keepRunning = Deno.args.includes("--keep-running");
+
+function say(line = ""): void {
+  // deno-lint-ignore no-console
+  console.log(line);
+}
+
+/** Waits in real time until `check` holds, or throws after 10 s. */
+async function until(what: string, check: () => boolean): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+await using server = new FakeApiServer();
+server.register({
+  group: GROUP,
+  version: VERSION,
+  resource: RESOURCE,
+  kind: KIND,
+  statusSubresource: true,
+  shortNames: ["greet"],
+});
+await using served = await server.serve();
+
+say(`Fake API server on ${served.url}`);
+say(
+  `Look with kubectl while it runs: kubectl --server=${served.url} get greetings,configmaps,events,leases`,
+);
+say();
+
+// Writes the operator sends, as the client's observer sees them.
+const writes: string[] = [];
+const observe = (outcome: Outcome): void => {
+  if (outcome.method === "GET") return;
+  if (outcome.path.includes("/leases")) return; // renewals: counted below
+  writes.push(`${outcome.method} ${outcome.path} -> ${outcome.status}`);
+};
+const client = new Client(served.url, { timeout: REQUEST_TIMEOUT })
+  .withObserver(observe);
+const user = new Client(served.url);
+
+const operator = await GreetingOperator.start(client, {
+  pod: "greeting-operator-7d9f-x2x4b",
+  leaseNamespace: NAMESPACE,
+  log: (line) => say(`  [operator] ${line}`),
+});
+
+const greeting = (name: string): Greeting | undefined =>
+  server.object<Greeting>(greetingPath(NAMESPACE, name));
+const configMap = (name: string): ConfigMap | undefined =>
+  server.object<ConfigMap>(configMapPath(NAMESPACE, configMapName(name)));
+const settled = (name: string): boolean => {
+  const g = greeting(name);
+  return g?.status?.observedGeneration === g?.metadata.generation &&
+    g?.status?.conditions?.some((c) => c.type === "Ready") === true;
+};
+
+say("1. Creating Greetings hello, bonjour and hola");
+for (
+  const [name, message] of [
+    ["hello", "Hello, world"],
+    ["bonjour", "Bonjour"],
+    ["hola", "Hola"],
+  ] as const
+) {
+  await user.create(greetingPath(NAMESPACE), newGreeting(name, message));
+}
+await until(
+  "three Ready Greetings",
+  () => ["hello", "bonjour", "hola"].every(settled),
+);
+await operator.idle();
+
+say("2. Editing bonjour's message");
+const bonjour = greeting("bonjour")!;
+await user.replace(greetingPath(NAMESPACE, "bonjour"), {
+  ...bonjour,
+  spec: { message: "Bonjour à tous" },
+});
+await until(
+  "the edit",
+  () =>
+    configMap("bonjour")?.data?.message === "Bonjour à tous" &&
+    settled("bonjour"),
+);
+await operator.idle();
+
+say("3. Deleting hola");
+await user.delete(greetingPath(NAMESPACE, "hola"));
+await until("hola's ConfigMap to go", () => configMap("hola") === undefined);
+await operator.idle();
+
+say();
+say("What the operator did");
+say(`  leader: ${server.leaseHolder(NAMESPACE, "greeting-operator")}`);
+const counts = operator.counts;
+say(
+  `  passes: ${counts.passes} (failed: ${counts.failures}); ConfigMaps created ${counts.created}, updated ${counts.updated}, deleted ${counts.deleted}; status writes ${counts.statuses}`,
+);
+say(`  writes (${writes.length}, Lease renewals not shown):`);
+for (const line of writes) say(`    ${line}`);
+
+if (keepRunning) {
+  say();
+  say("Running until Ctrl-C. Try:");
+  say(`  kubectl --server=${served.url} get greetings -o wide`);
+  say(
+    `  kubectl --server=${served.url} describe greeting hello`,
+  );
+  say(
+    `  kubectl --server=${served.url} get lease greeting-operator -o yaml`,
+  );
+  const { promise, resolve } = Promise.withResolvers<void>();
+  const stop = (): void => resolve();
+  Deno.addSignalListener("SIGINT", stop);
+  Deno.addSignalListener("SIGTERM", stop);
+  await promise;
+  Deno.removeSignalListener("SIGINT", stop);
+  Deno.removeSignalListener("SIGTERM", stop);
+}
+
+say();
+say("4. Shutting down (Events first, then the Lease)");
+await operator.shutdown();
+
+say();
+say("Events");
+for (const name of ["hello", "bonjour", "hola"]) {
+  for (
+    const event of server.eventsAbout({
+      kind: KIND,
+      name,
+      namespace: NAMESPACE,
+    })
+  ) {
+    say(
+      `  ${name}: ${event.type} ${event.reason} (x${
+        event.count ?? 1
+      }): ${event.message}`,
+    );
+  }
+}
+say();
+say("Conditions");
+for (const name of ["hello", "bonjour"]) {
+  const g = greeting(name);
+  for (const c of g?.status?.conditions ?? []) {
+    say(
+      `  ${name}: ${c.type}=${c.status} ${c.reason} "${c.message}" (generation ${c.observedGeneration}); ConfigMap ${g?.status?.configMap}: ${
+        JSON.stringify(configMap(name)?.data)
+      }`,
+    );
+  }
+}
+say(
+  `  Lease holder after the step-down: "${
+    server.leaseHolder(NAMESPACE, "greeting-operator") ?? ""
+  }"`,
+);
