@@ -8,6 +8,13 @@ export interface AutoClientOptions extends LoadKubeconfigOptions {
    * and `namespace`. Default `/var/run/secrets/kubernetes.io/serviceaccount`.
    */
   serviceAccountDir?: string;
+  /**
+   * In a pod: the API server's URL. Default: the address that
+   * `KUBERNETES_SERVICE_HOST` and `KUBERNETES_SERVICE_PORT` name. A name such
+   * as `https://kubernetes.default.svc` lets a binary be compiled with
+   * `--allow-net=kubernetes.default.svc:443` rather than the cluster's IP.
+   */
+  inClusterServer?: string;
 }
 
 /**
@@ -60,7 +67,14 @@ export async function autoClient(
     host = undefined;
   }
   if (host) {
-    const inCluster: { serviceAccountDir?: string; timeout?: number } = {};
+    const inCluster: {
+      serviceAccountDir?: string;
+      timeout?: number;
+      server?: string;
+    } = {};
+    if (options.inClusterServer !== undefined) {
+      inCluster.server = options.inClusterServer;
+    }
     if (options.serviceAccountDir !== undefined) {
       inCluster.serviceAccountDir = options.serviceAccountDir;
     }

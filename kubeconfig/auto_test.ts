@@ -37,6 +37,11 @@ Deno.test("autoClient() is in-cluster when KUBERNETES_SERVICE_HOST is set", asyn
     using client = await autoClient({ serviceAccountDir: account.dir, path });
     assert.equal(client.server, "https://10.96.0.1:6443");
     assert.equal(client.defaultNamespace, "pods-ns");
+    using named = await autoClient({
+      serviceAccountDir: account.dir,
+      inClusterServer: "https://kubernetes.default.svc",
+    });
+    assert.equal(named.server, "https://kubernetes.default.svc");
   });
 });
 

@@ -1,0 +1,81 @@
+/**
+ * The example operator for a real cluster: in a pod it uses the pod's
+ * ServiceAccount; elsewhere the kubeconfig (`KUBECONFIG`, else
+ * `~/.kube/config`). On SIGTERM or SIGINT it stops its work, writes its
+ * queued Events, and releases its Lease, in that order.
+ *
+ * Environment:
+ * - `POD_NAME`, `POD_NAMESPACE`: the pod (the Deployment sets both from the
+ *   downward API). Outside a pod the name defaults to `local`, and the
+ *   namespace to the kubeconfig context's.
+ * - `WATCH_NAMESPACE`: watch one namespace only; default all.
+ *
+ * In a pod (see README.md for `deno compile`):
+ * `--allow-net=kubernetes.default.svc:443
+ * --allow-read=/var/run/secrets/kubernetes.io/serviceaccount
+ * --allow-env=KUBERNETES_SERVICE_HOST,KUBERNETES_SERVICE_PORT,POD_NAME,POD_NAMESPACE,WATCH_NAMESPACE`.
+ *
+ * @module
+ */
+import { autoClient } from "../kubeconfig/mod.ts";
+import { GreetingOperator, REQUEST_TIMEOUT } from "./operator.ts";
+
+function log(line: string): void {
+  // deno-lint-ignore no-console
+  console.error(`${new Date().toISOString()} ${line}`);
+}
+
+function env(name: string): string | undefined {
+  try {
+    return Deno.env.get(name) || undefined;
+  } catch {
+    return undefined; // not granted: treated as unset
+  }
+}
+
+const stop = new AbortController();
+const onSignal = (): void => stop.abort();
+Deno.addSignalListener("SIGTERM", onSignal);
+Deno.addSignalListener("SIGINT", onSignal);
+
+using client = await autoClient({
+  timeout: REQUEST_TIMEOUT,
+  // In a pod: a name the binary's --allow-net can list ahead of time.
+  inClusterServer: "https://kubernetes.default.svc:443",
+});
+const pod = env("POD_NAME") ?? "local";
+const leaseNamespace = env("POD_NAMESPACE") ?? client.defaultNamespace ??
+  "default";
+const namespace = env("WATCH_NAMESPACE");
+log(
+  `API server ${client.server}; Lease in ${leaseNamespace}; watching ${
+    namespace ?? "all namespaces"
+  }`,
+);
+
+let operator: GreetingOperator;
+try {
+  operator = await GreetingOperator.start(client, {
+    pod,
+    leaseNamespace,
+    ...(namespace ? { namespace } : {}),
+    log,
+    signal: stop.signal,
+  });
+} catch (error) {
+  if (stop.signal.aborted) {
+    log("stopped before leading; nothing to release");
+    Deno.exit(0);
+  }
+  throw error;
+}
+
+if (!stop.signal.aborted) {
+  await new Promise((resolve) =>
+    stop.signal.addEventListener("abort", resolve, { once: true })
+  );
+}
+log("signal received");
+await operator.shutdown();
+Deno.removeSignalListener("SIGTERM", onSignal);
+Deno.removeSignalListener("SIGINT", onSignal);
