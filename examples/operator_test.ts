@@ -144,3 +144,90 @@ Deno.test("the example operator reconciles Greetings end to end", async () => {
   ]);
   assert.deepEqual(exits, []);
 });
+
+Deno.test("a second copy waits, then takes over when the leader steps down", async () => {
+  using time = installFakeTime({ now: Date.parse("2030-01-01T00:00:00Z") });
+  await using server = fake();
+  const client = (): Client =>
+    new Client(server.url, { fetch: server.fetch, timeout: REQUEST_TIMEOUT });
+  const user = new Client(server.url, { fetch: server.fetch });
+  const ns = "default";
+  const first = await GreetingOperator.start(client(), {
+    pod: "greeter-a",
+    leaseNamespace: ns,
+    exit: () => {},
+  });
+  let second: GreetingOperator | undefined;
+  const starting = GreetingOperator.start(client(), {
+    pod: "greeter-b",
+    leaseNamespace: ns,
+    exit: () => {},
+  }).then((op) => second = op);
+  await time.tick(20_000);
+  assert.equal(second, undefined); // it waits while the first leads
+
+  await first.shutdown();
+  await time.tick(11_000); // a waiting copy reads within 5 to 11 s
+  const next = await starting;
+  assert.equal(second, next);
+  assert.equal(server.leaseHolder(ns, "greeting-operator"), next.identity);
+  await user.create(greetingPath(ns), newGreeting("hello", "Hi"));
+  await time.settle();
+  await next.idle();
+  await time.settle();
+  assert.equal(
+    server.object<ConfigMap>(configMapPath(ns, "hello-greeting"))?.data
+      ?.message,
+    "Hi",
+  );
+  assert.equal(first.counts.created, 0);
+  assert.equal(next.counts.created, 1);
+  await next.shutdown();
+});
+
+Deno.test("a failed pass runs again after retryDelay", async () => {
+  using time = installFakeTime({ now: Date.parse("2030-01-01T00:00:00Z") });
+  await using server = fake();
+  const client = new Client(server.url, {
+    fetch: server.fetch,
+    timeout: REQUEST_TIMEOUT,
+  });
+  const ns = "default";
+  const refusal = server.refuse({
+    method: "POST",
+    path: configMapPath(ns),
+    status: 500,
+    message: "etcd is sad",
+  });
+  await server.put(greetingPath(ns, "hello"), {
+    ...newGreeting("hello", "Hi"),
+    metadata: { name: "hello", namespace: ns },
+  });
+  const lines: string[] = [];
+  const operator = await GreetingOperator.start(client, {
+    pod: "greeter-0",
+    leaseNamespace: ns,
+    retryDelay: 2_000,
+    log: (line) => lines.push(line),
+    exit: () => {},
+  });
+  await time.settle();
+  await operator.idle();
+  assert.equal(operator.counts.failures >= 1, true);
+  assert.ok(
+    lines.some((l) =>
+      /pass default\/hello failed: .*etcd is sad; again in 2 s/.test(l)
+    ),
+  );
+  assert.equal(server.object(configMapPath(ns, "hello-greeting")), undefined);
+  refusal.allow();
+  await time.tick(2_000);
+  await operator.idle();
+  await time.settle();
+  assert.equal(
+    server.object<ConfigMap>(configMapPath(ns, "hello-greeting"))?.data
+      ?.message,
+    "Hi",
+  );
+  await operator.shutdown();
+});
