@@ -91,7 +91,8 @@ Deno.test({
     const tokenPath = await dir.write("sub/token", "first\n");
     const path = await dir.write(
       "sub/config",
-      kubeconfig(server.url, { tokenFile: "token" }),
+      // As in client-go, the file wins over an inline token.
+      kubeconfig(server.url, { tokenFile: "token", token: "inline" }),
     );
     using config = await loadKubeconfig({ path });
     assert.equal((await getSeen(config)).authorization, "Bearer first");
