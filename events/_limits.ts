@@ -32,7 +32,7 @@ export function cut(text: string, limit: number): string {
   if (text.length * 3 <= limit) return text;
   const bytes = encoder.encode(text);
   if (bytes.length <= limit) return text;
-  let end = limit - encoder.encode(ELLIPSIS).length;
+  let end = Math.max(0, limit - encoder.encode(ELLIPSIS).length);
   // Back up over continuation bytes (10xxxxxx) to the start of a character.
   while (end > 0 && ((bytes[end] ?? 0) & 0xc0) === 0x80) end--;
   return decoder.decode(bytes.subarray(0, end)) + ELLIPSIS;

@@ -351,6 +351,33 @@ Deno.test("a write refused with 503 is sent again 10 s later and lands", async (
   await recorder.shutdown();
 });
 
+Deno.test("a series patch refused with 503 is sent again and the count stays right", async () => {
+  using time = installFakeTime({ now: START });
+  await using server = new FakeApiServer();
+  const { recorder, logs } = setup(server);
+  recorder.warning(machine, failed);
+  await time.settle();
+  server.refuse({ method: "PATCH", path: /\/events\//, status: 503, count: 1 });
+  await time.tick(1_000);
+  recorder.warning(machine, failed);
+  await time.settle();
+  assert.equal(patches(server), 1, "the first patch was refused");
+  await time.tick(RETRY_WAIT);
+  assert.equal(patches(server), 2);
+  recorder.warning(machine, failed);
+  await recorder.shutdown();
+  assert.deepEqual(logs, []);
+  // The refused patch did not advance the series: 1, then 2, then 3.
+  assert.deepEqual(
+    server.requests.filter((r) => r.method === "PATCH").map((r) =>
+      (r.body as { count: number }).count
+    ),
+    [2, 2, 3],
+  );
+  assert.equal(posts(server), 1);
+  assert.equal(about(server, machine)[0]?.count, 3);
+});
+
 Deno.test("a write that fails every attempt is logged once with type, reason, kind and name", async () => {
   using time = installFakeTime({ now: START });
   await using server = new FakeApiServer();
@@ -605,13 +632,14 @@ Deno.test("the recorder's signal ends a retry wait", async () => {
   assert.deepEqual(logs, []);
 });
 
-Deno.test("the instance defaults to the host name", async () => {
+Deno.test("the instance defaults to the host name, also when empty", async () => {
   await using server = new FakeApiServer();
-  const recorder = new Recorder(
-    new Client(server.url, { fetch: server.fetch }),
-    "c",
-  );
+  const client = new Client(server.url, { fetch: server.fetch });
+  const recorder = new Recorder(client, "c");
   assert.equal(recorder.instance, Deno.hostname());
   assert.equal(recorder.component, "c");
   await recorder.shutdown();
+  const empty = new Recorder(client, "c", { instance: "", log: () => {} });
+  assert.equal(empty.instance, Deno.hostname());
+  await empty.shutdown();
 });

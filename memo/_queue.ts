@@ -26,8 +26,9 @@ export class KeyedQueue {
   async run<T>(
     key: string,
     task: () => Promise<T>,
-    signal?: AbortSignal,
+    options: { signal?: AbortSignal | undefined } = {},
   ): Promise<T> {
+    const { signal } = options;
     signal?.throwIfAborted();
     let chain = this.#chains.get(key);
     if (chain === undefined) {

@@ -291,18 +291,25 @@ export async function settleStatus<T extends KubeObject>(
         ),
       { versions, signal },
     );
+  const land = async (): Promise<Settled<T>> => {
+    const answer = await write(held);
+    // The caller's copy follows the server's, so its next write carries the
+    // new resourceVersion instead of drawing a 409.
+    replaceContents(held, structuredClone(answer));
+    return { landed: true, object: answer };
+  };
   if (!apply(held)) return { landed: false, object: held };
   try {
-    return { landed: true, object: await write(held) };
+    return await land();
   } catch (error) {
     if (!isStale(error)) throw error;
   }
   const fresh = await readFresh<T>(client, { versions, key, path, signal });
-  // Go copies the fresh struct over the held one; a deep copy keeps `fresh`
-  // (the answer when no write is needed) apart from what `apply` changes.
+  // A deep copy keeps `fresh` (the answer when no write is needed) apart
+  // from what `apply` changes on `held`.
   replaceContents(held, structuredClone(fresh));
   if (!apply(held)) return { landed: false, object: fresh };
-  return { landed: true, object: await write(held) };
+  return await land();
 }
 
 /** Makes `target` hold exactly the own properties of `source`. */

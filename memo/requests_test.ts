@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { flush } from "./_test_util.ts";
 import {
   ApiError,
   Client,
@@ -68,11 +69,6 @@ function heldFetch(
     return response;
   };
   return { fetch: held, answered: answered.promise, release: gate.resolve };
-}
-
-/** Lets the microtask queue run dry (no timers involved). */
-async function flush(): Promise<void> {
-  for (let i = 0; i < 50; i++) await Promise.resolve();
 }
 
 Deno.test("readFresh: reads from the server and notes the version", async () => {
@@ -308,6 +304,7 @@ Deno.test("settleStatus: 200 writes once and answers the server's copy", async (
   await using server = newServer();
   const client = new Client(server.url, { fetch: server.fetch });
   const held = await client.create(COLLECTION, widget("a"));
+  const created = held.metadata.resourceVersion;
   const versions = new Versions();
   const given: Widget[] = [];
   const before = server.requests.length;
@@ -320,15 +317,27 @@ Deno.test("settleStatus: 200 writes once and answers the server's copy", async (
   assert.equal(landed, true);
   assert.equal(given.length, 1);
   assert.equal(object.status?.phase, "Ready");
-  assert.notEqual(
-    object.metadata.resourceVersion,
-    held.metadata.resourceVersion,
-  );
+  assert.notEqual(object.metadata.resourceVersion, created);
   assert.equal(
     versions.current("demo/a", object.metadata.resourceVersion!),
     true,
   );
+  // The held copy now is the server's answer (a copy of it), as in the
+  // reference: a second settle from it is not refused as stale.
   assert.equal(held.status?.phase, "Ready");
+  assert.equal(held.metadata.resourceVersion, object.metadata.resourceVersion);
+  assert.notEqual(held, object);
+  const again = server.requests.length;
+  const second = await settleStatus(client, held, {
+    versions,
+    path: path("a"),
+    apply: (copy) => {
+      copy.status = { phase: "Done" };
+      return true;
+    },
+  });
+  assert.equal(second.landed, true);
+  assert.deepEqual(seen(server, again), [`PUT ${path("a")}/status`]);
 });
 
 Deno.test("settleStatus: a copy that needs no write sends nothing", async () => {
@@ -380,8 +389,9 @@ Deno.test("settleStatus: 409 then 200 reads again, applies to the fresh copy, wr
     versions.current("demo/a", object.metadata.resourceVersion!),
     true,
   );
-  // Go copies the fresh object over the held one.
+  // The held copy took the fresh copy, then the answer to the write.
   assert.equal(held.spec?.size, 7);
+  assert.equal(held.metadata.resourceVersion, object.metadata.resourceVersion);
 });
 
 Deno.test("settleStatus: a refused 409 (fault injection) follows the same sequence", async () => {

@@ -188,7 +188,7 @@ export class Versions {
         throw error;
       }
       this.note(key, version);
-    }, options.signal);
+    }, options);
   }
 
   /**

@@ -1,11 +1,7 @@
 import assert from "node:assert/strict";
+import { flush } from "./_test_util.ts";
 import { Versions } from "./versions.ts";
 import { KeyedQueue } from "./_queue.ts";
-
-/** Lets the microtask queue run dry (no timers involved). */
-async function flush(): Promise<void> {
-  for (let i = 0; i < 20; i++) await Promise.resolve();
-}
 
 Deno.test("current: an object never noted is current at any version", () => {
   const versions = new Versions();
@@ -368,7 +364,9 @@ Deno.test("KeyedQueue: keeps a key only while a task is queued", async () => {
   const blocker = Promise.withResolvers<number>();
   const running = queue.run("c", () => blocker.promise);
   const controller = new AbortController();
-  const waiting = queue.run("c", () => Promise.resolve(0), controller.signal);
+  const waiting = queue.run("c", () => Promise.resolve(0), {
+    signal: controller.signal,
+  });
   controller.abort(new Error("Gone"));
   await assert.rejects(waiting, /Gone/);
   assert.equal(queue.size, 1);
