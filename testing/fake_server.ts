@@ -21,6 +21,7 @@ import {
 import {
   ALL_VERBS,
   BUILT_IN_RESOURCES,
+  type PrinterColumn,
   type RegisteredResource,
 } from "./_registry.ts";
 import {
@@ -48,8 +49,9 @@ import { type Change, Store } from "./_store.ts";
 import { memoryFetch, refusedError, resetError } from "./_transport.ts";
 import { testCerts } from "./certs.ts";
 import { discoveryResponse } from "./_discovery.ts";
+import { TableEncoder } from "./_table.ts";
 
-export type { RegisteredResource } from "./_registry.ts";
+export type { PrinterColumn, RegisteredResource } from "./_registry.ts";
 export type {
   KubeObject,
   ObjectMeta,
@@ -74,6 +76,13 @@ export interface ResourceDefinition {
   listKind?: string;
   /** Short names for discovery, such as `wd`. */
   shortNames?: readonly string[];
+  /**
+   * The columns `kubectl get` shows after NAME, as a
+   * CustomResourceDefinition's `additionalPrinterColumns` declares them
+   * (`jsonPath` for `JSONPath`). Absent: one AGE column, as the API server
+   * defaults. Ignored for the built-in kinds, which have their own columns.
+   */
+  printerColumns?: readonly PrinterColumn[];
 }
 
 /** One request the server received, as {@linkcode FakeApiServer.requests} keeps it. */
@@ -458,6 +467,11 @@ export class FakeApiServer implements AsyncDisposable {
       verbs: ALL_VERBS,
     };
     if (definition.shortNames) resource.shortNames = definition.shortNames;
+    if (definition.printerColumns) {
+      resource.printerColumns = Object.freeze(
+        definition.printerColumns.map((c) => Object.freeze({ ...c })),
+      );
+    }
     this.#resources = this.#resources.filter((r) =>
       !(r.group === resource.group && r.version === resource.version &&
         r.resource === resource.resource)
@@ -564,13 +578,19 @@ export class FakeApiServer implements AsyncDisposable {
     this.#manager = query.get("fieldManager") ??
       (request.headers.get("user-agent") ?? "unknown").split("/")[0]!;
     switch (method) {
-      case "GET":
+      case "GET": {
+        // kubectl get asks for a Table (as=Table in Accept) to print.
+        const table = TableEncoder.negotiate(resource, {
+          accept: request.headers.get("accept"),
+          query,
+        });
         if (truthy(query.get("watch"))) {
-          return this.#watch(route, query, request.signal);
+          return this.#watch(route, query, request.signal, table);
         }
         return name === undefined
-          ? this.#list(resource, namespace, query)
-          : this.#get(route, path);
+          ? this.#list(resource, namespace, query, table)
+          : this.#get(route, path, table);
+      }
       case "POST":
         if (name !== undefined) throw methodNotAllowed();
         if (resource.namespaced && namespace === undefined) {
@@ -1135,14 +1155,14 @@ export class FakeApiServer implements AsyncDisposable {
 
   // ------------------------------------------------------------------- verbs
 
-  #get(route: Route, path: string): Response {
+  #get(route: Route, path: string, table?: TableEncoder): Response {
     const { resource, namespace, name } = route;
     const stored = this.#store.peek(
       resourceKey(resource),
       objectKey(resource, namespace, name!),
     );
     if (!stored) throw notFound(resource, name!);
-    const response = json(stored);
+    const response = json(table ? table.object(stored) : stored);
     const at = this.#landings.findIndex((l) =>
       l.path.replace(/\/$/, "") === path.replace(/\/$/, "")
     );
@@ -1170,6 +1190,7 @@ export class FakeApiServer implements AsyncDisposable {
     resource: RegisteredResource,
     namespace: string | undefined,
     query: URLSearchParams,
+    table?: TableEncoder,
   ): Response {
     const selected = this.#selector(query);
     const filtered = query.has("labelSelector") || query.has("fieldSelector");
@@ -1217,12 +1238,13 @@ export class FakeApiServer implements AsyncDisposable {
         metadata.remainingItemCount = matching.length - page.length;
       }
     }
-    return json({
+    const list = {
       kind: resource.listKind,
       apiVersion: apiVersionOf(resource),
       metadata,
       items: page.map(([, object]) => object),
-    });
+    };
+    return json(table ? table.list(list) : list);
   }
 
   #create(
@@ -1614,7 +1636,12 @@ export class FakeApiServer implements AsyncDisposable {
 
   // ------------------------------------------------------------------- watch
 
-  #watch(route: Route, query: URLSearchParams, signal: AbortSignal): Response {
+  #watch(
+    route: Route,
+    query: URLSearchParams,
+    signal: AbortSignal,
+    table?: TableEncoder,
+  ): Response {
     const { resource, namespace, name } = route;
     let selected = this.#selector(query);
     if (name !== undefined) {
@@ -1674,6 +1701,7 @@ export class FakeApiServer implements AsyncDisposable {
     const watch = new WatchStream(
       () => this.#takeCorruption(),
       () => this.#watches.delete(watch),
+      table,
     );
     this.#watches.add(watch);
     const events: WatchEvent[] = [];
@@ -1821,6 +1849,7 @@ class WatchStream {
   onChange: (() => void) | undefined;
   #takeCorruption: () => CorruptOptions | undefined;
   #onEnd: () => void;
+  #table: TableEncoder | undefined;
   #controller: ReadableStreamDefaultController<Uint8Array> | undefined;
   #ticker: ReturnType<typeof setTimeout> | undefined;
   #closer: ReturnType<typeof setTimeout> | undefined;
@@ -1829,9 +1858,11 @@ class WatchStream {
   constructor(
     takeCorruption: () => CorruptOptions | undefined,
     onEnd: () => void,
+    table?: TableEncoder,
   ) {
     this.#takeCorruption = takeCorruption;
     this.#onEnd = onEnd;
+    this.#table = table;
   }
 
   start(initial: WatchEvent[]): Response {
@@ -1847,7 +1878,8 @@ class WatchStream {
 
   send(event: WatchEvent): void {
     if (this.#ended || !this.#controller) return;
-    const line = JSON.stringify(event) + "\n";
+    const line =
+      JSON.stringify(this.#table ? this.#table.event(event) : event) + "\n";
     const corrupt = this.#takeCorruption();
     try {
       if (corrupt?.truncate) {
