@@ -535,7 +535,10 @@ export class Informer<T extends KubeObject> {
   #ingest(raw: KubeObject): T | undefined {
     const meta = raw.metadata;
     if (meta !== undefined && meta.managedFields !== undefined) {
-      delete meta.managedFields;
+      // A copy without the field, not a delete: deleting a property that is
+      // not the last one turns the object into a slow, larger dictionary.
+      const { managedFields: _, ...rest } = meta;
+      raw.metadata = rest;
     }
     const { transform, decode } = this.#options;
     if (transform === undefined && decode === undefined) return raw as T;
