@@ -395,7 +395,7 @@ async function throughput(feed: Feed, chunked: boolean): Promise<{
           t1 = performance.now();
           continue;
         }
-        map.set(keyOf(event.object), event.object);
+        map.set(keyOf(event.object as KubeObject), event.object);
         if (event.type === "MODIFIED" && ++seen === EVENTS) break;
       }
       clientRuns.push(performance.now() - t1);
