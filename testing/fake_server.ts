@@ -345,6 +345,15 @@ function decodeContinue(token: string): { rv: number; start: string } {
  * - Field selectors read any dotted path of the object.
  * - History is kept until {@linkcode FakeApiServer.compact}.
  * - A watch without `timeoutSeconds` stays open until it is cancelled.
+ * - No defaults are applied to objects (a Pod gets no `status.phase`, a
+ *   Service no cluster IP), so the Tables `kubectl get` prints show what
+ *   is stored.
+ *
+ * A GET that asks for a Table (`Accept: application/json;as=Table;v=v1;
+ * g=meta.k8s.io`, as `kubectl get` and `kubectl get -w` send) is answered
+ * with the API server's columns for the built-in kinds, and NAME plus the
+ * registered `printerColumns` (else AGE) for other resources; see
+ * {@linkcode ResourceDefinition.printerColumns}.
  *
  * @example Create, read back, and see what the server received
  * ```ts
@@ -450,6 +459,41 @@ export class FakeApiServer implements AsyncDisposable {
    *   `${server.url}/apis/example.com/v1/namespaces/default/widgets`,
    * );
    * assert.equal((await res.json()).kind, "WidgetList");
+   * ```
+   *
+   * @example Printer columns, as `kubectl get` shows them
+   * ```ts
+   * import assert from "node:assert/strict";
+   * import { FakeApiServer } from "@liken/kubernetes/testing";
+   *
+   * await using server = new FakeApiServer();
+   * server.register({
+   *   group: "example.com",
+   *   version: "v1",
+   *   resource: "widgets",
+   *   kind: "Widget",
+   *   printerColumns: [
+   *     { name: "Size", type: "integer", jsonPath: ".spec.size" },
+   *     { name: "Age", type: "date", jsonPath: ".metadata.creationTimestamp" },
+   *   ],
+   * });
+   * const path = `${server.url}/apis/example.com/v1/namespaces/default/widgets`;
+   * const made = await server.fetch(path, {
+   *   method: "POST",
+   *   body: JSON.stringify({ metadata: { name: "w1" }, spec: { size: 3 } }),
+   * });
+   * await made.body?.cancel();
+   * const res = await server.fetch(path, {
+   *   headers: { accept: "application/json;as=Table;v=v1;g=meta.k8s.io" },
+   * });
+   * const table = await res.json();
+   * assert.equal(table.kind, "Table");
+   * assert.deepEqual(
+   *   table.columnDefinitions.map((c: { name: string }) => c.name),
+   *   ["Name", "Size", "Age"],
+   * );
+   * assert.deepEqual(table.rows[0].cells.slice(0, 2), ["w1", 3]);
+   * assert.match(table.rows[0].cells[2], /^\d+s$/);
    * ```
    *
    * @param definition The resource.
