@@ -51,6 +51,15 @@ async function fixture(): Promise<Fixture> {
     namespaced: true,
     statusSubresource: true,
     shortNames: ["wd"],
+    printerColumns: [
+      { name: "Size", type: "integer", jsonPath: ".spec.size" },
+      {
+        name: "Ready",
+        type: "string",
+        jsonPath: '.status.conditions[?(@.type=="Ready")].status',
+      },
+      { name: "Age", type: "date", jsonPath: ".metadata.creationTimestamp" },
+    ],
   });
   await api(server, "POST", "/api/v1/namespaces", {
     apiVersion: "v1",
@@ -143,12 +152,15 @@ test("kubectl get lists, reads one, selects by label, and reports 404", async ({
     list.items.map((i: { metadata: { name: string } }) => i.metadata.name),
     ["one", "two"],
   );
-  // The fake answers plain lists, not server-side Tables, so kubectl prints
-  // its generic NAME/AGE columns (see the report on Table output).
-  const table = await kubectl.ok("get", "cm");
-  assert.match(table, /^NAME\s+/);
-  assert.match(table, /^one\s+/m);
-  assert.match(table, /^two\s+/m);
+  // kubectl prints the server-side Table: the API server's columns.
+  const table = await kubectl.ok("get", "configmaps");
+  assert.match(table, /^NAME\s+DATA\s+AGE\n/);
+  assert.match(table, /^one\s+1\s+\d+s$/m);
+  assert.match(table, /^two\s+1\s+\d+s$/m);
+  const tableRequest = server.requests.findLast((r) =>
+    r.method === "GET" && r.path === cmPath()
+  );
+  assert.equal(tableRequest?.query.get("limit"), "500");
   const columns = await kubectl.ok(
     "get",
     "cm",
@@ -205,6 +217,118 @@ test("kubectl get -w prints the list, then changes as they happen", async ({ ser
     assert.equal(await lines.next(), "MODIFIED before 3");
     await api(server, "DELETE", cmPath("after"));
     assert.equal(await lines.next(), "DELETED after 2");
+  } finally {
+    child.kill("SIGTERM");
+    await lines.cancel();
+    await child.stderr.cancel();
+    await child.status;
+  }
+});
+
+test("kubectl get prints the server's Table: built-in kinds, events, printer columns", async ({ server, kubectl }) => {
+  const cm = await api<{ metadata: { uid: string } }>(
+    server,
+    "POST",
+    cmPath(),
+    configMap("one", { a: "1", b: "2", c: "3" }),
+  );
+  const got = await kubectl.ok("get", "configmaps");
+  assert.match(got, /^NAME\s+DATA\s+AGE\none\s+3\s+\d+s\n$/);
+  const single = await kubectl.ok("get", "cm", "one");
+  assert.match(single, /^NAME\s+DATA\s+AGE\none\s+3\s+\d+s\n$/);
+  const accept = server.requests.findLast((r) => r.path === cmPath("one"));
+  assert.ok(accept, "kubectl read the ConfigMap by name");
+  // Every namespace: kubectl adds NAMESPACE from each row's metadata.
+  const all = await kubectl.ok("get", "cm", "-A");
+  assert.match(all, /^NAMESPACE\s+NAME\s+DATA\s+AGE\n/);
+  assert.match(all, /^fidelity\s+one\s+3\s+\d+s$/m);
+  // --sort-by asks for whole objects (includeObject=Object).
+  const sorted = await kubectl.ok("get", "cm", "--sort-by=.data.a");
+  assert.match(sorted, /^one\s+3\s+/m);
+  assert.equal(
+    server.requests.findLast((r) => r.path === cmPath())?.query.get(
+      "includeObject",
+    ),
+    "Object",
+  );
+
+  await api(server, "POST", `/api/v1/namespaces/${NS}/events`, {
+    apiVersion: "v1",
+    kind: "Event",
+    metadata: { name: "one.17a", namespace: NS },
+    involvedObject: {
+      apiVersion: "v1",
+      kind: "ConfigMap",
+      name: "one",
+      namespace: NS,
+      uid: cm.metadata.uid,
+    },
+    reason: "Reconciled",
+    message: "all good",
+    type: "Warning",
+    source: { component: "fidelity" },
+    count: 2,
+    firstTimestamp: new Date(Date.now() - 600_000).toISOString(),
+    lastTimestamp: new Date(Date.now() - 120_000).toISOString(),
+  });
+  const events = await kubectl.ok("get", "events");
+  assert.match(
+    events,
+    /^LAST SEEN\s+TYPE\s+REASON\s+OBJECT\s+MESSAGE\n/,
+  );
+  assert.match(
+    events,
+    /^2m\d*s?\s+Warning\s+Reconciled\s+configmap\/one\s+all good$/m,
+  );
+  const wide = await kubectl.ok("get", "events", "-o", "wide");
+  assert.match(
+    wide,
+    /^LAST SEEN\s+TYPE\s+REASON\s+OBJECT\s+SUBOBJECT\s+SOURCE\s+MESSAGE\s+FIRST SEEN\s+COUNT\s+NAME\n/,
+  );
+  assert.match(wide, /\sfidelity\s+all good\s+10m\s+2\s+one\.17a$/m);
+
+  // A custom resource shows its printer columns.
+  await api(server, "POST", widgetPath(), widget("w1", { size: 3 }));
+  await api(server, "POST", widgetPath(), widget("w2", { size: 12 }));
+  await api(server, "PUT", `${widgetPath("w2")}/status`, {
+    ...widget("w2", { size: 12 }) as object,
+    status: { conditions: [{ type: "Ready", status: "True" }] },
+  });
+  const widgets = await kubectl.ok("get", "widgets");
+  assert.match(widgets, /^NAME\s+SIZE\s+READY\s+AGE\n/);
+  assert.match(widgets, /^w1\s+3\s+\s+\d+s$/m);
+  assert.match(widgets, /^w2\s+12\s+True\s+\d+s$/m);
+});
+
+test("kubectl get -w prints the Table's rows, then a row per change", async ({ server, kubectl }) => {
+  await api(server, "POST", cmPath(), configMap("before", { a: "1" }));
+  const child = kubectl.start("get", "configmaps", "-w");
+  const lines = new Lines(child.stdout);
+  try {
+    assert.match(await lines.next() ?? "", /^NAME\s+DATA\s+AGE$/);
+    assert.match(await lines.next() ?? "", /^before\s+1\s+\d+s$/);
+    await eventually(
+      () =>
+        server.requests.some((r) =>
+          r.path === cmPath() && r.query.get("watch") === "true"
+        ),
+      "kubectl's watch request",
+    );
+    await api(
+      server,
+      "POST",
+      cmPath(),
+      configMap("after", { a: "2", b: "3" }),
+    );
+    assert.match(await lines.next() ?? "", /^after\s+2\s+\d+s$/);
+    await api(
+      server,
+      "PATCH",
+      cmPath("before"),
+      { data: { a: "1", z: "9", y: "8" } },
+      "application/merge-patch+json",
+    );
+    assert.match(await lines.next() ?? "", /^before\s+3\s+\d+s$/);
   } finally {
     child.kill("SIGTERM");
     await lines.cancel();
