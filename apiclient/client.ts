@@ -36,6 +36,8 @@ export const MAX_THROTTLE_WAIT_SECONDS = 10;
 // Past this size the connection is cheaper to lose than to drain.
 const MAX_DRAIN = 4 << 20;
 const ERROR_TEXT_LIMIT = 2048;
+// setTimeout fires at once for a longer delay, so a longer limit means none.
+const MAX_TIMER = 2 ** 31 - 1;
 
 /** The final answer to one request, for an observer. */
 export interface Outcome {
@@ -75,7 +77,10 @@ export interface ClientOptions {
    * `serviceAccountDir`.
    */
   authorization?: () => Promise<string | undefined>;
-  /** The limit of one request in milliseconds, dial to last byte. Default 30 s. */
+  /**
+   * The limit of one request in milliseconds, dial to last byte. Absent or 0:
+   * 30 s. `Infinity`: no limit.
+   */
   timeout?: number;
   /** The namespace the client's pod runs in, when known. */
   namespace?: string;
@@ -87,7 +92,10 @@ export interface RequestOptions {
   body?: unknown;
   /** The body's content type. Default `application/json`. */
   contentType?: string;
-  /** Ends this request (in addition to the client's signal). */
+  /**
+   * Ends this request (in addition to the client's signal), including its
+   * wait after a 429, which then answers the 429.
+   */
   signal?: AbortSignal;
 }
 
@@ -112,8 +120,9 @@ export interface WatchOptions {
   /** Ends the watch. */
   signal?: AbortSignal;
   /**
-   * Milliseconds of silence after which the watch is presumed dead and ends
-   * with a `WatchIdleError`. Absent: no limit. A watch has no total timeout.
+   * Milliseconds the server may stay silent, while the stream waits for it,
+   * before the watch is presumed dead and ends with a `WatchIdleError`.
+   * Absent, 0 or `Infinity`: no limit. A watch has no total timeout.
    */
   idleTimeout?: number;
 }
@@ -133,8 +142,8 @@ export interface InClusterOptions {
    */
   server?: string;
   /**
-   * The limit of one request in milliseconds. Default 30 s. A leader whose
-   * Lease another copy can take sets a shorter one.
+   * The limit of one request in milliseconds. Absent or 0: 30 s. A leader
+   * whose Lease another copy can take sets a shorter one.
    */
   timeout?: number;
 }
@@ -217,7 +226,7 @@ export class Client implements Disposable {
           : (input, init) => fetch(input, init)),
       httpClient,
       authorization,
-      timeout: options.timeout ?? DEFAULT_TIMEOUT,
+      timeout: requestTimeout(options.timeout),
       namespace: options.namespace,
     };
     this.#bound = {
@@ -293,7 +302,17 @@ export class Client implements Disposable {
     } catch {
       namespace = undefined;
     }
-    const httpClient = Deno.createHttpClient({ caCerts: [ca] });
+    let httpClient: Deno.HttpClient;
+    try {
+      httpClient = Deno.createHttpClient({ caCerts: [ca] });
+    } catch (cause) {
+      throw new Error(
+        `The ServiceAccount CA ${caPath} holds no valid certificate: ${
+          describe(cause)
+        }`,
+        { cause },
+      );
+    }
     const options2: ClientOptions = { httpClient, serviceAccountDir: dir };
     if (options.timeout !== undefined) options2.timeout = options.timeout;
     if (namespace !== undefined) options2.namespace = namespace;
@@ -462,33 +481,45 @@ export class Client implements Disposable {
     options: SendOptions,
     mode: "json" | "bytes",
   ): Promise<unknown> {
-    let status = 0;
+    // The status of the last answer, which the observer hears even when the
+    // body then fails (malformed, cut off, timed out): the server answered.
+    const answer = { status: 0 };
+    let value: unknown;
     try {
-      let waited = 0;
-      for (;;) {
-        try {
-          const answer = await this.#open(method, path, options, mode);
-          status = answer.status;
-          return answer.value;
-        } catch (error) {
-          status = error instanceof ApiError ? error.status : 0;
-          if (!(error instanceof ThrottledError)) throw error;
-          const wait = Math.max(error.retryAfterSeconds, 1);
-          if (waited + wait > MAX_THROTTLE_WAIT_SECONDS) throw error;
-          const ended = await sleep(
-            wait * 1000,
-            this.#bound.waitSignal ?? this.#bound.signal,
-          );
-          if (ended) throw error;
-          waited += wait;
-        }
-      }
+      value = await this.#send(method, path, options, mode, answer);
     } catch (error) {
-      this.#observe({ method, path, status, error });
+      this.#observe({ method, path, status: answer.status, error });
       throw error;
-    } finally {
-      if (status >= 200 && status < 300) {
-        this.#observe({ method, path, status });
+    }
+    this.#observe({ method, path, status: answer.status });
+    return value;
+  }
+
+  /** Sends until an answer that is not a 429 it can wait out. */
+  async #send(
+    method: string,
+    path: string,
+    options: SendOptions,
+    mode: "json" | "bytes",
+    answer: { status: number },
+  ): Promise<unknown> {
+    let waited = 0;
+    for (;;) {
+      try {
+        return await this.#open(method, path, options, mode, answer);
+      } catch (error) {
+        if (!(error instanceof ThrottledError)) throw error;
+        // A streamed body is spent: it cannot be sent again.
+        if (options.body instanceof ReadableStream) throw error;
+        const wait = Math.max(error.retryAfterSeconds, 1);
+        if (waited + wait > MAX_THROTTLE_WAIT_SECONDS) throw error;
+        const ended = await sleep(
+          wait * 1000,
+          this.#bound.waitSignal ?? this.#bound.signal,
+          options.signal,
+        );
+        if (ended) throw error;
+        waited += wait;
       }
     }
   }
@@ -747,28 +778,37 @@ export class Client implements Disposable {
     path: string,
     options: WatchOptions = {},
   ): Promise<WatchStream<T>> {
-    let status = 0;
+    const idleTimeout = idleLimit(options.idleTimeout);
+    const answer = { status: 0 };
     try {
-      const response = await this.#open("GET", path, {
-        ...(options.signal ? { signal: options.signal } : {}),
-      }, "stream");
-      status = response.status;
-      const signals = [options.signal, this.#bound.signal].filter(
-        (s): s is AbortSignal => s !== undefined,
+      const response = await this.#open(
+        "GET",
+        path,
+        {
+          ...(options.signal ? { signal: options.signal } : {}),
+        },
+        "stream",
+        answer,
       );
       const stream = new WatchStream<T>(response.body!, {
         method: "GET",
         path,
-        signal: signals.length > 1 ? AbortSignal.any(signals) : signals[0],
-        idleTimeout: options.idleTimeout,
+        signal: this.#streamSignal(options.signal),
+        idleTimeout,
       });
-      this.#observe({ method: "GET", path, status });
+      this.#observe({ method: "GET", path, status: answer.status });
       return stream;
     } catch (error) {
-      if (error instanceof ApiError) status = error.status;
-      this.#observe({ method: "GET", path, status, error });
+      this.#observe({ method: "GET", path, status: answer.status, error });
       throw error;
     }
+  }
+
+  /** The signal that ends a stream: the request's and the client's. */
+  #streamSignal(signal: AbortSignal | undefined): AbortSignal | undefined {
+    const bound = this.#bound.signal;
+    if (!signal) return bound;
+    return bound ? AbortSignal.any([signal, bound]) : signal;
   }
 
   /**
@@ -833,24 +873,33 @@ export class Client implements Disposable {
         options.expectJson ? "json" : "bytes",
       ) as JSONValue | Uint8Array;
     }
-    let status = 0;
+    const answer = { status: 0 };
     try {
-      const response = await this.#open(options.method, path, send, "stream");
-      status = response.status;
-      this.#observe({ method: options.method, path, status });
+      const response = await this.#open(
+        options.method,
+        path,
+        send,
+        "stream",
+        answer,
+      );
+      this.#observe({ method: options.method, path, status: answer.status });
       if (!options.expectJson) return response.body!;
       const lines = new WatchStream(response.body!, {
         method: options.method,
         path,
-        signal: options.abortSignal,
+        signal: this.#streamSignal(options.abortSignal),
         raw: true,
       });
       return ReadableStream.from(
         lines as AsyncIterable<unknown>,
       ) as ReadableStream<JSONValue>;
     } catch (error) {
-      if (error instanceof ApiError) status = error.status;
-      this.#observe({ method: options.method, path, status, error });
+      this.#observe({
+        method: options.method,
+        path,
+        status: answer.status,
+        error,
+      });
       throw error;
     }
   }
@@ -869,19 +918,23 @@ export class Client implements Disposable {
     path: string,
     options: SendOptions,
     mode: "stream",
+    answer: { status: number },
   ): Promise<Response>;
   async #open(
     method: string,
     path: string,
     options: SendOptions,
     mode: "json" | "bytes",
-  ): Promise<{ status: number; value: unknown }>;
+    answer: { status: number },
+  ): Promise<unknown>;
   async #open(
     method: string,
     path: string,
     options: SendOptions,
     mode: "json" | "bytes" | "stream",
-  ): Promise<Response | { status: number; value: unknown }> {
+    answer: { status: number },
+  ): Promise<unknown> {
+    answer.status = 0;
     const { guard, signal: boundSignal } = this.#bound;
     if (guard && method !== "GET") {
       try {
@@ -905,49 +958,55 @@ export class Client implements Disposable {
       headers.set("Content-Type", options.contentType ?? "application/json");
     }
     const timeout = this.#shared.timeout;
-    const timer = new AbortController();
-    const handle = setTimeout(
-      () => timer.abort(new RequestTimeoutError(method, path, timeout)),
-      timeout,
-    );
-    const signals = [timer.signal, boundSignal, options.signal].filter(
-      (s): s is AbortSignal => s !== undefined,
-    );
-    const signal = signals.length === 1
-      ? timer.signal
-      : AbortSignal.any(signals);
+    let handle: ReturnType<typeof setTimeout> | undefined;
+    let signal: AbortSignal | undefined;
+    if (timeout <= MAX_TIMER) {
+      const timer = new AbortController();
+      handle = setTimeout(
+        () => timer.abort(new RequestTimeoutError(method, path, timeout)),
+        timeout,
+      );
+      signal = timer.signal;
+    }
+    // One signal needs no combining; AbortSignal.any costs an allocation and
+    // a registration on each source.
+    for (const other of [boundSignal, options.signal]) {
+      if (other === undefined) continue;
+      signal = signal === undefined ? other : AbortSignal.any([signal, other]);
+    }
     try {
-      const init: RequestInit = { method, headers, signal };
+      const init: RequestInit = { method, headers };
+      if (signal !== undefined) init.signal = signal;
       if (body !== undefined) init.body = body;
       let response: Response;
       try {
         response = await this.#shared.fetch(this.#shared.server + path, init);
       } catch (error) {
-        if (signal.aborted) throw signal.reason;
+        if (signal?.aborted) throw signal.reason;
         throw error;
       }
       const status = response.status;
+      answer.status = status;
       if (status < 200 || status > 299) {
         const text = await readErrorText(response, signal);
         throw errorFor(method, path, response, text);
       }
       if (mode === "stream") {
         if (!response.body) {
-          throw new MalformedResponseError("watch answer has no body", {
+          throw new MalformedResponseError("the answer has no body to stream", {
             method,
             path,
           });
         }
         return response;
       }
-      if (mode === "bytes") {
-        return { status, value: await readBody(response, signal, bytesOf) };
-      }
+      if (mode === "bytes") return await readBody(response, signal, bytesOf);
       const text = await readBody(response, signal, textOf);
-      if (text.trim() === "") return { status, value: undefined };
       try {
-        return { status, value: JSON.parse(text) };
+        return JSON.parse(text);
       } catch (cause) {
+        // Checked only on failure, so a normal answer is not scanned twice.
+        if (text.trim() === "") return undefined;
         throw new MalformedResponseError(
           `malformed JSON answer (status ${status}): ${
             text.slice(0, 200).trimEnd()
@@ -956,7 +1015,7 @@ export class Client implements Disposable {
         );
       }
     } finally {
-      clearTimeout(handle);
+      if (handle !== undefined) clearTimeout(handle);
     }
   }
 }
@@ -969,9 +1028,10 @@ export class Client implements Disposable {
  */
 function readBody<T>(
   response: Response,
-  signal: AbortSignal,
+  signal: AbortSignal | undefined,
   read: (response: Response) => Promise<T>,
 ): Promise<T> {
+  if (signal === undefined) return read(response);
   if (signal.aborted) {
     response.body?.cancel(signal.reason).catch(() => {});
     return Promise.reject(signal.reason);
@@ -1027,20 +1087,47 @@ function describe(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-/** Sleeps, or answers `true` early when `signal` aborts. */
-function sleep(ms: number, signal: AbortSignal | undefined): Promise<boolean> {
-  if (signal?.aborted) return Promise.resolve(true);
+/** Sleeps, or answers `true` early when either signal aborts. */
+function sleep(
+  ms: number,
+  first: AbortSignal | undefined,
+  second: AbortSignal | undefined,
+): Promise<boolean> {
+  if (first?.aborted || second?.aborted) return Promise.resolve(true);
   return new Promise((resolve) => {
-    const onAbort = (): void => {
+    const finish = (ended: boolean): void => {
       clearTimeout(handle);
-      resolve(true);
+      first?.removeEventListener("abort", onAbort);
+      second?.removeEventListener("abort", onAbort);
+      resolve(ended);
     };
-    const handle = setTimeout(() => {
-      signal?.removeEventListener("abort", onAbort);
-      resolve(false);
-    }, ms);
-    signal?.addEventListener("abort", onAbort, { once: true });
+    const onAbort = (): void => finish(true);
+    const handle = setTimeout(() => finish(false), ms);
+    first?.addEventListener("abort", onAbort, { once: true });
+    second?.addEventListener("abort", onAbort, { once: true });
   });
+}
+
+/** Checks a request timeout: absent or 0 means the default. */
+function requestTimeout(ms: number | undefined): number {
+  if (ms === undefined || ms === 0) return DEFAULT_TIMEOUT;
+  if (!(ms > 0)) {
+    throw new RangeError(
+      `The request timeout must be a positive number of milliseconds: ${ms}`,
+    );
+  }
+  return ms;
+}
+
+/** Checks a watch's idle limit: absent, 0 or beyond a timer's range is none. */
+function idleLimit(ms: number | undefined): number | undefined {
+  if (ms === undefined || ms === 0 || ms > MAX_TIMER) return undefined;
+  if (!(ms > 0)) {
+    throw new RangeError(
+      `The idle timeout must be a positive number of milliseconds: ${ms}`,
+    );
+  }
+  return ms;
 }
 
 /**
@@ -1049,7 +1136,7 @@ function sleep(ms: number, signal: AbortSignal | undefined): Promise<boolean> {
  */
 async function readErrorText(
   response: Response,
-  signal: AbortSignal,
+  signal: AbortSignal | undefined,
 ): Promise<string> {
   const body = response.body;
   if (!body) return "";
@@ -1058,9 +1145,9 @@ async function readErrorText(
   let keptBytes = 0;
   let total = 0;
   const onAbort = (): void => {
-    reader.cancel(signal.reason).catch(() => {});
+    reader.cancel(signal?.reason).catch(() => {});
   };
-  signal.addEventListener("abort", onAbort, { once: true });
+  signal?.addEventListener("abort", onAbort, { once: true });
   try {
     while (total < MAX_DRAIN) {
       const { value, done } = await reader.read();
@@ -1075,7 +1162,7 @@ async function readErrorText(
   } catch {
     // The text is best effort; the status already says what failed.
   } finally {
-    signal.removeEventListener("abort", onAbort);
+    signal?.removeEventListener("abort", onAbort);
     await reader.cancel().catch(() => {});
   }
   const bytes = new Uint8Array(keptBytes);

@@ -2,6 +2,8 @@ import { MalformedResponseError, WatchIdleError } from "./errors.ts";
 import type { KubeObject, WatchEvent } from "./types.ts";
 
 const BUFFER_SIZE = 256 * 1024;
+// setTimeout fires at once for a longer delay, so a longer limit means none.
+const MAX_TIMER = 2 ** 31 - 1;
 const EVENT_TYPES = new Set([
   "ADDED",
   "MODIFIED",
@@ -19,8 +21,10 @@ export interface WatchStreamOptions {
   /** Ends the stream: the reader is cancelled and iteration throws the reason. */
   signal?: AbortSignal | undefined;
   /**
-   * Milliseconds of silence after which the stream is presumed dead and ends
-   * with a {@linkcode WatchIdleError}. Absent: no limit.
+   * Milliseconds the server may stay silent, while the stream waits for it,
+   * before the stream is presumed dead and ends with a
+   * {@linkcode WatchIdleError}. Time the consumer spends on an event does not
+   * count. Absent, 0 or `Infinity`: no limit.
    */
   idleTimeout?: number | undefined;
   /**
@@ -155,27 +159,29 @@ export class WatchStream<T extends KubeObject = KubeObject>
       reader.cancel(reason).catch(() => {});
     };
     const onAbort = (): void => stop(signal?.reason);
+    // The idle timer runs only while a read waits on the server: a consumer
+    // that takes its time over an event must not make the server look dead.
+    const limit = idleTimeout !== undefined && idleTimeout > 0 &&
+        idleTimeout <= MAX_TIMER
+      ? idleTimeout
+      : undefined;
     let idle: ReturnType<typeof setTimeout> | undefined;
-    const armIdle = (): void => {
-      if (idleTimeout === undefined) return;
-      if (idle !== undefined) clearTimeout(idle);
-      idle = setTimeout(
-        () => stop(new WatchIdleError(path, idleTimeout)),
-        idleTimeout,
-      );
-    };
+    const onIdle = (): void => stop(new WatchIdleError(path, limit!));
     const decoder = new TextDecoder();
     let pending = "";
     try {
       if (signal?.aborted) throw signal.reason;
       signal?.addEventListener("abort", onAbort, { once: true });
       if (this.#cancelled) return;
-      armIdle();
       for (;;) {
+        if (limit !== undefined) idle = setTimeout(onIdle, limit);
         const { value, done } = await read();
+        if (idle !== undefined) {
+          clearTimeout(idle);
+          idle = undefined;
+        }
         if (failure !== undefined) throw failure;
         if (done) break;
-        armIdle();
         pending += decoder.decode(value, { stream: true });
         let start = 0;
         let end: number;
