@@ -541,3 +541,55 @@ Deno.test("the signal stops the watch; done settles after the last handler retur
   assert.deepEqual(finished, ["a"]);
   assert.equal(h.server.openWatches, 0);
 });
+
+Deno.test("a streaming list that ends without its end marker falls back to lists for good", async () => {
+  await using h = harness({
+    fetch: (server) => (input, init) => {
+      const url = new URL(String(input instanceof Request ? input.url : input));
+      // An old server: it drops the parameters it does not know.
+      url.searchParams.delete("sendInitialEvents");
+      url.searchParams.delete("resourceVersionMatch");
+      return server.fetch(url, init);
+    },
+  });
+  await make(h.client, "a");
+  const { log, handler } = recorder();
+  await using c = start(h.client, CONFIGMAPS, { handler });
+  await h.time.settle();
+  assert.equal(c.synced(), false);
+  await h.time.tick(600_000);
+  await h.time.settle();
+  assert.equal(c.synced(), true);
+  assert.deepEqual(log, ["add a 1"]);
+  assert.deepEqual(reads(h.server).slice(1), ["list limit=500", "watch rv=1"]);
+});
+
+Deno.test("a list at a version the server has not reached is retried at once at the newest", async () => {
+  await using h = harness();
+  await make(h.client, "a");
+  h.server.refuse({ watch: true, status: 422, count: 1 });
+  await using c = start(h.client, CONFIGMAPS);
+  await h.time.settle();
+  h.server.cutWatches();
+  h.server.put(`${CM}/b`, { metadata: {} });
+  h.server.compact();
+  h.server.refuse({
+    watch: false,
+    status: 504,
+    reason: "Timeout",
+    message: "Too large resource version",
+    count: 1,
+  });
+  await h.time.tick(5_000);
+  await h.time.settle();
+  assert.deepEqual(reads(h.server), [
+    "stream rv=",
+    "list limit=500",
+    "watch rv=1",
+    "watch rv=1",
+    "list rv=1 limit=500",
+    "list limit=500",
+    "watch rv=2",
+  ]);
+  assert.equal(c.store.size, 2);
+});
