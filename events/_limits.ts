@@ -7,8 +7,9 @@ export const MAX_REASON = 128;
 export const MAX_MESSAGE = 1024;
 
 /**
- * The namespace of the Events about cluster-scoped objects: the API server
- * accepts those only in `default` or `kube-system`.
+ * Where Events about objects without a namespace (Nodes, cluster-wide custom
+ * resources) are written. Validation admits such Events only in `default`
+ * and `kube-system`, and an operator has no business writing the latter.
  */
 export const CLUSTER_NAMESPACE = "default";
 
@@ -16,15 +17,17 @@ const ELLIPSIS = "…";
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
-/** Answers the namespace that holds the Events about `object`. */
+/** Picks the namespace an Event about `object` must be created in. */
 export function namespaceOf(object: ObjectReference): string {
   return object.namespace || CLUSTER_NAMESPACE;
 }
 
 /**
- * Shortens `text` to at most `limit` UTF-8 bytes, at a character boundary,
- * and marks a cut with `…`, so the API server never refuses an Event for its
- * length.
+ * Trims `text` to fit `limit` UTF-8 bytes, ending with `…` when anything was
+ * removed. Validation counts bytes, not characters, so the cut is made on
+ * the encoded form and then moved back to the start of a character: a
+ * half-encoded character would otherwise decode to U+FFFD. An over-long
+ * Event is better shortened than refused outright.
  */
 export function cut(text: string, limit: number): string {
   // A string of n UTF-16 units encodes to at most 3n bytes: skip the encode

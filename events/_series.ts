@@ -1,16 +1,18 @@
 import type { Event } from "./types.ts";
 
 /**
- * How long after the last Event of a series a repeat still patches that Event,
- * in milliseconds. A repeat after a longer gap is a new occurrence, and a new
- * Event shows where it began. client-go's recorder uses the same 10 minutes.
+ * Milliseconds since a series last fired within which an identical Event is
+ * folded into it (count + 1) instead of written anew. After a longer quiet
+ * spell the problem has, for a reader, come back rather than gone on, and a
+ * separate Event marks when. Ten minutes matches client-go's recorder.
  */
 export const SERIES_WINDOW = 10 * 60_000;
 
 /**
- * How many series the recorder remembers. Past this, the series used longest
- * ago is forgotten and its next repeat starts a new Event. client-go's
- * recorder uses the same 4096.
+ * The cap on series kept in memory, so a component that reports on many
+ * objects cannot grow without bound. When full, the least recently used
+ * series is evicted; if it fires again, it simply starts a new Event. 4096
+ * is client-go's figure as well.
  */
 export const SERIES_LIMIT = 4096;
 
@@ -25,9 +27,11 @@ export interface SeriesEntry {
 }
 
 /**
- * Answers the key of an Event's series: the object (with its UID, which tells
- * apart an object and a later one of the same name), the type, the reason and
- * the message.
+ * Identifies a series: two Events fold together only when kind, namespace,
+ * name, UID, type, reason and message all agree. The UID is included so
+ * that an object recreated under the same name opens a fresh series.
+ * Fields are joined with NUL, which none of them can contain, so no two
+ * different field lists share a key.
  */
 export function keyOf(event: Event): string {
   const o = event.involvedObject;

@@ -2,27 +2,29 @@
  * Kubernetes Events a person reads in `kubectl describe`: never spam, never
  * block.
  *
- * A condition answers "what is true now", for automation; an Event answers
- * "what just happened", for a person; a log line holds every attempt. So a
- * component posts one Event per condition transition ({@linkcode setCondition},
- * or {@linkcode transition} after a status write) and one per action that
- * changes no condition (a pod created again, a reboot requested), never one
- * per reading or per retry.
+ * Three channels, three audiences: a status condition states the present,
+ * for controllers and `kubectl wait`; an Event tells a human what changed
+ * recently; the log keeps every detail and every retry. Hence the rule of
+ * thumb: one Event per condition change ({@linkcode setCondition}, or
+ * {@linkcode transition} once the status write succeeded) and one per
+ * deliberate action that moves no condition (recreating a pod, asking for a
+ * reboot), but none for routine readings or individual retries.
  *
- * The {@linkcode Recorder} writes core/v1 Events through
- * `@liken/kubernetes/apiclient` from a bounded queue, sends a failed write
- * again, folds repeats into one Event with a count, cuts reasons and messages
- * to the API server's limits, and writes its queue on
- * {@linkcode Recorder.shutdown}.
+ * The {@linkcode Recorder} queues Events in memory (bounded), writes them as
+ * core/v1 Events through `@liken/kubernetes/apiclient`, retries failed
+ * writes a few times, folds identical repeats into one Event with a count,
+ * trims reasons and messages to the server's byte limits, and flushes what
+ * is queued on {@linkcode Recorder.shutdown}.
  *
- * The API server deletes an Event an hour after its last write, so a fact that
- * must last longer belongs in a condition. Events about a cluster-scoped
- * object are written in `default`: `kubectl describe` finds them, `kubectl
- * events --for` only with `-n default` or `-A`.
+ * Events expire about an hour after their last update (the API server's
+ * `--event-ttl`), so anything that must stay visible longer belongs in a
+ * condition. Objects without a namespace get their Events in `default`:
+ * `kubectl describe` shows them, while `kubectl events --for` needs
+ * `-n default` or `-A` to find them.
  *
- * Permissions: those of the client; plus `--allow-sys=hostname` unless the
- * `instance` option is given (the default instance is the host name, which is
- * the pod's name in a pod). RBAC: `create` and `patch` on `events`.
+ * Permissions: whatever the client needs, plus `--allow-sys=hostname` when
+ * no `instance` option is given, since the default instance is the host
+ * name (in a pod, the pod's name). RBAC: `create` and `patch` on `events`.
  *
  * @example One recorder per component
  * ```ts

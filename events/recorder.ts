@@ -4,45 +4,47 @@ import { keyOf, Series, SERIES_WINDOW } from "./_series.ts";
 import type { Event, EventNote, EventType, ObjectReference } from "./types.ts";
 
 /**
- * How many Events may wait to be written. A component posts a few Events per
- * object per hour, so a full queue means the API server stopped answering:
- * the recorder then drops new Events rather than hold memory for them.
+ * Capacity of the in-memory queue of unwritten Events. In normal operation
+ * only a handful are ever waiting; hundreds mean the API server is
+ * unreachable, and at that point keeping more would only trade memory for
+ * Events nobody may ever see, so further posts are dropped and counted.
  */
 export const QUEUE_LENGTH = 256;
 
 /**
- * How many times the recorder sends one write. With {@linkcode RETRY_WAIT}
- * between sends, this covers an API server that refuses connections for some
- * seconds while it restarts, without holding the queue for long.
+ * Total tries per write. Spaced {@linkcode RETRY_WAIT} apart, three tries
+ * span about 20 s, enough to ride out an API server restart while keeping
+ * the Events queued behind it from waiting long.
  */
 export const ATTEMPTS = 3;
 
 /**
- * Milliseconds between two sends of one write: the interval of client-go's
- * own recorder.
+ * Pause between two tries of one write, in milliseconds; the same spacing
+ * client-go's recorder uses.
  */
 export const RETRY_WAIT = 10_000;
 
 /**
- * The time {@linkcode Recorder.shutdown} waits by default, in milliseconds. A
- * queue of a few Events writes in milliseconds, and an API server that does
- * not answer in 5 s will not answer before the pod's grace period ends; the
- * rest of the default 30 s grace period covers the release of a Lease.
+ * Default bound on {@linkcode Recorder.shutdown}, in milliseconds. Flushing a
+ * healthy queue is nearly instant; a server silent for this long is unlikely
+ * to recover within the pod's termination grace period, and the remainder
+ * of the default 30 s is better spent releasing a Lease.
  */
 export const SHUTDOWN_TIMEOUT = 5_000;
 
 /** Options of {@linkcode Recorder}. */
 export interface RecorderOptions {
   /**
-   * The `reportingInstance` (and `source.host`) of each Event: the pod's name,
-   * or the node's for a DaemonSet on the host's network. Default:
-   * `Deno.hostname()`, which is the pod's name in a pod and needs
-   * `--allow-sys=hostname`.
+   * Which replica reports, written to `reportingInstance` and `source.host`:
+   * usually the pod name, or the node name for a host-network DaemonSet.
+   * When absent or empty, `Deno.hostname()` is used (a pod's host name is its
+   * name), which requires `--allow-sys=hostname`.
    */
   instance?: string;
   /**
-   * Receives one line for each Event the recorder could not write, and for
-   * the first Event it dropped. Default: standard error.
+   * Where problems are reported, one line each: every Event given up on,
+   * and the first Event dropped for a full queue (later drops are only
+   * counted, to avoid a flood). Defaults to standard error.
    */
   log?: (line: string) => void;
   /**
@@ -68,26 +70,28 @@ export interface ShutdownOptions {
 type WaitEnd = "timer" | "stop" | "abort";
 
 /**
- * Writes the core/v1 Events of one component, so `kubectl describe` shows a
- * person what just happened to an object.
+ * Records what a component did, as core/v1 Events that `kubectl describe`
+ * shows next to the object.
  *
- * {@linkcode Recorder.normal} and {@linkcode Recorder.warning} build the Event
- * at the time of the call and put it on a bounded queue, and return at once: a
- * reconcile pass never waits on an Event and never fails because of one. One
- * task writes the queue, sends a failed write again ({@linkcode ATTEMPTS}
- * times, {@linkcode RETRY_WAIT} apart) and logs one line when it gives up. A
- * full queue drops the Event and counts it ({@linkcode Recorder.dropped}).
+ * Posting is fire-and-forget by design. {@linkcode Recorder.normal} and
+ * {@linkcode Recorder.warning} stamp the Event with the current time, queue
+ * it and return; Events are a courtesy to humans and must never slow a
+ * reconcile pass or make it fail. A single background task drains the
+ * queue, tries each write up to {@linkcode ATTEMPTS} times
+ * {@linkcode RETRY_WAIT} apart, and logs a line if all tries fail. Posts that
+ * find the queue full are discarded and tallied in
+ * {@linkcode Recorder.dropped}.
  *
- * A repeat of the same Event (object, type, reason, message) within 10 min of
- * the last patches `count` and `lastTimestamp` of the Event already written,
- * so `kubectl describe` prints one line "(x37 over 1h)" rather than 37. At
- * most 4096 such series are remembered, least recently used forgotten first.
+ * Identical Events (same object, type, reason and message) less than ten
+ * minutes apart update the first one's `count` and `lastTimestamp` instead
+ * of piling up, which `kubectl describe` renders as "(x37 over 1h)". The
+ * recorder tracks up to 4096 such series and evicts the least recently used.
  *
- * The API server deletes an Event an hour after its last write, so a fact that
- * must last longer belongs in a condition. Events about cluster-scoped objects
- * go in `default` (the API server accepts them only there or in
- * `kube-system`). The component needs RBAC `create` and `patch` on `events`
- * in each namespace it posts to.
+ * Events are deleted by the server about an hour after their last update,
+ * so durable facts belong in conditions. Events about namespace-less objects
+ * are created in `default`, the only sensible namespace validation allows
+ * for them. Required RBAC: `create` and `patch` on `events` in every
+ * namespace the component reports into.
  *
  * A component that runs without Events holds `Recorder | undefined` and
  * writes `recorder?.warning(...)`; {@linkcode setCondition} and
@@ -138,8 +142,8 @@ export class Recorder {
    *
    * @param client The client to write with. Its write guard and observer
    *   apply to every write.
-   * @param component The `reportingComponent` (and `source.component`) of
-   *   each Event, such as `machine-operator`.
+   * @param component Name of the reporting component, written to
+   *   `reportingComponent` and `source.component` (e.g. `machine-operator`).
    * @param options The instance, the log, and the signal that ends the
    *   recorder.
    * @throws When `instance` is absent and the host name cannot be read
@@ -185,11 +189,12 @@ export class Recorder {
   }
 
   /**
-   * Posts an Event about an expected transition or an action the component
-   * took. Returns at once; the write happens later.
+   * Queues a Normal Event: routine news such as a completed step or an action
+   * taken. Never blocks or throws; the write happens in the background.
    *
    * @example
    * ```ts
+   * import assert from "node:assert/strict";
    * import { Client } from "@liken/kubernetes/apiclient";
    * import { Recorder } from "@liken/kubernetes/events";
    * import { FakeApiServer } from "@liken/kubernetes/testing";
@@ -202,6 +207,8 @@ export class Recorder {
    *   { reason: "Created", message: "Created the pod again" },
    * );
    * await recorder.shutdown();
+   * const [event] = server.eventsAbout({ kind: "Pod", name: "p", namespace: "default" });
+   * assert.equal(event?.type, "Normal");
    * ```
    *
    * @param object The object the Event is about.
@@ -212,11 +219,12 @@ export class Recorder {
   }
 
   /**
-   * Posts an Event about something a person may need to act on. Returns at
-   * once; the write happens later.
+   * Queues a Warning Event, for something a human should look into. Never
+   * blocks or throws; the write happens in the background.
    *
    * @example
    * ```ts
+   * import assert from "node:assert/strict";
    * import { Client } from "@liken/kubernetes/apiclient";
    * import { Recorder } from "@liken/kubernetes/events";
    * import { FakeApiServer } from "@liken/kubernetes/testing";
@@ -229,6 +237,8 @@ export class Recorder {
    *   { reason: "BackOff", message: "The pod keeps failing" },
    * );
    * await recorder.shutdown();
+   * const [event] = server.eventsAbout({ kind: "Pod", name: "p", namespace: "default" });
+   * assert.equal(event?.reason, "BackOff");
    * ```
    *
    * @param object The object the Event is about.
@@ -239,17 +249,17 @@ export class Recorder {
   }
 
   /**
-   * Stops the recorder and writes what it holds, as client-go's broadcaster
-   * does: later posts are dropped (with a log line), each queued Event is sent
-   * once, and a failed write, or one waiting to be sent again, is logged and
-   * given up.
+   * Stops accepting Events and flushes the queue. Semantics follow
+   * client-go's broadcaster: posts made from now on are discarded (and
+   * logged); every Event already queued gets exactly one try; a write
+   * parked between retries is abandoned and logged rather than waited for.
    *
-   * Unlike client-go it waits for the last request: it resolves once the
-   * queue is empty and the last request has returned, so a next step such as
-   * the release of a Lease comes after every write. When its signal or
-   * timeout ends first it rejects at once; a request may then still be in
-   * flight, nothing is sent after it returns, and the count of Events left
-   * unwritten is logged.
+   * Where it goes further than client-go: the promise settles only after
+   * the final request has come back, so whatever the caller does next (for
+   * example giving up a Lease) is ordered after every Event write. If the
+   * signal or the timeout fires first, it rejects immediately; a request
+   * already sent may still complete, but nothing is sent after it, and the
+   * number of Events left unwritten is logged.
    *
    * @example Release a Lease only after the last Event
    * ```ts
@@ -393,7 +403,7 @@ export class Recorder {
     }
   }
 
-  /** Sends each Event left in the queue once, after shutdown began. */
+  /** After shutdown: one try per remaining Event, no retries. */
   async #drain(): Promise<void> {
     for (;;) {
       if (this.#signal?.aborted) return;
@@ -417,7 +427,7 @@ export class Recorder {
     }
   }
 
-  /** Sends one Event, and again after a failure, up to ATTEMPTS times. */
+  /** Normal path: tries one Event until it lands or ATTEMPTS run out. */
   async #write(event: Event): Promise<void> {
     for (let attempt = 1;; attempt++) {
       try {

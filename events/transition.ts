@@ -11,11 +11,12 @@ export interface TransitionOptions {
   /** The condition after the transition. */
   condition: Condition;
   /**
-   * The status that needs a person: a transition to it is a Warning, any
-   * other is Normal. `False` for a condition such as `Ready`, `True` for one
-   * such as `Stalled`; absent when no status needs a person. A condition bad
-   * only for some reasons (a `Ready` that is `False` both while starting and
-   * when failed) passes `bad` only with the failing reasons.
+   * Which status calls for human attention; reaching it posts a Warning,
+   * anything else a Normal Event. Typically `"False"` for positive
+   * conditions (`Ready`) and `"True"` for negative ones (`Stalled`, `Degraded`);
+   * leave it out when no value is alarming. If only some reasons are
+   * alarming (`Ready=False` while booting is fine, after a crash it is not),
+   * pass `bad` only alongside those reasons.
    */
   bad?: ConditionStatus | undefined;
 }
@@ -31,13 +32,14 @@ export interface SetConditionOptions {
 }
 
 /**
- * Posts the Event of one condition transition, with the condition's reason
- * and message, so `kubectl get -o yaml` and `kubectl describe` show the same
- * words. A Warning when the status is the bad one, Normal otherwise. An
- * undefined recorder posts nothing.
+ * Reports a condition change as an Event that reuses the condition's own
+ * reason and message, so the object's YAML and `kubectl describe` tell the
+ * same story in the same words. The type is Warning when the new status
+ * equals `bad`, Normal otherwise. With no recorder it does nothing.
  *
- * A caller that must post only once its status write landed calls
- * `conditions.set` while it composes the status, and this after the write.
+ * Use it instead of {@linkcode setCondition} when the Event should depend
+ * on the status write succeeding: set the condition while building the
+ * status, write it, then call this.
  *
  * @example
  * ```ts
@@ -78,10 +80,11 @@ export function transition(
 }
 
 /**
- * Sets a condition with `conditions.set` and, when it transitioned (it is new,
- * or its status or reason changed), posts one Event with
- * {@linkcode transition}. A new message alone posts nothing. An undefined
- * recorder still sets the condition.
+ * Updates a condition list with `conditions.set` and, only if that counts
+ * as a transition (a new condition type, or a changed status or reason),
+ * reports it via {@linkcode transition}. A reworded message is not news to
+ * a reader, so it posts nothing. The list is updated even when `recorder`
+ * is `undefined`.
  *
  * @example
  * ```ts

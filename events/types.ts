@@ -2,19 +2,19 @@
 export type EventType = "Normal" | "Warning";
 
 /**
- * An expected transition, or an action the component took. `kubectl describe`
- * shows it; nobody needs to act.
+ * For the record: things went as designed, or the component did something
+ * worth knowing about. No one has to respond.
  */
 export const NORMAL: EventType = "Normal";
 
-/** Something a person may need to act on. */
+/** Calls for a human to look: something failed or is stuck. */
 export const WARNING: EventType = "Warning";
 
 /**
- * The object an Event is about: the Event's `involvedObject`. `kubectl
- * describe` finds an object's Events by its kind, name and UID, so pass the
- * UID when you have it: it also tells apart an object and a later one of the
- * same name.
+ * Identifies the subject of an Event (its `involvedObject`). `kubectl
+ * describe` matches Events to an object by kind, name and UID, so include
+ * the UID whenever it is known; it also keeps a deleted object's Events off a
+ * newer object that reuses the name.
  */
 export interface ObjectReference {
   /** Group and version, such as `example.com/v1`. */
@@ -48,8 +48,9 @@ export interface EventMetadata {
 }
 
 /**
- * The older form of `reportingComponent` and `reportingInstance`, which
- * `kubectl describe` prints in its From column.
+ * The legacy `source` field. It repeats `reportingComponent` and
+ * `reportingInstance` because `kubectl describe` fills its From column from
+ * here, not from the newer fields.
  */
 export interface EventSource {
   /** The component, such as `machine-operator`. */
@@ -59,12 +60,12 @@ export interface EventSource {
 }
 
 /**
- * A core/v1 Event as the recorder writes it.
+ * The core/v1 Event body this recorder sends.
  *
- * It states no `eventTime` on purpose: the API server applies the strict
- * checks of `events.k8s.io/v1` (which refuse, among others, a note longer
- * than 1024 bytes) only to an Event that states one, while `kubectl describe`
- * and `kubectl events` read core/v1 either way.
+ * `eventTime` is deliberately absent. Setting it opts the Event into the
+ * stricter `events.k8s.io/v1` validation (which among other things rejects
+ * notes above 1024 bytes) and buys nothing: `kubectl describe` and
+ * `kubectl events` display core/v1 Events without it.
  */
 export interface Event {
   /** Always `v1`. */

@@ -1,8 +1,11 @@
 import type { KubeObject, ObjectMeta } from "../apiclient/types.ts";
+// Only for the {@linkcode} in the docs below.
+import type { Versions } from "./versions.ts";
 
 /**
- * The key a store holds an object under, and the memo records it under:
- * `namespace/name` for a namespaced object, `name` for a cluster-scoped one.
+ * Builds the cache key of an object: `namespace/name`, or just `name` when
+ * the object has no namespace. The memo and the informer's store use the
+ * same keys, so a key from one can be looked up in the other.
  *
  * @example
  * ```ts
@@ -25,11 +28,11 @@ export function key(object: KubeObject | ObjectMeta): string {
 }
 
 /**
- * Turns a function that answers an object's API path from its namespace and
- * name into one that answers it from a store key. A pass that must read an
- * object again from the API server often has only the key. A key with no
- * `/` names a cluster-scoped object, and `path` receives `""` as its
- * namespace.
+ * Adapts a `(namespace, name) => path` function to take a cache key
+ * instead. Code that walks keys (for instance the keys from
+ * {@linkcode Versions.prototype.unheld}) has no object to build a path from,
+ * only the key. The key is split at its first `/`; a key without one is a
+ * cluster-scoped name, for which `path` gets `""` as the namespace.
  *
  * @example
  * ```ts
@@ -44,7 +47,7 @@ export function key(object: KubeObject | ObjectMeta): string {
  * ```
  *
  * @param path Answers the path of one object by namespace and name.
- * @returns A function that answers the path of the object a key names.
+ * @returns A function from a cache key to that object's API path.
  */
 export function pathOfKey(
   path: (namespace: string, name: string) => string,

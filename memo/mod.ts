@@ -2,14 +2,14 @@
  * The resourceVersion memo: never act on a copy older than your own last
  * write.
  *
- * An operator reads objects from a watch's store, and the watch delivers the
- * operator's own writes a moment after the API server answered them, or much
- * later while it is down. {@linkcode Versions} records the version of every
- * copy the API server answered, so a pass can tell that the store's copy is
- * older and read the object from the API server instead. The requests here
+ * Operators read from a watch cache, and that cache trails their own
+ * writes: briefly in the normal case, for as long as a reconnect takes in
+ * the bad one. {@linkcode Versions} keeps the resourceVersion of the last
+ * server reply per object, so a pass can spot a cached copy that predates
+ * its own write and fetch the object instead of acting twice. The helpers
  * ({@linkcode readFresh}, {@linkcode readList}, {@linkcode written},
- * {@linkcode settleStatus}) note their answers; each takes
- * `Versions | undefined`, and an absent memo notes nothing.
+ * {@linkcode settleStatus}) record their replies; each accepts
+ * `Versions | undefined`, where `undefined` records nothing.
  *
  * Needs no permissions of its own; the client's requests need
  * `--allow-net=<api host>`.

@@ -1,5 +1,5 @@
-// The requests whose answers the memo notes. None of them reads a watch's
-// store, so a program that only writes can use them without an informer.
+// Request helpers that feed the memo. They talk to the API server only and
+// never touch a cache, so a writer-only program can use them with no informer.
 import type { Client } from "../apiclient/client.ts";
 import { isStale } from "../apiclient/errors.ts";
 import type { KubeList, KubeObject } from "../apiclient/types.ts";
@@ -49,9 +49,11 @@ export interface SettleStatusOptions<T extends KubeObject> {
   /** The object's API path, without `/status`. */
   path: string;
   /**
-   * Composes the status from the copy it is given, sets it on that copy,
-   * and answers whether the copy needs the write. It may run twice: on the
-   * held copy, and again on a fresh one.
+   * Computes the desired status from the object it receives, stores it on
+   * that object, and returns `false` when the object already had it (so no
+   * write is needed). Called once, or twice when the first write was stale
+   * and a fresh copy had to be fetched, so it should depend only on the
+   * object it is given.
    */
   apply: (copy: T) => boolean;
   /** Ends the requests. */
@@ -71,9 +73,11 @@ export interface Settled<T extends KubeObject> {
 }
 
 /**
- * Reads one object from the API server and notes its version, so the next
- * pass knows a store's copy older than this one is stale. A failed read
- * (such as a 404) notes the empty version and rejects.
+ * GETs one object from the server and records its version in the memo,
+ * which makes any older cached copy untrusted from then on. When the GET
+ * fails (a 404, say) the key is marked unknown (`""`) and the error is
+ * rethrown. The read takes its turn in the key's line of sends, so it never
+ * overtakes a write of the same object that is still in flight.
  *
  * @example
  * ```ts
@@ -113,18 +117,18 @@ export function readFresh<T extends KubeObject>(
 }
 
 /**
- * Reads a collection from the API server and notes the version of each
- * object it answers (see {@linkcode Versions.prototype.sendList}): a pass
- * that lists before the watch's store is ready must not later take the
- * store's older copies as current. A write noted while the list is in
- * flight keeps its own version; a failed list notes nothing.
+ * Lists a collection from the server and records every item's version (see
+ * {@linkcode Versions.prototype.sendList}), so that a cache still warming up
+ * from older data cannot later pass its copies off as current. Keys written
+ * while the list was in flight keep the writer's version; a failed list
+ * records nothing.
  *
- * The list must be answered by etcd: send no `resourceVersion` (above all
- * not `resourceVersion=0`). The notes replace versions noted before the list
- * was sent, which is right only when the list holds every write the server
- * answered before it. A list with `resourceVersion=0` is served from the API
- * server's watch cache, which can run behind such a write, and its older
- * version would then count as current.
+ * Caveat: the path must not carry a `resourceVersion`, and never
+ * `resourceVersion=0`. Without one, the server answers from etcd, which
+ * includes every write it has acknowledged, and only then may the list's
+ * versions replace earlier notes. With `resourceVersion=0` the answer may
+ * come from the server's watch cache, which can trail those writes, and the
+ * memo would end up trusting an outdated copy.
  *
  * @example
  * ```ts
@@ -172,11 +176,12 @@ export async function readList<T extends KubeObject>(
 }
 
 /**
- * Sends one request that answers an object (a create, an update, an apply, a
- * patch) and notes the version of the copy the server answered. Requests
- * about one object through one memo run one at a time, so their notes keep
- * the server's order. A failed request answers no copy, and notes that the
- * operator holds no current one: the write may have landed even so.
+ * Wraps any request whose response is the object itself (create, replace,
+ * patch, server-side apply) so the memo records the version it returns.
+ * Calls for one key through one memo take turns, which keeps the notes in
+ * the order the server produced them. If the request throws, the key is
+ * marked unknown (`""`): the write might still have been applied, so only
+ * a fresh read can be trusted afterwards.
  *
  * @example
  * ```ts
@@ -220,22 +225,22 @@ export async function written<T extends KubeObject>(
 }
 
 /**
- * Writes the status that `apply` sets, and settles on the server's copy.
+ * Puts the status computed by `apply` on the `/status` subresource,
+ * retrying once from a fresh copy if the first attempt was stale.
  *
- * `apply` runs on `held` (changing it), and answers whether it needs the
- * write; only then is the status written. A write refused because `held` is
- * older than the server's copy (409), or because the object is gone (404),
- * reads the object again, copies the fresh copy into `held`, applies again,
- * and writes once more if the fresh copy still needs it: another writer may
- * have changed the object meanwhile, but may also have written the same
- * status already. A read that finds the object gone rejects with
- * `NotFoundError`, which a caller treats as an absent object. A second
- * refusal rejects as well; the next pass tries again.
+ * The sequence: `apply(held)`; if it reports no change, nothing is sent.
+ * Otherwise the status is PUT. A 409 (someone wrote since `held` was read)
+ * or a 404 triggers one GET; the fresh object replaces the contents of
+ * `held`, `apply` runs on it again, and the status is PUT once more only if
+ * still needed, because the other writer may already have set the very same
+ * status. If the GET finds the object deleted, the `NotFoundError` is
+ * rethrown for the caller to treat like any absent object. Any other
+ * error, or a second refusal, is rethrown too: the next pass will retry.
  *
- * After an error, `held` still carries the status `apply` set, which the
- * server did not take. Each copy the server answers is noted in `versions`.
- * Use the answered `object`, not `held`, for the next write: it carries the
- * new resourceVersion.
+ * After a write lands, `held` is overwritten with (a copy of) the server's
+ * reply, so it carries the new resourceVersion; after an error it keeps the
+ * status `apply` set, which the server never took. Every version the server
+ * returns along the way is recorded in `versions`.
  *
  * @example
  * ```ts
@@ -268,8 +273,9 @@ export async function written<T extends KubeObject>(
  *
  * @typeParam T The object's type.
  * @param client The API client.
- * @param held The caller's copy; `apply` changes it, and a refused write
- *   replaces its contents with a copy of the server's.
+ * @param held The caller's copy, changed in place: `apply` edits it, a
+ *   stale write swaps in the fresh copy, and a landed write the reply. Pass
+ *   a clone, never the cache's own object.
  * @param options The memo, the object's path, `apply`, and a signal.
  * @returns Whether a write landed, and the newest copy.
  */

@@ -31,21 +31,21 @@ interface Entry {
 }
 
 /**
- * The resourceVersion of the newest copy of each object that the operator
- * wrote or read from the API server, by store key.
+ * A memo, per store key, of the resourceVersion the API server last handed
+ * this operator for an object, whether as the answer to a write or to a read.
  *
- * An operator reads objects from a watch's store, and the store can hold a
- * copy older than the operator's own last write: the watch delivers a write
- * a moment after the API server answers it, and much later while the watch
- * is down. A pass that acts on such a copy repeats a change it already
- * made, or misses one the older copy hides. So every answer from the API
- * server is noted here, and a store's copy counts as current only when it
- * has the noted version; otherwise the object is read from the API server.
- * Once the watch delivers the write, the versions match again.
+ * Why it exists: a watch lags. The operator's own write reaches its cache
+ * only after the server has answered it, and not at all while the watch is
+ * reconnecting. Acting on the cached copy in that gap would redo work the
+ * operator has already done, or judge "nothing to do" from a status that
+ * is no longer true. With the memo, a pass trusts a cached copy only when
+ * its version is the one noted here, and otherwise fetches the object; the
+ * cache catches up as soon as the watch delivers the write.
  *
- * Versions are compared only for equality, because the API server promises
- * no order between them. Functions that take `Versions | undefined` treat an
- * absent memo as one that records nothing, for which every copy is current.
+ * resourceVersions are opaque strings (the API contract forbids ordering
+ * them), so the memo only ever tests them for equality. Helpers that accept
+ * `Versions | undefined` treat `undefined` as a memo that never objects: it
+ * notes nothing and calls every copy current.
  *
  * @example Note a write, then judge the store's copies
  * ```ts
@@ -63,15 +63,15 @@ interface Entry {
  */
 export class Versions {
   #records = new Map<string, Entry>();
-  /** Counts every note, so a list can tell which notes came while it ran. */
+  /** A running count of notes; `sendList` compares it to spot later notes. */
   #notes = 0;
   /** One request at a time per object. */
   #requests = new KeyedQueue();
 
   /**
-   * Whether a store's copy at `version` is at least as new as every copy
-   * the operator wrote or read. An object never noted is current at any
-   * version, so a memo costs nothing for objects the operator never touched.
+   * Whether a cached copy at `version` may be acted on: true unless the memo
+   * holds a different version for the key. Keys it never noted pass at any
+   * version, so objects this operator never wrote or read cost nothing.
    *
    * @example
    * ```ts
@@ -94,13 +94,15 @@ export class Versions {
   }
 
   /**
-   * Records the version of a copy the API server answered. The empty
-   * version stands for "no copy of the server's": the object is gone, or a
-   * write failed and may or may not have landed. No store copy matches it,
-   * so the next read goes to the API server.
+   * Stores `version` as the newest one seen for `key`. Pass `""` when the
+   * operator no longer knows the server's copy (the object vanished, or a
+   * write failed and may still have been applied): no cached copy carries
+   * an empty version, so every read of the key goes to the server until a
+   * real version is noted.
    *
-   * Prefer {@linkcode Versions.prototype.send}: a bare note does not keep
-   * the notes of concurrent requests in the server's order.
+   * Most callers want {@linkcode Versions.prototype.send} instead, which
+   * also serialises requests per key; bare notes from overlapping requests
+   * can land in the wrong order.
    *
    * @param key The object's store key.
    * @param version The answered `metadata.resourceVersion`, or `""`.
@@ -117,9 +119,10 @@ export class Versions {
   }
 
   /**
-   * The keys noted at a real version that the store does not hold: objects
-   * the operator created or wrote a moment ago, which the watch has not
-   * delivered yet. A pass that walks the store alone would miss them.
+   * Lists the keys the memo knows at a real version but the cache lacks,
+   * typically objects created an instant ago that the watch has yet to
+   * deliver. A pass that only walks the cache would overlook them and, say,
+   * create them a second time.
    *
    * @param store The watch's store (a `Map` will do).
    * @returns The keys, in the order they were first noted.
@@ -133,20 +136,21 @@ export class Versions {
   }
 
   /**
-   * Runs one request about one object and notes the version the API server
-   * answered.
+   * Sends `request` (which resolves to a resourceVersion) and notes its
+   * answer.
    *
-   * Requests about one object run one at a time, in the order they were
-   * sent, so their notes follow the order in which the API server answered.
-   * Two tasks that write one object could otherwise note the older answer
-   * last, and a store's copy at that older version would count as current.
-   * Requests about other objects never wait.
+   * Sends for one key form a line: each starts after the previous one has
+   * ended, first come first served, while other keys proceed in parallel.
+   * That line is what keeps the memo truthful. If two overlapping writes of
+   * one object were allowed, the reply to the earlier write could be
+   * processed after the later one, and the memo would end up blessing the
+   * older version.
    *
-   * A failed request notes the empty version, then rethrows: after a 404 or
-   * a 409 the operator holds no copy of the server's, and a write whose
-   * answer was lost may have landed, so the next read must go to the API
-   * server. A send aborted while it waits for earlier requests sends and
-   * notes nothing.
+   * On failure the key is noted as `""` and the error is rethrown. The
+   * reasoning: a 404 or 409 means the operator's copy is not the server's,
+   * and a timeout leaves it unknown whether the write took effect, so only
+   * a fresh read can be trusted. A send whose signal aborts while it is
+   * still in line neither sends nor notes anything.
    *
    * @example Two writers of one object
    * ```ts
@@ -192,24 +196,25 @@ export class Versions {
   }
 
   /**
-   * Runs one list request and notes the version of each object it answered.
+   * Sends a list request (resolving to version by key) and notes every
+   * entry.
    *
-   * A pass that lists before a watch's store is ready must note these
-   * versions: the store can become ready at an older version, because the
-   * watch's first read may come from the API server's watch cache, which
-   * runs behind etcd. Without the notes the pass would act on an object
-   * older than one it already read.
+   * Why note a list at all: a pass may list straight from the server while
+   * its cache is still filling. The cache's initial read can be served by
+   * the API server's watch cache, which trails etcd, so the cache may
+   * settle on versions older than the list's. Without these notes the next
+   * pass would accept those older copies.
    *
-   * An object that a request noted while the list was in flight keeps the
-   * request's version: the list may hold a copy from before that answer,
-   * and noting it would make an older copy current. When the request's
-   * version is the older one instead, the object is read from the API server
-   * once more, which costs a request but never answers an older copy.
+   * Keys noted by some other request after this list was sent are left
+   * alone. The list cannot be ordered against that request's answer, and
+   * letting its possibly older copy win could bless a stale version. If the
+   * request's copy was in fact the older one, the only cost is one extra
+   * read of that object later.
    *
-   * A list replaces the versions noted before it was sent, which is right
-   * only for a list that etcd answered (no `resourceVersion=0`): such a list
-   * holds every write the API server answered before it. A failed list
-   * notes nothing, because it names no object.
+   * Overwriting notes taken before the list was sent is sound only when the
+   * list comes from etcd (a quorum read, with no `resourceVersion=0`), since
+   * such a list reflects every write already answered. A failed list leaves
+   * the memo untouched: it reported nothing about any object.
    *
    * @example
    * ```ts
@@ -239,15 +244,14 @@ export class Versions {
   }
 
   /**
-   * Drops the record of each object that a list did not answer and the
-   * store does not hold: the API server no longer has it and the watch has
-   * delivered its delete. An operator whose objects come and go calls this
-   * after each list, or the memo would keep every object it ever saw for
-   * the life of the process.
+   * Clears the keys that are missing both from a fresh list of the same
+   * selection and from the cache: the object is gone on the server and the
+   * watch has already removed it. Call it after each list when objects are
+   * short-lived (one per job, per run), so the memo does not grow with
+   * every name the process has ever touched.
    *
-   * A key the store still holds keeps its record, so a copy of an object
-   * the server already deleted does not turn current again before the watch
-   * removes it.
+   * Keys the cache still holds stay noted on purpose: the cached copy of a
+   * deleted object must stay untrusted until the watch drops it.
    *
    * @param store The watch's store (a `Map` will do).
    * @param listed The keys a list of the same selection answered.
@@ -260,14 +264,14 @@ export class Versions {
   }
 
   /**
-   * Drops the record of one object, such as one the API server answered 404
-   * for, so the next read of the name answers from the store and sends
-   * nothing.
+   * Clears one key, typically after the server answered 404 for it, so that
+   * later lookups of the name trust the cache again instead of asking the
+   * server every time.
    *
-   * This also drops the object's request queue. A send already queued
-   * still runs and notes its answer, but a send that starts after the forget
-   * does not wait for it, so the two can note out of order. Forget an object
-   * only while no request about it runs.
+   * The key's line of sends is cleared too. Sends already in that line
+   * still finish and note, but a send made after this call starts a new
+   * line and may overlap them, so notes can land out of order. Call it only
+   * when no send for the key is running or waiting.
    *
    * @param key The object's store key.
    */
@@ -276,10 +280,10 @@ export class Versions {
   }
 
   /**
-   * Whether the memo holds a record of the key at any version, the empty one
-   * included. A store that holds a whole selection but not the key means no
-   * such object exists, unless the operator created it a moment ago or a
-   * request about it failed: the record tells those apart.
+   * Whether the key is noted at all, `""` included. This lets a cache that
+   * holds a full selection answer "absent" with confidence: a key missing
+   * from the cache but noted here was just created by this operator, or its
+   * last request failed, so the cache's silence proves nothing.
    *
    * @param key The object's store key.
    * @returns `true` when the key has a record.
@@ -289,12 +293,12 @@ export class Versions {
   }
 
   /**
-   * Drops the record of one object only when it holds `version`, the
-   * version of the store's copy. Once the store holds the noted version,
-   * every later copy it receives is newer, so the record guards nothing;
-   * kept, it would make each later write by another writer cost one read
-   * from the API server. A record that moved on to another version in the
-   * meantime is kept. The empty version never matches.
+   * Clears the key only if it is noted at exactly `version`, the version the
+   * cache now holds. Once the watch has caught up with the noted version,
+   * whatever it delivers next is newer, so the note protects nothing; left
+   * in place, it would turn every later change by someone else into an
+   * extra read. Test and clear happen together, so a newer note made in the
+   * meantime survives. `""` never matches.
    *
    * @param key The object's store key.
    * @param version The `metadata.resourceVersion` of the store's copy.
