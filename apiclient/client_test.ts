@@ -342,12 +342,140 @@ Deno.test("the default timeout is 30 s and covers reading the body", async () =>
       }),
     )
   );
+  let settled = false;
   const pending = new Client("http://api", { fetch }).get("/slow-body").catch((
     e,
-  ) => e);
+  ) => e).finally(() => settled = true);
   await time.tick(29_999);
+  assert.equal(settled, false);
   await time.tick(1);
   assert.ok(await pending instanceof RequestTimeoutError);
+});
+
+Deno.test("a timeout of 0 means the default 30 s; Infinity means none; a negative one is refused", async () => {
+  using time = installFakeTime();
+  const { fetch } = scripted(() => new Promise<Response>(() => {}));
+  let settled = false;
+  const pending = new Client("http://api", { fetch, timeout: 0 }).get("/x")
+    .catch((e) => e).finally(() => settled = true);
+  await time.tick(29_999);
+  assert.equal(settled, false);
+  await time.tick(1);
+  assert.ok(await pending instanceof RequestTimeoutError);
+
+  const stop = new AbortController();
+  let endless = false;
+  const unlimited = new Client("http://api", { fetch, timeout: Infinity })
+    .get("/x", { signal: stop.signal }).catch((e) => e).finally(() =>
+      endless = true
+    );
+  await time.tick(24 * 3600_000);
+  assert.equal(endless, false);
+  stop.abort(new Error("done"));
+  assert.equal((await unlimited as Error).message, "done");
+  assert.throws(() => new Client("http://api", { timeout: -1 }), RangeError);
+});
+
+Deno.test("a per-request signal ends the wait after a 429, which answers the 429", async () => {
+  using time = installFakeTime();
+  const { fetch, seen } = scripted(() =>
+    json(429, failure(429, "TooManyRequests", "busy"), { "Retry-After": "5" })
+  );
+  const stop = new AbortController();
+  let settled = false;
+  const pending = new Client("http://api", { fetch }).get("/x", {
+    signal: stop.signal,
+  }).catch((e) => e).finally(() => settled = true);
+  await time.tick(1_000);
+  assert.equal(settled, false);
+  stop.abort();
+  await time.settle();
+  assert.equal(settled, true);
+  assert.ok(await pending instanceof ThrottledError);
+  assert.equal(seen.length, 1);
+  assert.equal(time.countTimers(), 0);
+});
+
+Deno.test("an infinite error body is read up to the drain cap, then cancelled", async () => {
+  let pulled = 0;
+  let cancelled = false;
+  const { fetch } = scripted(() =>
+    new Response(
+      new ReadableStream<Uint8Array>({
+        pull(c): void {
+          const chunk = new Uint8Array(64 * 1024).fill(0x61);
+          pulled += chunk.byteLength;
+          c.enqueue(chunk);
+        },
+        cancel(): void {
+          cancelled = true;
+        },
+      }),
+      { status: 500 },
+    )
+  );
+  const error = await new Client("http://api", { fetch }).get("/x").catch((
+    e,
+  ) => e);
+  assert.ok(error instanceof ApiError);
+  assert.equal(error.status, 500);
+  assert.equal(error.text?.length, 2048);
+  assert.ok(cancelled, "the rest of the body is cancelled");
+  assert.ok(
+    pulled >= 4 << 20 && pulled < (4 << 20) + 4 * 64 * 1024,
+    `${pulled}`,
+  );
+});
+
+Deno.test("the observer hears the answer's status when its body fails to decode", async () => {
+  const outcomes: Outcome[] = [];
+  const { fetch } = scripted(() => new Response("<html>", { status: 200 }));
+  const client = new Client("http://api", { fetch }).withObserver((o) =>
+    outcomes.push(o)
+  );
+  const error = await client.get("/x").catch((e) => e);
+  assert.ok(error instanceof MalformedResponseError);
+  assert.equal(outcomes.length, 1);
+  assert.equal(outcomes[0]!.status, 200);
+  assert.equal(outcomes[0]!.error, error);
+});
+
+Deno.test("the observer hears a 429 followed by a failed resend as status 0, once", async () => {
+  using time = installFakeTime();
+  const outcomes: Outcome[] = [];
+  const { fetch } = scripted((_r, i) => {
+    if (i === 0) {
+      return json(429, failure(429, "TooManyRequests", "x"), {
+        "Retry-After": "1",
+      });
+    }
+    throw new TypeError("error sending request: Connection refused");
+  });
+  const client = new Client("http://api", { fetch }).withObserver((o) =>
+    outcomes.push(o)
+  );
+  const pending = client.get("/x").catch((e) => e);
+  await time.tick(1_000);
+  assert.ok(await pending instanceof TypeError);
+  assert.deepEqual(outcomes.map((o) => o.status), [0]);
+});
+
+Deno.test("a streamed body is not sent again after a 429", async () => {
+  using time = installFakeTime();
+  const { fetch, seen } = scripted(() =>
+    json(429, failure(429, "TooManyRequests", "x"), { "Retry-After": "1" })
+  );
+  const client = new Client("http://api", { fetch });
+  const body = ReadableStream.from([new TextEncoder().encode("{}")]);
+  const error = await client.performRequest({
+    method: "POST",
+    path: "/x",
+    bodyStream: body,
+    expectJson: true,
+  }).catch((e) => e);
+  await time.settle();
+  assert.ok(error instanceof ThrottledError);
+  assert.equal(seen.length, 1);
 });
 
 Deno.test("the write guard is asked before each non-GET; a refusal sends nothing", async () => {

@@ -3,6 +3,7 @@ import {
   ApiError,
   Client,
   MalformedResponseError,
+  type Outcome,
   ThrottledError,
   WatchIdleError,
   WatchStream,
@@ -298,4 +299,79 @@ Deno.test("client.watch ends with the client's signal too", async () => {
   const done = collect(stream).then(() => "ended", (e) => e);
   stop.abort(new Error("bye"));
   assert.equal((await done as Error).message, "bye");
+});
+
+Deno.test("the idle timer counts only the server's silence, not the consumer's time", async () => {
+  using time = installFakeTime();
+  const f = feed();
+  const stream = new WatchStream(f.body, {
+    method: "GET",
+    path: "/w",
+    idleTimeout: 10_000,
+  });
+  const iterator = stream[Symbol.asyncIterator]();
+  f.push(event("ADDED", "a", "1") + "\n");
+  const first = await iterator.next();
+  assert.equal(first.done, false);
+  // The consumer holds the event for a minute: no read is pending.
+  await time.tick(60_000);
+  assert.equal(f.cancelled(), "not cancelled");
+  assert.equal(time.countTimers(), 0);
+  const next = iterator.next();
+  f.push(event("ADDED", "b", "2") + "\n");
+  assert.equal((await next).done, false);
+  // Now a read waits on the server, and the limit applies.
+  const last = iterator.next().then(() => undefined, (e) => e);
+  await time.tick(10_000);
+  assert.ok(await last instanceof WatchIdleError);
+  assert.equal(time.countTimers(), 0);
+});
+
+Deno.test("an idle limit of 0 or Infinity is none; a negative one is refused", async () => {
+  using time = installFakeTime();
+  for (const idleTimeout of [0, Infinity]) {
+    const f = feed();
+    const { fetch } = scripted(() => new Response(f.body));
+    const stream = await new Client("http://api", { fetch }).watch("/w", {
+      idleTimeout,
+    });
+    const done = collect(stream).then(() => "ended", (e) => e);
+    await time.tick(24 * 3600_000);
+    f.push(event("ADDED", "a", "1") + "\n");
+    f.close();
+    assert.equal(await done, "ended", String(idleTimeout));
+  }
+  const { fetch, seen } = scripted(() => new Response(""));
+  await assert.rejects(
+    new Client("http://api", { fetch }).watch("/w", { idleTimeout: -5 }),
+    RangeError,
+  );
+  assert.equal(seen.length, 0);
+});
+
+Deno.test("the observer hears a watch's answer: accepted or refused", async () => {
+  const answers = [
+    () => new Response(event("ADDED", "a", "1") + "\n"),
+    () => json(410, failure(410, "Expired", "too old resource version")),
+    () => Promise.reject(new TypeError("Connection refused")),
+  ];
+  const { fetch } = scripted((_r, i) => answers[i]!());
+  const outcomes: Outcome[] = [];
+  const client = new Client("http://api", { fetch }).withObserver((o) =>
+    outcomes.push(o)
+  );
+  await using stream = await client.watch("/w?watch=1");
+  await collect(stream);
+  const gone = await client.watch("/w?watch=1&resourceVersion=1").catch((e) =>
+    e
+  );
+  const down = await client.watch("/w?watch=1").catch((e) => e);
+  assert.deepEqual(
+    outcomes.map((o) => [o.method, o.path, o.status, o.error]),
+    [
+      ["GET", "/w?watch=1", 200, undefined],
+      ["GET", "/w?watch=1&resourceVersion=1", 410, gone],
+      ["GET", "/w?watch=1", 0, down],
+    ],
+  );
 });
