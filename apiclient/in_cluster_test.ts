@@ -83,6 +83,18 @@ Deno.test("inCluster: a missing CA, a CA without a certificate, a missing token 
     );
   }
   {
+    await using account = await fakeServiceAccount({
+      ca: "-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n",
+    });
+    await assert.rejects(
+      Client.inCluster({ serviceAccountDir: account.dir, server }),
+      (e: Error) =>
+        e.message.startsWith(
+          `The ServiceAccount CA ${account.dir}/ca.crt holds no valid certificate: `,
+        ),
+    );
+  }
+  {
     await using account = await fakeServiceAccount();
     await account.remove("token");
     await assert.rejects(
