@@ -1,6 +1,4 @@
 import type { KubeObject, ObjectMeta } from "../apiclient/types.ts";
-// Only for the {@linkcode} in the docs below.
-import type { Versions } from "./versions.ts";
 
 /**
  * Builds the cache key of an object: `namespace/name`, or just `name` when
@@ -30,7 +28,7 @@ export function key(object: KubeObject | ObjectMeta): string {
 /**
  * Adapts a `(namespace, name) => path` function to take a cache key
  * instead. Code that walks keys (for instance the keys from
- * {@linkcode Versions.prototype.unheld}) has no object to build a path from,
+ * `Versions.unheld`) has no object to build a path from,
  * only the key. The key is split at its first `/`; a key without one is a
  * cluster-scoped name, for which `path` gets `""` as the namespace.
  *

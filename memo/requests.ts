@@ -219,7 +219,9 @@ export async function written<T extends KubeObject>(
   let answer: T | undefined;
   await versions.send(key, async () => {
     answer = await request();
-    return answer.metadata.resourceVersion ?? "";
+    // A reply without metadata (some servers answer a bare Status) must not
+    // turn a write that landed into a thrown TypeError.
+    return answer?.metadata?.resourceVersion ?? "";
   }, signal === undefined ? {} : { signal });
   return answer!;
 }

@@ -238,6 +238,18 @@ Deno.test("written: a failed write notes the empty version and rethrows", async 
   );
 });
 
+Deno.test("written: a reply without metadata resolves and notes the empty version", async () => {
+  const versions = new Versions();
+  versions.note("demo/a", "4");
+  const reply = { kind: "Status", status: "Success" } as unknown as Widget;
+  assert.equal(
+    await written("demo/a", () => Promise.resolve(reply), { versions }),
+    reply,
+  );
+  assert.equal(versions.noted("demo/a"), true);
+  assert.equal(versions.current("demo/a", "4"), false);
+});
+
 Deno.test("written: an absent memo sends the request and answers it", async () => {
   await using server = newServer();
   const client = new Client(server.url, { fetch: server.fetch });
