@@ -21,14 +21,15 @@ export interface Condition {
   message: string;
   /**
    * When the status last changed (RFC 3339, to the second). {@linkcode set}
-   * fills it when absent.
+   * always stores one: `next`'s when the status changed and it states one,
+   * else the held one, else the present time.
    */
   lastTransitionTime?: string;
 }
 
 /**
- * Puts `next` into `list` in place of the condition of the same type, or
- * appends it, and answers whether the condition transitioned: it is new, or its
+ * Puts a copy of `next` into `list` in place of the condition of the same
+ * type, or appends it, and answers whether the condition transitioned: it is new, or its
  * status or reason changed. A new message alone is no transition, because
  * messages often carry a value that changes on every pass.
  *
@@ -64,13 +65,12 @@ export function set(list: Condition[], next: Condition): boolean {
     return true;
   }
   const statusChanged = held.status !== next.status;
+  // A held condition without a time (written by other code) gets one: the
+  // API server requires it of a metav1.Condition.
   const lastTransitionTime = statusChanged
     ? transitionTime(next)
-    : held.lastTransitionTime;
-  const stored: Condition = { ...next };
-  if (lastTransitionTime === undefined) delete stored.lastTransitionTime;
-  else stored.lastTransitionTime = lastTransitionTime;
-  list[index] = stored;
+    : held.lastTransitionTime || transitionTime(next);
+  list[index] = { ...next, lastTransitionTime };
   return statusChanged || held.reason !== next.reason;
 }
 

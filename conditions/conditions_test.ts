@@ -1,21 +1,17 @@
 import assert from "node:assert/strict";
 import { type Condition, find, set } from "./mod.ts";
-import * as FakeTimers from "@sinonjs/fake-timers";
+import { installFakeTime } from "../testing/fake_time.ts";
 
-function withClock(
+async function withClock(
   now: string,
-  fn: (clock: ReturnType<typeof FakeTimers.install>) => void,
-): void {
-  const clock = FakeTimers.install({ now: new Date(now), toFake: ["Date"] });
-  try {
-    fn(clock);
-  } finally {
-    clock.uninstall();
-  }
+  fn: (tick: (ms: number) => Promise<void>) => void | Promise<void>,
+): Promise<void> {
+  using time = installFakeTime({ now: new Date(now) });
+  await fn((ms) => time.tick(ms));
 }
 
-Deno.test("set appends a new condition with the present time cut to the second", () => {
-  withClock("2026-12-02T10:00:00.750Z", () => {
+Deno.test("set appends a new condition with the present time cut to the second", async () => {
+  await withClock("2026-12-02T10:00:00.750Z", () => {
     const list: Condition[] = [];
     const transitioned = set(list, {
       type: "Ready",
@@ -34,11 +30,11 @@ Deno.test("set appends a new condition with the present time cut to the second",
   });
 });
 
-Deno.test("set keeps the transition time when only the message changes", () => {
-  withClock("2026-12-02T10:00:00Z", (clock) => {
+Deno.test("set keeps the transition time when only the message changes", async () => {
+  await withClock("2026-12-02T10:00:00Z", async (tick) => {
     const list: Condition[] = [];
     set(list, { type: "Ready", status: "False", reason: "Wait", message: "1" });
-    clock.tick(60_000);
+    await tick(60_000);
     const transitioned = set(list, {
       type: "Ready",
       status: "False",
@@ -54,11 +50,11 @@ Deno.test("set keeps the transition time when only the message changes", () => {
   });
 });
 
-Deno.test("set: a new reason transitions but keeps the time of the unchanged status", () => {
-  withClock("2026-12-02T10:00:00Z", (clock) => {
+Deno.test("set: a new reason transitions but keeps the time of the unchanged status", async () => {
+  await withClock("2026-12-02T10:00:00Z", async (tick) => {
     const list: Condition[] = [];
     set(list, { type: "Ready", status: "False", reason: "A", message: "" });
-    clock.tick(5_000);
+    await tick(5_000);
     assert.equal(
       set(list, { type: "Ready", status: "False", reason: "B", message: "" }),
       true,
@@ -68,11 +64,11 @@ Deno.test("set: a new reason transitions but keeps the time of the unchanged sta
   });
 });
 
-Deno.test("set moves the transition time when the status changes", () => {
-  withClock("2026-12-02T10:00:00Z", (clock) => {
+Deno.test("set moves the transition time when the status changes", async () => {
+  await withClock("2026-12-02T10:00:00Z", async (tick) => {
     const list: Condition[] = [];
     set(list, { type: "Ready", status: "False", reason: "A", message: "" });
-    clock.tick(90_500);
+    await tick(90_500);
     assert.equal(
       set(list, { type: "Ready", status: "True", reason: "A", message: "" }),
       true,
@@ -127,4 +123,35 @@ Deno.test("find answers the condition of a type or undefined", () => {
   assert.equal(find(list, "B")?.status, "Unknown");
   assert.equal(find(list, "C"), undefined);
   assert.equal(find(undefined, "A"), undefined);
+});
+
+Deno.test("set gives a held condition without a time one, even when its status stays", async () => {
+  await withClock("2026-12-02T10:00:00.400Z", () => {
+    const list: Condition[] = [{
+      type: "Ready",
+      status: "True",
+      reason: "A",
+      message: "",
+    }];
+    assert.equal(
+      set(list, { type: "Ready", status: "True", reason: "A", message: "x" }),
+      false,
+    );
+    assert.equal(list[0]?.lastTransitionTime, "2026-12-02T10:00:00Z");
+  });
+});
+
+Deno.test("set stores a copy: the caller's condition is not changed or shared", () => {
+  const list: Condition[] = [];
+  const next: Condition = {
+    type: "Ready",
+    status: "True",
+    reason: "A",
+    message: "",
+  };
+  set(list, next);
+  assert.equal(next.lastTransitionTime, undefined);
+  assert.notEqual(list[0], next);
+  next.status = "False";
+  assert.equal(list[0]?.status, "True");
 });
