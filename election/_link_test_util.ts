@@ -1,13 +1,136 @@
 /**
- * A faulty network link in front of the fake API server's in-memory fetch,
- * for one candidate of an election test: it can cut the candidate off,
- * refuse its requests, pause it (hold its requests and land them when it
- * resumes), and land its writes late (after the candidate gave up on them).
+ * Faults for election tests. A faulty network link in front of the fake API
+ * server's in-memory fetch, for one candidate: it can cut the candidate off,
+ * refuse its requests, lose their answers after the server applied them,
+ * hold its requests and land them when it resumes, and land its writes late
+ * (after the candidate gave up on them). And a pausable process: while it is
+ * paused, its timers and the answers to its requests wait, as on a stopped
+ * node, and run when it resumes.
  *
  * Not part of the package: tests only.
  *
  * @module
  */
+
+import { AsyncLocalStorage } from "node:async_hooks";
+
+const current = new AsyncLocalStorage<Process>();
+
+type Handle = ReturnType<typeof setTimeout>;
+
+/**
+ * A process of the simulation. Code started with {@linkcode Process.run}
+ * belongs to it, and so do the timers that code sets (through the timers of
+ * {@linkcode installProcessTimers}) and, through its link, the answers to its
+ * requests. While paused, all of those wait; on resume they run in the order
+ * they came due, each after the previous one's promises settled.
+ */
+export class Process {
+  #paused = false;
+  #queue: { run: () => void; handle?: Handle }[] = [];
+
+  /** Whether the process is paused. */
+  get paused(): boolean {
+    return this.#paused;
+  }
+
+  /**
+   * Runs `fn` as this process.
+   *
+   * @param fn What to run.
+   * @returns What `fn` returned.
+   */
+  run<T>(fn: () => T): T {
+    return current.run(this, fn);
+  }
+
+  /**
+   * Runs `fn` as this process now, or on resume when paused.
+   *
+   * @param fn What to run.
+   * @param handle The timer it belongs to, so a clear drops it.
+   */
+  deliver(fn: () => void, handle?: Handle): void {
+    if (this.#paused) this.#queue.push({ run: fn, ...handle && { handle } });
+    else this.run(fn);
+  }
+
+  /** Stops the process: nothing of it runs until {@linkcode Process.resume}. */
+  pause(): void {
+    this.#paused = true;
+  }
+
+  /** Runs what came due while paused, one item per zero-delay timer. */
+  resume(): void {
+    if (!this.#paused) return;
+    this.#paused = false;
+    const queue = this.#queue;
+    this.#queue = [];
+    for (const item of queue) {
+      // The timer is the fake clock's own (not routed through a process).
+      (baseTimers?.setTimeout ?? setTimeout)(() => {
+        if (item.handle && cleared.delete(item.handle)) return;
+        this.run(item.run);
+      }, 0);
+    }
+  }
+}
+
+/**
+ * Runs `fn` outside every process, such as the kubelet's restart of one.
+ *
+ * @param fn What to run.
+ * @returns What `fn` returned.
+ */
+export function outsideProcesses<T>(fn: () => T): T {
+  return current.exit(fn);
+}
+
+/** Timers cleared while their callback waited in a paused process. */
+const cleared = new Set<Handle>();
+let baseTimers:
+  | { setTimeout: typeof setTimeout; clearTimeout: typeof clearTimeout }
+  | undefined;
+
+/**
+ * Routes each timer set by code of a {@linkcode Process} through it, so a
+ * paused process's timers wait. Install it after the fake clock, and
+ * dispose it before the clock.
+ *
+ * @returns Puts the timers back.
+ */
+export function installProcessTimers(): Disposable {
+  const base = {
+    setTimeout: globalThis.setTimeout,
+    clearTimeout: globalThis.clearTimeout,
+  };
+  baseTimers = base;
+  globalThis.setTimeout = ((
+    callback: (...args: unknown[]) => void,
+    ms?: number,
+    ...args: unknown[]
+  ): Handle => {
+    const process = current.getStore();
+    if (!process) return base.setTimeout(callback, ms, ...args);
+    const handle: Handle = base.setTimeout(
+      () => process.deliver(() => callback(...args), handle),
+      ms,
+    );
+    return handle;
+  }) as typeof setTimeout;
+  globalThis.clearTimeout = ((handle?: Handle): void => {
+    if (handle !== undefined) cleared.add(handle);
+    base.clearTimeout(handle);
+  }) as typeof clearTimeout;
+  return {
+    [Symbol.dispose](): void {
+      globalThis.setTimeout = base.setTimeout;
+      globalThis.clearTimeout = base.clearTimeout;
+      baseTimers = undefined;
+      cleared.clear();
+    },
+  };
+}
 
 /** One request the link holds, and how to let it go. */
 interface Held {
@@ -22,6 +145,20 @@ export class FaultyLink {
   refusing = 0;
   /** Each write is sent to the server this many ms late (0: off). */
   lateWrites = 0;
+  /**
+   * Requests reach the server, which applies them, but their answers are
+   * lost: the caller sees a reset connection.
+   */
+  loseAnswers = false;
+  /**
+   * Each answer arrives this many ms after the server applied the request
+   * (0: at once), so a request can be in flight when its process pauses.
+   */
+  latency = 0;
+  /** The process whose answers wait while it is paused. */
+  process: Process | undefined;
+  /** Called at each request and at each answer delivered. */
+  onEvent: (() => void) | undefined;
   /** Requests held while paused; sent when the link resumes. */
   #held: Held[] = [];
   #paused = false;
@@ -59,6 +196,7 @@ export class FaultyLink {
     this.partitioned = false;
     this.refusing = 0;
     this.lateWrites = 0;
+    this.loseAnswers = false;
     this.resume();
     for (const [timer, land] of this.#lateLand) {
       clearTimeout(timer);
@@ -74,6 +212,7 @@ export class FaultyLink {
 
   /** The wrapped fetch. */
   readonly fetch: typeof fetch = async (input, init) => {
+    this.onEvent?.();
     const request = new Request(input, init);
     const signal = init?.signal ?? undefined;
     if (signal?.aborted) throw signal.reason;
@@ -116,13 +255,42 @@ export class FaultyLink {
           this.#lateLand.delete(timer);
           send().then(resolve, reject);
         };
-        const timer = setTimeout(land, ms);
+        const timer = outsideProcesses(() => setTimeout(land, ms));
         this.#lateLand.set(timer, land);
       });
     } else {
       answer = send();
     }
-    return await raceAbort(answer, signal);
+    if (this.latency) {
+      const ms = this.latency;
+      const applied = answer;
+      // The network's timer, not the process's: it runs while it is paused.
+      answer = outsideProcesses(() =>
+        applied.then((response) =>
+          new Promise<Response>((resolve) => setTimeout(resolve, ms, response))
+        )
+      );
+    }
+    if (this.loseAnswers) {
+      answer = answer.then(async (response) => {
+        await response.body?.cancel();
+        throw new TypeError("Connection reset (test: answer lost)");
+      });
+    }
+    const process = this.process;
+    if (process) {
+      // A paused process takes in its answers when it resumes.
+      const arrived = answer;
+      answer = new Promise<Response>((resolve, reject) => {
+        arrived.then(
+          (response) => process.deliver(() => resolve(response)),
+          (error) => process.deliver(() => reject(error)),
+        );
+      });
+    }
+    const answered = await raceAbort(answer, signal);
+    this.onEvent?.();
+    return answered;
   };
 }
 
