@@ -30,21 +30,22 @@ const hang: typeof fetch = (_input, init) =>
     init?.signal?.addEventListener("abort", () => reject(init.signal?.reason));
   });
 
+/** A recorder whose every write hangs until `signal` ends it. */
+function hanging(signal: AbortSignal): Recorder {
+  return new Recorder(
+    new Client("http://127.0.0.1:9", { fetch: hang }),
+    "bench",
+    { instance: "i", log: quiet, signal },
+  );
+}
+
 Deno.bench({
   name: "post 256 Events into an empty queue",
   group: "post",
   baseline: true,
   async fn(b): Promise<void> {
     const controller = new AbortController();
-    const recorder = new Recorder(
-      new Client("http://127.0.0.1:9", { fetch: hang }),
-      "bench",
-      {
-        instance: "i",
-        log: quiet,
-        signal: controller.signal,
-      },
-    );
+    const recorder = hanging(controller.signal);
     b.start();
     for (const object of objects) recorder.warning(object, note);
     b.end();
@@ -54,15 +55,7 @@ Deno.bench({
 });
 
 const fullController = new AbortController();
-const full = new Recorder(
-  new Client("http://127.0.0.1:9", { fetch: hang }),
-  "bench",
-  {
-    instance: "i",
-    log: quiet,
-    signal: fullController.signal,
-  },
-);
+const full = hanging(fullController.signal);
 for (let i = 0; i <= QUEUE_LENGTH; i++) full.warning(objects[0]!, note);
 
 Deno.bench({
