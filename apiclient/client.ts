@@ -946,8 +946,11 @@ export class Client implements Disposable {
     const headers = new Headers({
       Accept: options.accept ?? "application/json",
     });
-    const authorization = await this.#shared.authorization?.();
-    if (authorization) headers.set("Authorization", authorization);
+    const authorize = this.#shared.authorization;
+    if (authorize !== undefined) {
+      const authorization = await authorize();
+      if (authorization) headers.set("Authorization", authorization);
+    }
     let body: BodyInit | undefined;
     if (options.body !== undefined) {
       body = typeof options.body === "string" ||
@@ -970,10 +973,8 @@ export class Client implements Disposable {
     }
     // One signal needs no combining; AbortSignal.any costs an allocation and
     // a registration on each source.
-    for (const other of [boundSignal, options.signal]) {
-      if (other === undefined) continue;
-      signal = signal === undefined ? other : AbortSignal.any([signal, other]);
-    }
+    if (boundSignal !== undefined) signal = join(signal, boundSignal);
+    if (options.signal !== undefined) signal = join(signal, options.signal);
     try {
       const init: RequestInit = { method, headers };
       if (signal !== undefined) init.signal = signal;
@@ -1106,6 +1107,13 @@ function sleep(
     first?.addEventListener("abort", onAbort, { once: true });
     second?.addEventListener("abort", onAbort, { once: true });
   });
+}
+
+function join(
+  signal: AbortSignal | undefined,
+  other: AbortSignal,
+): AbortSignal {
+  return signal === undefined ? other : AbortSignal.any([signal, other]);
 }
 
 /** Checks a request timeout: absent or 0 means the default. */
