@@ -21,7 +21,7 @@ import { bounded, sleep, within } from "./_wait.ts";
  * How long a waiting copy waits before it takes a Lease whose record did not
  * change, in milliseconds: 30 s, twice client-go's default. The extra time
  * is the safety margin: a leader that last renewed at T stops writing at
- * T+10 s (the write guard), gives up at T+15 s and exits by T+25 s, while
+ * T+10 s (the write guard), gives up at T+15 s and exits by T+29 s, while
  * another copy can take the Lease only after T+30 s.
  */
 export const LEASE_DURATION = 30_000;
@@ -497,7 +497,7 @@ export class Lead implements AsyncDisposable {
       this.#lead.abort(
         new NotLeadingError(`The lead of ${this.#subject} ended`),
       );
-      await this.#release();
+      await this.#release(stop);
     } finally {
       this.#phase = "ended";
       this.#lead?.abort(
@@ -628,9 +628,31 @@ export class Lead implements AsyncDisposable {
     return true;
   }
 
-  /** client-go's release: clears the Lease if this process last held it. */
-  async #release(): Promise<void> {
+  /**
+   * client-go's release: clears the Lease if this process last held it.
+   *
+   * After a step-down at once: its caller's writes have returned. After a
+   * loss only at T+25 s (T: the send time of the last accepted renewal),
+   * once every write the guard allowed (until T+10 s) has ended at the
+   * client (REQUEST_TIMEOUT later). client-go releases as soon as the
+   * renewal fails, at T+15 s, and another copy can then act while such a
+   * write is still in flight. The release on a loss ends by T+29 s, so the
+   * process exits before another copy could take an unreleased Lease.
+   */
+  async #release(stop: AbortSignal): Promise<void> {
     if (!this.#observed || !this.#isLeader()) return;
+    let limit = RENEW_DEADLINE;
+    if (!stop.aborted) {
+      const writesEnded = this.#renewed + RENEW_DEADLINE + REQUEST_TIMEOUT;
+      if (writesEnded > Date.now()) {
+        await sleep(writesEnded - Date.now(), stop);
+      }
+      // A step-down during the wait releases at once, with the full bound.
+      if (!stop.aborted) {
+        limit = this.#renewed + LEASE_DURATION - 1_000 - Date.now();
+        if (limit <= 0) return;
+      }
+    }
     const now = formatMicroTime(Date.now());
     const record: LeaseRecord = {
       holderIdentity: "",
@@ -639,7 +661,7 @@ export class Lead implements AsyncDisposable {
       renewTime: now,
       leaseTransitions: this.#observed.leaseTransitions,
     };
-    const bound = bounded(RENEW_DEADLINE, "The release");
+    const bound = bounded(limit, "The release");
     try {
       await this.#update(record, bound.signal);
     } catch (error) {

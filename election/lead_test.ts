@@ -325,8 +325,9 @@ for (const fault of ["down", "hang"] as const) {
     assert.equal(exit.code, 1);
     assert.ok(exit.at - last >= 15_000, `gave up at T+${exit.at - last}`);
     assert.ok(exit.at - last < 30_000, `exited at T+${exit.at - last}`);
-    // Down: fails at once, gives up at T+15 s. Hang: the release waits too.
-    assert.equal(exit.at - last, fault === "down" ? 15_000 : 25_000);
+    // Gives up at T+15 s, releases at T+25 s (down: fails at once; hang:
+    // bounded to end by T+29 s), then exits.
+    assert.equal(exit.at - last, fault === "down" ? 25_000 : 29_000);
     assert.ok(a.lines.includes("lost Lease default/op"));
     assert.equal(a.lead.leads(), false);
     await a.lead.done;
@@ -334,6 +335,37 @@ for (const fault of ["down", "hang"] as const) {
     await a.lead.stepDown();
   });
 }
+
+Deno.test("after a loss the release waits until the writes the guard allowed have ended", async () => {
+  using time = installFakeTime({ now: START });
+  await using server = new FakeApiServer();
+  const a = candidate(server, "op-a");
+  const b = candidate(server, "op-b");
+  assert.equal(await a.lead.await(), true);
+  b.lead.run();
+  await time.tick(7_000);
+  const last =
+    server.requests.filter((r) => r.method === "PUT" && r.path === PATH).at(-1)!
+      .time;
+  // The API server refuses the renewals, then recovers after the elector
+  // gave up (T+15 s): client-go would release at once, while a write the
+  // guard allowed at T+10 s can be in flight until T+25 s.
+  const refusal = server.refuse({ method: "PUT", path: PATH, status: 500 });
+  await time.tick(last + 15_000 - time.now());
+  assert.equal(a.lead.leads(), false, "gave up at T+15 s");
+  refusal.allow();
+  await time.tick(last + 25_000 - 1 - time.now());
+  assert.equal(server.leaseHolder(NAMESPACE, NAME), a.lead.identity);
+  assert.equal(a.exits.length, 0);
+  assert.equal(b.lead.leads(), false);
+  await time.tick(1);
+  assert.equal(server.leaseHolder(NAMESPACE, NAME), undefined, "released");
+  assert.ok(a.lines.includes("released Lease default/op"));
+  assert.deepEqual(a.exits.map((e) => e.at - last), [25_000]);
+  const took = await until(time, () => b.lead.leads(), 12_000);
+  assert.ok(took <= 11_000, `took it ${took} ms after the release`);
+  await b.lead.stepDown();
+});
 
 Deno.test("403 on every Lease request keeps a waiting copy waiting", async () => {
   using time = installFakeTime({ now: START });

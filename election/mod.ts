@@ -25,11 +25,13 @@
  *   renewal made the first release conflict.
  *
  * Timeline of a leader that last renewed at T: the guard refuses writes at
- * T+10 s, the elector gives up at T+15 s and exits by T+25 s (after a release
- * bounded by 10 s), a write the guard allowed is given up by T+25 s, and
- * another copy can take the Lease only after T+30 s. Failover: a released
- * Lease is taken on a waiting copy's next read, within 11 s; an abandoned
- * one within 30 s + two reads (at most 52 s) after its last write.
+ * T+10 s, the elector gives up at T+15 s, a write the guard allowed is given
+ * up by T+25 s, the elector releases the Lease only then (client-go releases
+ * at T+15 s, which would let another copy act beside that write) and exits
+ * by T+29 s, and another copy can take an unreleased Lease only after
+ * T+30 s. Failover: a released Lease is taken on a waiting copy's next read,
+ * within 11 s; an abandoned one within 30 s + two reads (at most 52 s) after
+ * its last write.
  *
  * The election is not fencing. A paused leader can resume and finish a
  * request it sent before; a write that must not land late names a

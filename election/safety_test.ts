@@ -24,7 +24,13 @@
 import assert from "node:assert/strict";
 import { Client } from "../apiclient/mod.ts";
 import { FakeApiServer, installFakeTime } from "../testing/mod.ts";
-import { JITTER_FACTOR, Lead, LEASE_DURATION, RETRY_PERIOD } from "./mod.ts";
+import {
+  JITTER_FACTOR,
+  Lead,
+  LEASE_DURATION,
+  REQUEST_TIMEOUT,
+  RETRY_PERIOD,
+} from "./mod.ts";
 import {
   FaultyLink,
   installProcessTimers,
@@ -163,22 +169,42 @@ async function runSeed(seed: number): Promise<SeedResult> {
   // A check inside a request must not throw there (the elector would take
   // it for a failed request): the first violation is kept and fails the run.
   let violation: string | undefined;
-  /** At this instant, at most one guard allows a write. */
+  // When each process's guard last allowed a write. A write it allowed can
+  // be in flight for REQUEST_TIMEOUT more (the client's bound), so another
+  // guard must not allow before then. A step-down forgets it: its caller
+  // steps down after its last write returned.
+  const lastAllowed = new Map<Lead, number>();
+  /**
+   * At this instant at most one guard allows a write, and none while a
+   * write another allowed can still be in flight.
+   */
   function guards(): boolean {
     checks++;
-    const allowed: string[] = [];
+    const now = time.now();
+    const allowed: Lead[] = [];
     for (const lead of leads) {
       try {
         lead.mayWrite();
-        allowed.push(lead.identity);
+        allowed.push(lead);
       } catch {
         // refused
       }
     }
+    const at = `seed ${seed}: at ${now - START} ms`;
     if (allowed.length > 1) {
-      violation ??= `seed ${seed}: at ${time.now() - START} ms ${
-        allowed.join(" and ")
+      violation ??= `${at} ${
+        allowed.map((l) => l.identity).join(" and ")
       } may both write`;
+    }
+    for (const lead of allowed) {
+      for (const [other, last] of lastAllowed) {
+        if (other !== lead && now - last < REQUEST_TIMEOUT) {
+          violation ??= `${at} ${lead.identity} may write, ${
+            now - last
+          } ms after ${other.identity} last could`;
+        }
+      }
+      lastAllowed.set(lead, now);
     }
     return allowed.length === 1;
   }
@@ -231,12 +257,13 @@ async function runSeed(seed: number): Promise<SeedResult> {
           // The process handles the stop when it runs (not while paused).
           pending.push(
             new Promise<void>((resolve) =>
-              process.deliver(() =>
-                lead.stepDown().then(() => {
+              process.deliver(() => {
+                lastAllowed.delete(lead);
+                return lead.stepDown().then(() => {
                   end(leader, lead);
                   resolve();
-                })
-              )
+                });
+              })
             ),
           );
         }
@@ -261,6 +288,9 @@ async function runSeed(seed: number): Promise<SeedResult> {
     later(1_000 + random() * 9_000, fault);
   };
   later(random() * 5_000, fault);
+  // A guard closes as time passes, with no timer of its own: a check every
+  // second knows when it last allowed to within a second (the margin is 5 s).
+  const sampler = setInterval(() => {}, 1_000);
 
   try {
     while (time.now() < START + FAULTS) {
@@ -286,6 +316,7 @@ async function runSeed(seed: number): Promise<SeedResult> {
     );
     return { failover, takes, losses, checks };
   } finally {
+    clearInterval(sampler);
     endFaults();
     for (const pod of pods) {
       if (pod.restart) clearTimeout(pod.restart);
