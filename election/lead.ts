@@ -562,15 +562,10 @@ export class Lead implements AsyncDisposable {
     if (this.#observed && this.#isLeader() && this.#isLeaseValid(now)) {
       record.acquireTime = this.#observed.acquireTime;
       record.leaseTransitions = this.#observed.leaseTransitions;
-      try {
-        await this.#update(record, signal);
-        this.#setObserved(record);
-        this.#lastError = "";
+      if (await this.#wrote("renewing", this.#update(record, signal), record)) {
         return true;
-      } catch (error) {
-        this.#failed(`renewing ${this.#subject}`, error);
-        if (signal.aborted) return false;
       }
+      if (signal.aborted) return false;
     }
 
     let lease: Lease;
@@ -581,15 +576,7 @@ export class Lead implements AsyncDisposable {
         this.#failed(`reading ${this.#subject}`, error);
         return false;
       }
-      try {
-        await this.#create(record, signal);
-      } catch (error) {
-        this.#failed(`creating ${this.#subject}`, error);
-        return false;
-      }
-      this.#setObserved(record);
-      this.#lastError = "";
-      return true;
+      return this.#wrote("creating", this.#create(record, signal), record);
     }
 
     let old = recordOf(lease);
@@ -617,10 +604,22 @@ export class Lead implements AsyncDisposable {
     } else {
       record.leaseTransitions = old.leaseTransitions + 1;
     }
+    return this.#wrote("writing", this.#update(record, signal), record);
+  }
+
+  /**
+   * Awaits a write of `record`: on success it is the record observed, on
+   * failure `what` (such as "renewing") names it in the report.
+   */
+  async #wrote(
+    what: string,
+    write: Promise<void>,
+    record: LeaseRecord,
+  ): Promise<boolean> {
     try {
-      await this.#update(record, signal);
+      await write;
     } catch (error) {
-      this.#failed(`writing ${this.#subject}`, error);
+      this.#failed(`${what} ${this.#subject}`, error);
       return false;
     }
     this.#setObserved(record);

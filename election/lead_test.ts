@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { Client, WriteRefusedError } from "../apiclient/mod.ts";
 import { FakeApiServer, installFakeTime } from "../testing/mod.ts";
-import type { FakeTime } from "../testing/mod.ts";
+import type { FakeTime, HoldLeaseOptions } from "../testing/mod.ts";
 import {
   Lead,
   type LeadOptions,
@@ -56,6 +56,15 @@ function candidate(
     ...options,
   });
   return { lead, lines, exits, link, client };
+}
+
+/** Writes the Lease as `identity`, holding it, would. */
+function hold(
+  server: FakeApiServer,
+  identity: string,
+  options: Partial<HoldLeaseOptions> = {},
+): void {
+  server.holdLease({ namespace: NAMESPACE, name: NAME, identity, ...options });
 }
 
 function lease(server: FakeApiServer): LeaseShape {
@@ -142,12 +151,7 @@ Deno.test("acquires an absent Lease with a MicroTime record", async () => {
 Deno.test("takes a Lease that names no holder at once", async () => {
   using _time = installFakeTime({ now: START });
   await using server = new FakeApiServer();
-  server.holdLease({
-    namespace: NAMESPACE,
-    name: NAME,
-    identity: "",
-    leaseTransitions: 4,
-  });
+  hold(server, "", { leaseTransitions: 4 });
   const c = candidate(server, "op-b");
   assert.equal(await c.lead.await(), true);
   assert.equal(lease(server).spec.holderIdentity, c.lead.identity);
@@ -160,12 +164,7 @@ Deno.test("waits a whole duration from its own observation of a live holder", as
   await using server = new FakeApiServer();
   // The holder's renewTime is an hour old by this node's clock: another
   // node wrote it, so the wait counts from this process's first read.
-  server.holdLease({
-    namespace: NAMESPACE,
-    name: NAME,
-    identity: "other-pod_1234",
-    renewTime: START - 3_600_000,
-  });
+  hold(server, "other-pod_1234", { renewTime: START - 3_600_000 });
   const leaders: string[] = [];
   const c = candidate(server, "op-a", {
     onNewLeader: (identity) => leaders.push(identity),
@@ -189,11 +188,11 @@ Deno.test("never takes a Lease whose holder keeps renewing", async () => {
   using time = installFakeTime({ now: START });
   await using server = new FakeApiServer();
   const c = candidate(server, "op-a");
-  server.holdLease({ namespace: NAMESPACE, name: NAME, identity: "b_1" });
+  hold(server, "b_1");
   c.lead.run();
   for (let i = 0; i < 24; i++) {
     await time.tick(5_000);
-    server.holdLease({ namespace: NAMESPACE, name: NAME, identity: "b_1" });
+    hold(server, "b_1");
   }
   assert.equal(c.lead.leads(), false);
   assert.equal(server.leaseHolder(NAMESPACE, NAME), "b_1");
@@ -261,6 +260,50 @@ Deno.test("step down releases even when a late renewal makes the first release c
   assert.ok(took <= 11_000, `took it after ${took} ms`);
   assert.deepEqual(a.exits, []);
   await b.lead.stepDown();
+});
+
+Deno.test("the second release reads again at most 3 times", async () => {
+  using time = installFakeTime({ now: START });
+  await using server = new FakeApiServer();
+  const a = candidate(server, "op-a");
+  assert.equal(await a.lead.await(), true);
+  await time.tick(2_000);
+  // A renewal of this process lands late, so the first release conflicts;
+  // then every read of the second release is followed by another one.
+  hold(server, a.lead.identity);
+  for (let i = 0; i < 4; i++) server.landAfterNextRead({ path: PATH });
+  const gets = server.count({ method: "GET", path: PATH });
+  const puts = server.count({ method: "PUT", path: PATH });
+  await a.lead.stepDown();
+  assert.equal(server.count({ method: "GET", path: PATH }) - gets, 3);
+  // The elector's release, then one write per read of the second release.
+  assert.equal(server.count({ method: "PUT", path: PATH }) - puts, 4);
+  assert.equal(server.leaseHolder(NAMESPACE, NAME), a.lead.identity);
+  assert.equal(a.lines.includes("released Lease default/op"), false);
+  // The landing left over is used up, so the test leaves nothing armed.
+  await (await server.fetch(`${server.url}${PATH}`)).body?.cancel();
+});
+
+Deno.test("a step-down against a server that never answers ends within the bounds", async () => {
+  using time = installFakeTime({ now: START });
+  await using server = new FakeApiServer();
+  const a = candidate(server, "op-a");
+  assert.equal(await a.lead.await(), true);
+  await time.tick(2_000);
+  a.link.pause();
+  let ended = false;
+  const stepping = a.lead.stepDown().then(() => ended = true);
+  // The elector's release has RENEW_DEADLINE, the second release half of it.
+  await time.tick(RENEW_DEADLINE + RENEW_DEADLINE / 2 - 1);
+  assert.equal(ended, false);
+  await time.tick(1);
+  await stepping;
+  assert.equal(ended, true);
+  assert.match(a.lines.join("\n"), /releasing Lease default\/op: /);
+  assert.match(a.lines.join("\n"), /reading Lease default\/op to release it: /);
+  assert.deepEqual(a.exits, []);
+  a.link.heal();
+  await time.settle();
 });
 
 Deno.test("a refused release leaves the Lease to expire", async () => {
@@ -392,10 +435,7 @@ Deno.test("403 on every Lease request keeps a waiting copy waiting", async () =>
 Deno.test("an earlier process of this pod is taken at once", async () => {
   using time = installFakeTime({ now: START });
   await using server = new FakeApiServer();
-  server.holdLease({
-    namespace: NAMESPACE,
-    name: NAME,
-    identity: "op-a_0badf00d",
+  hold(server, "op-a_0badf00d", {
     renewTime: START - 30_000,
     leaseTransitions: 2,
   });
@@ -410,12 +450,7 @@ Deno.test("an earlier process of this pod is taken at once", async () => {
 Deno.test("an earlier process of this pod whose Lease is young is waited for", async () => {
   using time = installFakeTime({ now: START });
   await using server = new FakeApiServer();
-  server.holdLease({
-    namespace: NAMESPACE,
-    name: NAME,
-    identity: "op-a_0badf00d",
-    renewTime: START - 20_000,
-  });
+  hold(server, "op-a_0badf00d", { renewTime: START - 20_000 });
   const c = candidate(server, "op-a");
   c.lead.run();
   await time.tick(9_900);
@@ -431,12 +466,7 @@ for (const other of ["op-ab_0badf00d", "op-a-2_0badf00d"]) {
   Deno.test(`a pod whose name only starts with this pod's name (${other}) is not taken`, async () => {
     using time = installFakeTime({ now: START });
     await using server = new FakeApiServer();
-    server.holdLease({
-      namespace: NAMESPACE,
-      name: NAME,
-      identity: other,
-      renewTime: START - 3_600_000,
-    });
+    hold(server, other, { renewTime: START - 3_600_000 });
     const c = candidate(server, "op-a");
     c.lead.run();
     await time.tick(29_900);
@@ -451,12 +481,7 @@ for (const other of ["op-ab_0badf00d", "op-a-2_0badf00d"]) {
 Deno.test("a stop before the Lease clears an expired earlier process of this pod", async () => {
   using time = installFakeTime({ now: START });
   await using server = new FakeApiServer();
-  server.holdLease({
-    namespace: NAMESPACE,
-    name: NAME,
-    identity: "op-a_0badf00d",
-    renewTime: START - 29_000,
-  });
+  hold(server, "op-a_0badf00d", { renewTime: START - 29_000 });
   const c = candidate(server, "op-a");
   const stop = new AbortController();
   const started = Lead.start(c.client, {
@@ -471,12 +496,7 @@ Deno.test("a stop before the Lease clears an expired earlier process of this pod
   assert.equal(server.leaseHolder(NAMESPACE, NAME), undefined);
   assert.equal(lease(server).spec.leaseDurationSeconds, 1);
   // A Lease of another pod is left alone.
-  server.holdLease({
-    namespace: NAMESPACE,
-    name: NAME,
-    identity: "op-b_1",
-    renewTime: START - 3_600_000,
-  });
+  hold(server, "op-b_1", { renewTime: START - 3_600_000 });
   const d = candidate(server, "op-a");
   assert.equal(await d.lead.await(AbortSignal.abort()), false);
   assert.equal(server.leaseHolder(NAMESPACE, NAME), "op-b_1");
