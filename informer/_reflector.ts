@@ -93,9 +93,10 @@ export class Informer<T extends KubeObject> {
   constructor(
     client: Client,
     source: Source,
-    options: CollectionOptions<T>,
-    signal: AbortSignal,
-    report: (error: unknown) => void,
+    options: CollectionOptions<T> & {
+      signal: AbortSignal;
+      report: (error: unknown) => void;
+    },
   ) {
     this.#client = client;
     this.#source = source;
@@ -107,10 +108,10 @@ export class Informer<T extends KubeObject> {
     });
     this.#options = options;
     this.#handler = options.handler ?? {};
-    this.#report = report;
-    this.#signal = signal;
+    this.#report = options.report;
+    this.#signal = options.signal;
     this.#backoff = new Backoff();
-    this.store = new MemoryStore<T>(options.indexers, report);
+    this.store = new MemoryStore<T>(options.indexers, options.report);
   }
 
   /** The first read is in the store, and a watch is allowed (see `synced`). */

@@ -107,7 +107,7 @@ export class MemoryStore<T extends KubeObject> implements Store<T> {
       this.#indexOne(key, item);
     }
     this.#items.set(key, item);
-    this.#undecodable.delete(key);
+    if (this.#undecodable.size > 0) this.#undecodable.delete(key);
     return previous;
   }
 

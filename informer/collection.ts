@@ -194,13 +194,11 @@ export class Collection<T extends KubeObject = KubeObject>
       }
     }
     const report = options.report ?? defaultReport(describe(source));
-    this.#informer = new Informer<T>(
-      client,
-      this.source,
-      options,
-      stop.signal,
+    this.#informer = new Informer<T>(client, this.source, {
+      ...options,
+      signal: stop.signal,
       report,
-    );
+    });
     this.store = this.#informer.store;
     this.done = this.#informer.run().catch(report).finally(unlink);
   }
