@@ -586,3 +586,44 @@ Deno.test("await using steps down at the end of the scope", async () => {
   }
   assert.equal(server.leaseHolder(NAMESPACE, NAME), undefined);
 });
+
+Deno.test({
+  name: "over a real socket: acquires, steps down, and another copy takes it",
+  timeout: 10_000,
+  async fn() {
+    using time = installFakeTime({ now: START });
+    await using server = new FakeApiServer();
+    await using served = await server.serve();
+    const client = new Client(served.url);
+    const options = { name: NAME, namespace: NAMESPACE };
+    const aLines: string[] = [];
+    const a = new Lead(client, {
+      ...options,
+      pod: "op-a",
+      report: (line) => aLines.push(line),
+    });
+    const b = new Lead(client, { ...options, pod: "op-b" });
+    a.run();
+    // Real I/O only moves while the test waits in real time.
+    await time.waitFor(() => a.leads());
+    await time.waitFor(() => server.count({ method: "PUT", path: PATH }) === 1);
+    a.mayWrite();
+    const stored = lease(server);
+    assert.equal(stored.spec.holderIdentity, a.identity);
+    assert.match(stored.spec.renewTime!, MICRO);
+    b.run();
+    await time.waitFor(() => server.count({ method: "GET", path: PATH }) === 1);
+    assert.equal(b.leads(), false);
+
+    await a.stepDown();
+    assert.equal(server.leaseHolder(NAMESPACE, NAME), undefined);
+    assert.ok(aLines.includes("released Lease default/op"), aLines.join("\n"));
+    // b reads again within 11 s and takes the released Lease.
+    await time.tick(11_000);
+    await time.waitFor(() => b.leads());
+    assert.equal(server.leaseHolder(NAMESPACE, NAME), b.identity);
+    assert.equal(lease(server).spec.leaseTransitions, 1);
+    await b.stepDown();
+    assert.equal(server.leaseHolder(NAMESPACE, NAME), undefined);
+  },
+});
