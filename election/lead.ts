@@ -50,8 +50,9 @@ export const JITTER_FACTOR = 1.2;
 /**
  * The longest request the operator's client may send while it leads, in
  * milliseconds: pass it as the client's `timeout`. A write the guard allowed
- * just before T+10 s is given up by T+25 s, one retry period before another
- * copy can start at T+30 s. The timeout ends the client's wait, not the
+ * just before T+10 s is given up by T+25 s: before another copy can take
+ * an unreleased Lease (T+30 s), and before the elector releases it after a
+ * loss (it waits for T+25 s). The timeout ends the client's wait, not the
  * write: the API server can still commit a request after the client gave up,
  * so a write that must not land late names a precondition (a
  * `resourceVersion`) that the next leader moves.
@@ -65,22 +66,23 @@ export interface LeadOptions {
   /** The Lease's namespace. */
   namespace: string;
   /**
-   * The name of the pod this process runs in. The identity is the pod's
-   * name, `_` and a random suffix, so `kubectl get lease` shows which pod
-   * leads and a restarted container is a new candidate.
+   * The name of the pod this process runs in, without `_`. The Lease names
+   * the holder as `<pod>_<8 hex digits>`: the pod is readable in the Lease's
+   * `holderIdentity`, and each start of the container competes afresh.
    */
   pod: string;
   /**
-   * Receives one line per transition (holding, waiting for another holder,
-   * lost, released) and per failed request. The operator adds its prefix
-   * and writes it to its log. Default: drop the line.
+   * Gets a line for each change of state (holding, waiting for another
+   * holder, lost, released) and for each failed request of the Lease (a
+   * failure that repeats is told once). Prefix it and log it as you like.
+   * Default: the lines are dropped.
    */
   report?: (line: string) => void;
   /**
-   * Ends the process after a lost Lease, with code 1, so a pass in flight
-   * cannot keep writing after another copy takes the Lease; the kubelet
-   * restarts the container as a new candidate. Default `Deno.exit`; tests
-   * pass their own.
+   * Called with code 1 when a lead ends without a step-down. The default,
+   * `Deno.exit`, kills whatever work is still running, which must not go on
+   * once another copy may hold the Lease; the kubelet then starts the
+   * container again and it competes anew. Tests pass their own.
    */
   exit?: (code: number) => void;
   /**
@@ -88,7 +90,11 @@ export interface LeadOptions {
    * lead ends, before the release, so work stops first.
    */
   onStartedLeading?: (signal: AbortSignal) => void;
-  /** Called when a lead of this process ended (lost or stepped down). */
+  /**
+   * Called when a lead of this process ended (lost or stepped down), after
+   * the release. Unlike client-go, which calls it whenever its run returns,
+   * a process that never led does not get it.
+   */
   onStoppedLeading?: () => void;
   /**
    * Called when the Lease names another holder than last seen, including
@@ -132,8 +138,8 @@ export class NotLeadingError extends Error {
 }
 
 /**
- * The stop came before this process led. A copy that never led has nothing
- * to release, so the operator exits cleanly.
+ * The stop came before this process led: it holds nothing, and the operator
+ * can end with success.
  *
  * @example
  * ```ts
@@ -344,8 +350,8 @@ export class Lead implements AsyncDisposable {
    * Waits until this process leads. Runs the election first when
    * {@linkcode Lead.run} was not called.
    *
-   * A failed request of the Lease, a 403 among them, is an ordinary failure
-   * of the election: a waiting copy keeps waiting.
+   * Failed Lease requests (403 Forbidden too) do not end the wait; the copy
+   * retries on its schedule and reports the failure.
    *
    * @param signal The stop: when it aborts first, the election ends (with
    * the release) before the promise resolves.
@@ -425,9 +431,9 @@ export class Lead implements AsyncDisposable {
 
   /**
    * Ends this process's part on a shutdown and releases the Lease, so a
-   * waiting copy takes it on its next read. Call it after the last write
-   * returned. A caller that cannot show that (a writer did not stop) exits
-   * without it: the Lease then expires after any write in flight can land.
+   * waiting copy takes it on its next read. Only call it once every write
+   * of the operator has returned; with a write possibly still running, exit
+   * without it, and the Lease runs out only after that write is over.
    *
    * After the elector's own release, it reads the Lease again and clears it
    * if it still names this process (or an expired earlier process of this
