@@ -239,8 +239,8 @@ export class Informer<T extends KubeObject> {
     const events = stream[Symbol.asyncIterator]();
     return {
       events,
-      // Cancelling the body alone leaves an iterator paused at an event with
-      // its idle timer armed; ending the iterator clears it.
+      // Cancelling the body alone leaves an iterator paused at an event
+      // without its cleanup (listeners, timers); ending it runs that.
       cancel: async () => {
         await stream.cancel();
         await events.return?.();
