@@ -70,6 +70,7 @@ export class WatchStream<T extends KubeObject = KubeObject>
   #options: WatchStreamOptions;
   #used = false;
   #cancelled = false;
+  #iterator: AsyncGenerator<WatchEvent<T>> | undefined;
   #ended = false;
   #reader:
     | ReadableStreamDefaultReader<Uint8Array>
@@ -96,6 +97,8 @@ export class WatchStream<T extends KubeObject = KubeObject>
     this.#cancelled = true;
     if (this.#reader) {
       await this.#reader.cancel().catch(() => {});
+      // A loop paused at an event runs its cleanup only when returned.
+      await this.#iterator?.return(undefined).catch(() => {});
     } else if (!this.#used) {
       this.#used = true;
       await this.#body.cancel().catch(() => {});
@@ -118,7 +121,8 @@ export class WatchStream<T extends KubeObject = KubeObject>
       throw new TypeError("A watch stream can be iterated only once");
     }
     this.#used = true;
-    return this.#events();
+    this.#iterator = this.#events();
+    return this.#iterator;
   }
 
   #end(): void {
@@ -165,8 +169,18 @@ export class WatchStream<T extends KubeObject = KubeObject>
         idleTimeout <= MAX_TIMER
       ? idleTimeout
       : undefined;
+    // One lazy timer rather than one per read (a read per event is common):
+    // when it fires it checks how long the current read has waited, and arms
+    // itself again for the rest.
     let idle: ReturnType<typeof setTimeout> | undefined;
-    const onIdle = (): void => stop(new WatchIdleError(path, limit!));
+    let waitingSince = 0;
+    const checkIdle = (): void => {
+      idle = undefined;
+      if (waitingSince === 0) return;
+      const left = waitingSince + limit! - Date.now();
+      if (left <= 0) stop(new WatchIdleError(path, limit!));
+      else idle = setTimeout(checkIdle, left);
+    };
     const decoder = new TextDecoder();
     let pending = "";
     try {
@@ -174,12 +188,12 @@ export class WatchStream<T extends KubeObject = KubeObject>
       signal?.addEventListener("abort", onAbort, { once: true });
       if (this.#cancelled) return;
       for (;;) {
-        if (limit !== undefined) idle = setTimeout(onIdle, limit);
-        const { value, done } = await read();
-        if (idle !== undefined) {
-          clearTimeout(idle);
-          idle = undefined;
+        if (limit !== undefined) {
+          waitingSince = Date.now();
+          idle ??= setTimeout(checkIdle, limit);
         }
+        const { value, done } = await read();
+        waitingSince = 0;
         if (failure !== undefined) throw failure;
         if (done) break;
         pending += decoder.decode(value, { stream: true });

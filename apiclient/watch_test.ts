@@ -375,3 +375,51 @@ Deno.test("the observer hears a watch's answer: accepted or refused", async () =
     ],
   );
 });
+
+Deno.test("cancel() of a loop paused at an event runs its cleanup: no timer, listener or body left", async () => {
+  using time = installFakeTime();
+  const f = feed();
+  f.push(event("ADDED", "a", "1") + "\n" + event("ADDED", "b", "2") + "\n");
+  let ended = 0;
+  const stop = new AbortController();
+  const stream = new WatchStream(f.body, {
+    method: "GET",
+    path: "/w",
+    idleTimeout: 30_000,
+    signal: stop.signal,
+    onEnd: () => ended++,
+  });
+  const iterator = stream[Symbol.asyncIterator]();
+  const first = await iterator.next();
+  assert.equal(first.done, false);
+  await stream.cancel();
+  assert.equal(ended, 1);
+  assert.notEqual(f.cancelled(), "not cancelled");
+  assert.equal(time.countTimers(), 0);
+  assert.deepEqual(await iterator.next(), { done: true, value: undefined });
+});
+
+Deno.test("the lazy idle timer still fires exactly at the limit after many quick reads", async () => {
+  using time = installFakeTime();
+  const f = feed();
+  const stream = new WatchStream(f.body, {
+    method: "GET",
+    path: "/w",
+    idleTimeout: 10_000,
+  });
+  const done = (async () => {
+    for await (const _ of stream) { /* drain */ }
+  })().then(() => undefined, (e) => e);
+  for (let i = 0; i < 5; i++) {
+    await time.tick(3_000);
+    f.push(event("MODIFIED", "a", String(i)) + "\n");
+    await time.settle();
+  }
+  const silentFrom = time.now();
+  await time.tick(9_999);
+  assert.equal(time.countTimers() > 0, true);
+  await time.tick(1);
+  const error = await done;
+  assert.ok(error instanceof WatchIdleError);
+  assert.equal(time.now() - silentFrom, 10_000);
+});
