@@ -590,7 +590,7 @@ Deno.test("await using steps down at the end of the scope", async () => {
 Deno.test({
   name: "over a real socket: acquires, steps down, and another copy takes it",
   timeout: 10_000,
-  async fn() {
+  async fn(): Promise<void> {
     using time = installFakeTime({ now: START });
     await using server = new FakeApiServer();
     await using served = await server.serve();

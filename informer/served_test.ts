@@ -14,7 +14,7 @@ Deno.test({
   name:
     "over HTTP the informer syncs, follows, resumes after a restart, and stops",
   timeout: 20_000,
-  async fn() {
+  async fn(): Promise<void> {
     await using server = new FakeApiServer();
     await using served = await server.serve();
     server.put(`${CM}/a`, { metadata: {} });
