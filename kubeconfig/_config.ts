@@ -69,6 +69,20 @@ function describe(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
+/** A YAML parse error as its reason and 1-based position, quoting no text. */
+function yamlFault(error: unknown): string {
+  const e = error as {
+    reason?: unknown;
+    mark?: { line?: unknown; column?: unknown };
+  };
+  const reason = typeof e?.reason === "string" ? e.reason : "malformed YAML";
+  const line = e?.mark?.line;
+  const column = e?.mark?.column;
+  return typeof line === "number" && typeof column === "number"
+    ? `${reason} at line ${line + 1}, column ${column + 1}`
+    : reason;
+}
+
 /** The directory part of a path, for resolving relative file references. */
 export function dirname(path: string): string {
   const i = Math.max(path.lastIndexOf("/"), path.lastIndexOf("\\"));
@@ -274,10 +288,11 @@ export function mergeText(
   let doc: unknown;
   try {
     doc = parseYaml(text, file);
-  } catch (cause) {
+  } catch (error) {
+    // No cause, and only the parser's reason and position: its message
+    // quotes the lines around the fault, which may hold a token or a key.
     throw new KubeconfigError(
-      `Kubeconfig ${file} is not valid YAML: ${describe(cause)}`,
-      { cause },
+      `Kubeconfig ${file} is not valid YAML: ${yamlFault(error)}`,
     );
   }
   into.files.push(file);

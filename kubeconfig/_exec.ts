@@ -39,10 +39,9 @@ export class ExecCredential {
 
   constructor(
     entry: ExecEntry,
-    user: string,
-    cluster: ExecClusterInfo,
-    timeout: number,
+    options: { user: string; cluster: ExecClusterInfo; timeout: number },
   ) {
+    const { user, cluster, timeout } = options;
     if (!EXEC_API_VERSIONS.includes(entry.apiVersion)) {
       throw new KubeconfigError(
         `User "${user}": exec apiVersion ${entry.apiVersion} is not supported (use ${
@@ -50,7 +49,23 @@ export class ExecCredential {
         })`,
       );
     }
-    if (entry.interactiveMode === "Always") {
+    // As kubectl: v1 must say whether the plugin may prompt (v1beta1 defaults
+    // to IfAvailable), and only the three known modes are accepted.
+    const mode = entry.interactiveMode ??
+      (entry.apiVersion === "client.authentication.k8s.io/v1beta1"
+        ? "IfAvailable"
+        : undefined);
+    if (mode === undefined) {
+      throw new KubeconfigError(
+        `User "${user}": exec interactiveMode must be set for ${entry.apiVersion} (Never, IfAvailable or Always)`,
+      );
+    }
+    if (!["Never", "IfAvailable", "Always"].includes(mode)) {
+      throw new KubeconfigError(
+        `User "${user}": exec interactiveMode ${mode} is not one of Never, IfAvailable or Always`,
+      );
+    }
+    if (mode === "Always") {
       throw new KubeconfigError(
         `User "${user}": the credential plugin needs a terminal (interactiveMode: Always), which this client never provides`,
       );

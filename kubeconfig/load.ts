@@ -119,12 +119,11 @@ async function readPem(path: string, what: string): Promise<string> {
 
 /** A PEM value from `-data` (base64) or a file, checked for its marker. */
 async function pemFrom(
-  data: string | undefined,
-  file: string | undefined,
-  what: string,
-  marker: RegExp,
-  noun: string,
+  source: { data: string | undefined; file: string | undefined },
+  expect: { what: string; marker: RegExp; noun: string },
 ): Promise<string | undefined> {
+  const { data, file } = source;
+  const { what, marker, noun } = expect;
   if (data !== undefined && file !== undefined) {
     throw new KubeconfigError(
       `${what}: set either the file or the -data, not both`,
@@ -154,16 +153,25 @@ function serverUrl(name: string, cluster: ClusterEntry): URL {
     url = new URL(cluster.server);
   } catch (cause) {
     throw new KubeconfigError(
-      `Kubeconfig ${cluster.file}: cluster "${name}" server ${cluster.server} is not a URL`,
+      `Kubeconfig ${cluster.file}: cluster "${name}" server ${
+        redact(cluster.server)
+      } is not a URL`,
       { cause },
     );
   }
   if (url.protocol !== "https:" && url.protocol !== "http:") {
     throw new KubeconfigError(
-      `Kubeconfig ${cluster.file}: cluster "${name}" server ${cluster.server} is not an http or https URL`,
+      `Kubeconfig ${cluster.file}: cluster "${name}" server ${
+        redact(cluster.server)
+      } is not an http or https URL`,
     );
   }
   return url;
+}
+
+/** A URL for an error message, without a password it may carry. */
+function redact(url: string): string {
+  return url.replace(/\/\/[^/@]*@/, "//***@");
 }
 
 function proxyFor(name: string, proxyUrl: string): Deno.Proxy {
@@ -172,7 +180,7 @@ function proxyFor(name: string, proxyUrl: string): Deno.Proxy {
     url = new URL(proxyUrl);
   } catch (cause) {
     throw new KubeconfigError(
-      `Cluster "${name}": proxy-url ${proxyUrl} is not a URL`,
+      `Cluster "${name}": proxy-url ${redact(proxyUrl)} is not a URL`,
       { cause },
     );
   }
@@ -203,12 +211,21 @@ interface Auth {
   exec: ExecCredential | undefined;
 }
 
+/** What {@linkcode authFor} needs beyond the user. */
+interface AuthContext {
+  /** The cluster as an exec plugin sees it. */
+  cluster: ExecClusterInfo;
+  /** The limit of one plugin run. */
+  execTimeout: number;
+  /** Whether the user presents a client certificate. */
+  clientCertificate: boolean;
+}
+
 function authFor(
-  name: string | undefined,
-  user: UserEntry | undefined,
-  cluster: ExecClusterInfo,
-  execTimeout: number,
+  chosen: { name: string | undefined; user: UserEntry | undefined },
+  context: AuthContext,
 ): Auth {
+  const { name, user } = chosen;
   if (name === undefined || user === undefined) {
     return { authorization: undefined, exec: undefined };
   }
@@ -230,7 +247,8 @@ function authFor(
   if (user.username !== undefined || user.password !== undefined) {
     methods.push("username/password");
   }
-  if (user.exec !== undefined) methods.push("exec");
+  // As kubectl: a token and a password are ambiguous, but an exec plugin
+  // beside either (or beside a client certificate) is simply not run.
   if (methods.length > 1) {
     throw new KubeconfigError(
       `${where} sets more than one authentication method (${
@@ -274,8 +292,12 @@ function authFor(
     const header = `Basic ${btoa(String.fromCharCode(...bytes))}`;
     return { exec: undefined, authorization: () => Promise.resolve(header) };
   }
-  if (user.exec !== undefined) {
-    const exec = new ExecCredential(user.exec, name, cluster, execTimeout);
+  if (user.exec !== undefined && !context.clientCertificate) {
+    const exec = new ExecCredential(user.exec, {
+      user: name,
+      cluster: context.cluster,
+      timeout: context.execTimeout,
+    });
     return { exec, authorization: () => exec.authorization() };
   }
   return { authorization: undefined, exec: undefined };
@@ -348,13 +370,18 @@ function chooseContext(config: MergedConfig, wanted: string | undefined): {
  * exec credential plugins (`client.authentication.k8s.io/v1` and `v1beta1`;
  * never interactive; the token is cached until its `expirationTimestamp`,
  * and forgotten when the server answers 401). Relative paths are resolved
- * against the file that names them.
+ * against the file that names them. As in kubectl, `tokenFile` wins over
+ * `token`, and a plugin is not run for a user that also has a token, a
+ * password or a client certificate (those are sent instead); `interactiveMode`
+ * must be set for `v1` plugins (`v1beta1` defaults to `IfAvailable`).
  *
  * Refused with a {@linkcode KubeconfigError}: `insecure-skip-tls-verify`
  * (unless {@linkcode LoadKubeconfigOptions.allowInsecureSkipTlsVerify}), a
  * `tls-server-name` other than the server's host (Deno's `fetch` cannot check
- * another name), `auth-provider`, impersonation, and client certificates
- * answered by exec plugins.
+ * another name), `auth-provider`, impersonation, a token together with a
+ * password, a plugin with `interactiveMode: Always`, and client certificates
+ * answered by exec plugins. Error messages quote no token, password or key,
+ * not even from a line of malformed YAML.
  *
  * Permissions: `--allow-env=KUBECONFIG,HOME` (unless `path` is given),
  * `--allow-read` of the kubeconfig files and the files they name,
@@ -410,13 +437,14 @@ export async function loadKubeconfig(
   const url = serverUrl(clusterName, cluster);
   const where = `Cluster "${clusterName}"`;
 
-  const ca = await pemFrom(
-    cluster.certificateAuthorityData,
-    cluster.certificateAuthority,
-    `${where} certificate-authority`,
-    CERT_MARKER,
-    "certificate",
-  );
+  const ca = await pemFrom({
+    data: cluster.certificateAuthorityData,
+    file: cluster.certificateAuthority,
+  }, {
+    what: `${where} certificate-authority`,
+    marker: CERT_MARKER,
+    noun: "certificate",
+  });
   if (cluster.insecureSkipTlsVerify) {
     if (ca !== undefined) {
       throw new KubeconfigError(
@@ -439,20 +467,22 @@ export async function loadKubeconfig(
   }
   const userWhere = `User "${chosen.userName}"`;
   const user = chosen.user;
-  const cert = await pemFrom(
-    user?.clientCertificateData,
-    user?.clientCertificate,
-    `${userWhere} client-certificate`,
-    CERT_MARKER,
-    "certificate",
-  );
-  const key = await pemFrom(
-    user?.clientKeyData,
-    user?.clientKey,
-    `${userWhere} client-key`,
-    KEY_MARKER,
-    "private key",
-  );
+  const cert = await pemFrom({
+    data: user?.clientCertificateData,
+    file: user?.clientCertificate,
+  }, {
+    what: `${userWhere} client-certificate`,
+    marker: CERT_MARKER,
+    noun: "certificate",
+  });
+  const key = await pemFrom({
+    data: user?.clientKeyData,
+    file: user?.clientKey,
+  }, {
+    what: `${userWhere} client-key`,
+    marker: KEY_MARKER,
+    noun: "private key",
+  });
   if ((cert === undefined) !== (key === undefined)) {
     throw new KubeconfigError(
       cert === undefined
@@ -476,12 +506,11 @@ export async function loadKubeconfig(
   if (cluster.proxyUrl !== undefined) {
     clusterInfo["proxy-url"] = cluster.proxyUrl;
   }
-  const auth = authFor(
-    chosen.userName,
-    user,
-    clusterInfo,
-    options.execTimeout ?? DEFAULT_EXEC_TIMEOUT,
-  );
+  const auth = authFor({ name: chosen.userName, user }, {
+    cluster: clusterInfo,
+    execTimeout: options.execTimeout ?? DEFAULT_EXEC_TIMEOUT,
+    clientCertificate: cert !== undefined,
+  });
   const proxy = cluster.proxyUrl !== undefined
     ? proxyFor(clusterName, cluster.proxyUrl)
     : undefined;
@@ -534,7 +563,13 @@ export async function loadKubeconfig(
     };
   }
   const server = (cluster.server ?? url.href).replace(/\/+$/, "");
-  const client = new Client(server, clientOptions);
+  let client: Client;
+  try {
+    client = new Client(server, clientOptions);
+  } catch (error) {
+    httpClient?.close(); // nothing else would close it
+    throw error;
+  }
   return {
     client,
     context: chosen.context,

@@ -255,7 +255,7 @@ Deno.test({
 /** Asserts that loading `text` fails with a message matching `pattern`. */
 async function assertRefused(
   text: string,
-  pattern: RegExp,
+  pattern: RegExp | ((error: KubeconfigError) => void),
   options: { context?: string; allowInsecureSkipTlsVerify?: boolean } = {},
 ): Promise<void> {
   await using dir = await tempDir();
@@ -264,7 +264,8 @@ async function assertRefused(
     loadKubeconfig({ path, ...options }),
     (e: unknown) => {
       assert.ok(e instanceof KubeconfigError, String(e));
-      assert.match(e.message, pattern);
+      if (pattern instanceof RegExp) assert.match(e.message, pattern);
+      else pattern(e);
       return true;
     },
   );
@@ -361,8 +362,8 @@ Deno.test("loadKubeconfig() names missing fields and entries", async () => {
 Deno.test("loadKubeconfig() refuses users it cannot honour", async () => {
   const server = "http://127.0.0.1:1234";
   await assertRefused(
-    kubeconfig(server, { token: "a", exec: { command: "x", apiVersion: "v" } }),
-    /more than one authentication method \(token, exec\)/,
+    kubeconfig(server, { token: "a", username: "u", password: "p" }),
+    /more than one authentication method \(token, username\/password\)/,
   );
   await assertRefused(
     kubeconfig(server, { "auth-provider": { name: "gcp" } }),
@@ -398,6 +399,121 @@ Deno.test("loadKubeconfig() refuses users it cannot honour", async () => {
       },
     }),
     /needs a terminal \(interactiveMode: Always\)/,
+  );
+  // kubectl's rules: v1 must state the mode; v1beta1 defaults to IfAvailable.
+  await assertRefused(
+    kubeconfig(server, {
+      exec: { command: "node", apiVersion: "client.authentication.k8s.io/v1" },
+    }),
+    /exec interactiveMode must be set for client.authentication.k8s.io\/v1 \(Never, IfAvailable or Always\)$/,
+  );
+  await assertRefused(
+    kubeconfig(server, {
+      exec: {
+        command: "node",
+        apiVersion: "client.authentication.k8s.io/v1",
+        interactiveMode: "Sometimes",
+      },
+    }),
+    /exec interactiveMode Sometimes is not one of Never, IfAvailable or Always$/,
+  );
+  const path = await Deno.makeTempFile({ suffix: ".yaml" });
+  try {
+    await Deno.writeTextFile(
+      path,
+      kubeconfig(server, {
+        exec: {
+          command: "node",
+          apiVersion: "client.authentication.k8s.io/v1beta1",
+        },
+      }),
+    );
+    using config = await loadKubeconfig({ path });
+    assert.equal(config.user, "test-user");
+  } finally {
+    await Deno.remove(path);
+  }
+});
+
+Deno.test({
+  name:
+    "loadKubeconfig() sends a token, a password or a client certificate rather than run exec, as kubectl",
+  ...SOCKET,
+  async fn(): Promise<void> {
+    await using server = echoServer();
+    await using dir = await tempDir();
+    // A plugin that would fail: it must never run.
+    const exec = {
+      command: "./no-such-plugin",
+      apiVersion: "client.authentication.k8s.io/v1",
+      interactiveMode: "Never",
+    };
+    const token = await dir.write(
+      "token",
+      kubeconfig(server.url, { token: "abc", exec }),
+    );
+    using byToken = await loadKubeconfig({ path: token });
+    assert.equal((await getSeen(byToken)).authorization, "Bearer abc");
+    const basic = await dir.write(
+      "basic",
+      kubeconfig(server.url, { username: "u", password: "p", exec }),
+    );
+    using byBasic = await loadKubeconfig({ path: basic });
+    assert.equal(
+      (await getSeen(byBasic)).authorization,
+      `Basic ${base64("u:p")}`,
+    );
+    const cert = await dir.write(
+      "cert",
+      kubeconfig(server.url, {
+        "client-certificate-data": base64(testCerts.serverCert),
+        "client-key-data": base64(testCerts.serverKey),
+        exec,
+      }),
+    );
+    using byCert = await loadKubeconfig({ path: cert });
+    assert.equal((await getSeen(byCert)).authorization, null);
+  },
+});
+
+Deno.test("loadKubeconfig() quotes no kubeconfig text for malformed YAML", async () => {
+  const secret = "s3cr3t-t0ken";
+  for (
+    const text of [
+      `users:\n- name: me\n  user:\n    token: ${secret}\n   bad: x\n`,
+      `users:\n- name: me\n  user:\n    token: "${secret}\n`,
+    ]
+  ) {
+    await assertRefused(text, (e: KubeconfigError) => {
+      assert.match(e.message, /is not valid YAML: .* at line \d+, column \d+$/);
+      assert.ok(!e.message.includes(secret), e.message);
+      assert.ok(!String(e.cause ?? "").includes(secret));
+    });
+  }
+});
+
+Deno.test("loadKubeconfig() quotes no password of a proxy-url or server", async () => {
+  await assertRefused(
+    kubeconfig("http://127.0.0.1:1", { token: "t" }, {
+      "proxy-url": "ftp://user:hunter2@proxy:3128",
+    }),
+    /proxy-url scheme ftp: is not supported/,
+  );
+  await assertRefused(
+    kubeconfig("http://127.0.0.1:1", { token: "t" }, {
+      "proxy-url": "http://user:hunter2@proxy:bad-port",
+    }),
+    (e: KubeconfigError) => {
+      assert.match(
+        e.message,
+        /proxy-url http:\/\/\*\*\*@proxy:bad-port is not a URL/,
+      );
+      assert.ok(!e.message.includes("hunter2"));
+    },
+  );
+  await assertRefused(
+    kubeconfig("ftp://user:hunter2@host", { token: "t" }),
+    (e: KubeconfigError) => assert.ok(!e.message.includes("hunter2")),
   );
 });
 

@@ -4,7 +4,7 @@
  * client in a pod and the kubeconfig elsewhere.
  *
  * This is a separate export so that in-cluster operators, which import
- * `apiclient` alone, never load the YAML parser (`npm:yaml`).
+ * `apiclient` alone, never load the YAML parser (`npm:js-yaml`).
  *
  * What Deno cannot do, and what this module does instead:
  * - `insecure-skip-tls-verify`: `Deno.createHttpClient` has no option to skip
