@@ -251,6 +251,8 @@ interface Listener {
   port: number;
   server: Deno.HttpServer | undefined;
   stopping: Promise<void>[];
+  /** The signal of every request it serves; aborted when it stops. */
+  stop: AbortController;
 }
 
 const JSON_HEADERS = { "content-type": "application/json" };
@@ -1099,6 +1101,7 @@ export class FakeApiServer implements AsyncDisposable {
       port: 0,
       server: undefined,
       stopping: [],
+      stop: new AbortController(),
     };
     this.#listen(listener);
     if (this.#down) this.#stopListening(listener);
@@ -1118,6 +1121,7 @@ export class FakeApiServer implements AsyncDisposable {
   }
 
   #listen(listener: Listener): void {
+    listener.stop = new AbortController();
     const base = {
       hostname: "127.0.0.1",
       port: listener.port,
@@ -1134,13 +1138,15 @@ export class FakeApiServer implements AsyncDisposable {
         );
       }
       // Deno.serve's request.signal also aborts when a response completes
-      // (and warns when read), so the handler gets a signal of its own; a
-      // client that goes away cancels the response body instead.
+      // (and warns when read), so the handler gets the listener's signal
+      // instead: stopping the listener ends its open watches, which would
+      // otherwise hold shutdown() forever. A client that goes away cancels
+      // the response body.
       const init: RequestInit & { duplex?: string } = {
         method: request.method,
         headers: request.headers,
         body: request.body,
-        signal: new AbortController().signal,
+        signal: listener.stop.signal,
       };
       if (request.body) init.duplex = "half";
       return this.handle(new Request(request.url, init));
@@ -1160,6 +1166,7 @@ export class FakeApiServer implements AsyncDisposable {
     const server = listener.server;
     if (!server) return;
     listener.server = undefined;
+    listener.stop.abort(resetError());
     // shutdown() closes the listening socket at once; the promise waits for
     // the open responses, which down() and dispose end.
     listener.stopping.push(server.shutdown().then(() => server.finished));
@@ -1742,9 +1749,13 @@ export class FakeApiServer implements AsyncDisposable {
       (namespace === undefined || object.metadata.namespace === namespace) &&
       selected(object);
 
+    const onAbort = (): void => watch.close();
     const watch = new WatchStream(
       () => this.#takeCorruption(),
-      () => this.#watches.delete(watch),
+      () => {
+        this.#watches.delete(watch);
+        signal.removeEventListener("abort", onAbort);
+      },
       table,
     );
     this.#watches.add(watch);
@@ -1793,7 +1804,7 @@ export class FakeApiServer implements AsyncDisposable {
       watch.closeAfter(timeout * 1000);
     }
     if (signal.aborted) watch.close();
-    else signal.addEventListener("abort", () => watch.close(), { once: true });
+    else signal.addEventListener("abort", onAbort, { once: true });
     return response;
   }
 

@@ -84,3 +84,24 @@ Deno.test({
     await back.body?.cancel();
   },
 });
+
+Deno.test({
+  name: "served: disposing the listener ends its open watches instead of hanging",
+  timeout: TIMEOUT,
+  async fn(): Promise<void> {
+    await using server = new FakeApiServer();
+    const served = await server.serve();
+    const res = await fetch(`${served.url}${CM}?watch=1`);
+    const lines = new Lines(res);
+    const rest = lines.all();
+    assert.equal(server.openWatches, 1);
+    await served[Symbol.asyncDispose]();
+    assert.deepEqual(await rest, []);
+    assert.equal(server.openWatches, 0);
+    const refused = await fetch(`${served.url}${CM}`).then(
+      (r) => r.body?.cancel(),
+      (e) => e,
+    );
+    assert.ok(refused instanceof TypeError, "the port no longer listens");
+  },
+});
