@@ -231,3 +231,98 @@ Deno.test("a failed pass runs again after retryDelay", async () => {
   );
   await operator.shutdown();
 });
+
+Deno.test("shutdown writes the queued Events before it releases the Lease", async () => {
+  using time = installFakeTime({ now: Date.parse("2030-01-01T00:00:00Z") });
+  await using server = fake();
+  // Holds the operator's Event writes until the gate opens.
+  const gate = Promise.withResolvers<void>();
+  let held = 0;
+  const client = new Client(server.url, {
+    timeout: REQUEST_TIMEOUT,
+    fetch: async (input, init) => {
+      const request = new Request(input, init);
+      if (new URL(request.url).pathname.endsWith("/events")) {
+        held += 1;
+        await gate.promise;
+      }
+      return server.fetch(request);
+    },
+  });
+  const user = new Client(server.url, { fetch: server.fetch });
+  const ns = "default";
+  const operator = await GreetingOperator.start(client, {
+    pod: "greeter-0",
+    leaseNamespace: ns,
+    exit: () => {},
+  });
+  await user.create(greetingPath(ns), newGreeting("hello", "Hi"));
+  await time.settle();
+  await operator.idle();
+  await time.settle();
+  assert.ok(held > 0, "an Event write waits at the gate");
+  assert.deepEqual(server.eventsAbout({ kind: KIND, name: "hello" }), []);
+
+  let stopped = false;
+  const stopping = operator.shutdown().then(() => stopped = true);
+  await time.tick(1_000);
+  // The recorder still writes: the Lease is held, the guard allows.
+  assert.equal(stopped, false);
+  assert.equal(server.leaseHolder(ns, "greeting-operator"), operator.identity);
+  gate.resolve();
+  await time.settle();
+  await stopping;
+  assert.deepEqual(
+    server.eventsAbout({ kind: KIND, name: "hello" }).map((e) => e.reason)
+      .sort(),
+    ["ConfigMapCreated", "MessagePublished"],
+  );
+  assert.equal(server.leaseHolder(ns, "greeting-operator") ?? "", "");
+  // In the server's log too: the release comes after the last Event.
+  const log = server.requests;
+  const lastEvent = log.findLastIndex((r) => r.path.endsWith("/events"));
+  const release = log.findLastIndex((r) =>
+    r.method === "PUT" && r.path.includes("/leases/")
+  );
+  assert.ok(lastEvent >= 0 && release > lastEvent);
+});
+
+Deno.test("after a lost Lease the operator's writes are refused before they are sent", async () => {
+  using time = installFakeTime({ now: Date.parse("2030-01-01T00:00:00Z") });
+  await using server = fake();
+  const client = new Client(server.url, {
+    fetch: server.fetch,
+    timeout: REQUEST_TIMEOUT,
+  });
+  const user = new Client(server.url, { fetch: server.fetch });
+  const ns = "default";
+  const lines: string[] = [];
+  const exits: number[] = [];
+  const operator = await GreetingOperator.start(client, {
+    pod: "greeter-0",
+    leaseNamespace: ns,
+    retryDelay: 60_000,
+    log: (line) => lines.push(line),
+    exit: (code) => exits.push(code),
+  });
+  await time.settle();
+  // Renewals fail: past the renew deadline the guard refuses every write.
+  server.refuse({ method: "PUT", path: /\/leases\//, status: 500 });
+  await time.tick(11_000);
+  await user.create(greetingPath(ns), newGreeting("hello", "Hi"));
+  await time.settle();
+  await operator.idle();
+  assert.equal(
+    server.count({ method: "POST", path: configMapPath(ns) }),
+    0,
+    "no ConfigMap write reached the server",
+  );
+  assert.ok(
+    lines.some((l) => /pass default\/hello failed: .*/.test(l)),
+    lines.join("\n"),
+  );
+  assert.ok(operator.counts.failures >= 1);
+  await time.tick(30_000); // the elector gives up and calls exit(1)
+  assert.deepEqual(exits, [1]);
+  await operator.shutdown();
+});

@@ -1,0 +1,227 @@
+// The shipped manifests against what the program really does: RBAC grants
+// exactly the requests the operator sends, and the Deployment and the
+// README's `deno compile` flags match what main.ts reads.
+import assert from "node:assert/strict";
+import { loadAll } from "js-yaml";
+import { Client } from "../apiclient/mod.ts";
+import { FakeApiServer, installFakeTime } from "../testing/mod.ts";
+import { GreetingOperator, REQUEST_TIMEOUT } from "./operator.ts";
+import {
+  configMapPath,
+  type Greeting,
+  greetingPath,
+  GROUP,
+  KIND,
+  newGreeting,
+  RESOURCE,
+  VERSION,
+} from "./greeting.ts";
+// Text imports: the suite has no --allow-read for the repository.
+import crdText from "./manifests/crd.yaml" with { type: "text" };
+import rbacText from "./manifests/rbac.yaml" with { type: "text" };
+import deploymentText from "./manifests/deployment.yaml" with { type: "text" };
+import readme from "./README.md" with { type: "text" };
+import mainText from "./main.ts" with { type: "text" };
+
+interface Rule {
+  apiGroups: string[];
+  resources: string[];
+  verbs: string[];
+}
+
+/** `group/resource verb` for every rule of every Role and ClusterRole. */
+function granted(): Set<string> {
+  const out = new Set<string>();
+  for (const doc of loadAll(rbacText) as { kind: string; rules?: Rule[] }[]) {
+    if (doc.kind !== "Role" && doc.kind !== "ClusterRole") continue;
+    for (const rule of doc.rules ?? []) {
+      for (const group of rule.apiGroups) {
+        for (const resource of rule.resources) {
+          for (const verb of rule.verbs) {
+            out.add(`${group}/${resource} ${verb}`);
+          }
+        }
+      }
+    }
+  }
+  return out;
+}
+
+/** The RBAC `group/resource verb` of one request, as the API server maps it. */
+function verbOf(method: string, url: URL): string {
+  const parts = url.pathname.split("/").filter((p) => p !== "");
+  // /api/v1/... or /apis/<group>/<version>/...
+  const group = parts[0] === "api" ? "" : parts[1]!;
+  let rest = parts.slice(parts[0] === "api" ? 2 : 3);
+  if (rest[0] === "namespaces" && rest.length >= 3) rest = rest.slice(2);
+  const [resource, name, subresource] = rest;
+  const full = subresource ? `${resource}/${subresource}` : resource;
+  const verb = method === "GET"
+    ? name !== undefined ? "get" : url.searchParams.get("watch") === "true" ||
+        url.searchParams.get("watch") === "1"
+      ? "watch"
+      : "list"
+    : {
+      POST: "create",
+      PUT: "update",
+      PATCH: "patch",
+      DELETE: "delete",
+    }[method]!;
+  return `${group}/${full} ${verb}`;
+}
+
+Deno.test("RBAC grants exactly the requests the operator sends", async () => {
+  using time = installFakeTime({ now: Date.parse("2030-01-01T00:00:00Z") });
+  await using server = new FakeApiServer();
+  server.register({
+    group: GROUP,
+    version: VERSION,
+    resource: RESOURCE,
+    kind: KIND,
+    statusSubresource: true,
+  });
+  const sent = new Set<string>();
+  const client = new Client(server.url, {
+    timeout: REQUEST_TIMEOUT,
+    fetch: (input, init) => {
+      const request = new Request(input, init);
+      sent.add(verbOf(request.method, new URL(request.url)));
+      return server.fetch(request);
+    },
+  });
+  const user = new Client(server.url, { fetch: server.fetch });
+  const ns = "default";
+  // A Greeting before the start: its first pass may run before the stores
+  // hold their first read, so it reads the API server (get).
+  await user.create(greetingPath(ns), newGreeting("hello", "Hi"));
+  const operator = await GreetingOperator.start(client, {
+    pod: "greeter-0",
+    leaseNamespace: ns,
+    exit: () => {},
+  });
+  const settle = async (): Promise<void> => {
+    await time.settle();
+    await operator.idle();
+    await time.settle();
+  };
+  await settle();
+  // Two edits: the second "Updated" Event repeats the first (a series patch).
+  for (const message of ["Hello", "Hi"]) {
+    const hello = server.object<Greeting>(greetingPath(ns, "hello"))!;
+    await user.replace(greetingPath(ns, "hello"), {
+      ...hello,
+      spec: { message },
+    });
+    await settle();
+  }
+  await user.delete(greetingPath(ns, "hello"));
+  await settle();
+  assert.equal(server.object(configMapPath(ns, "hello-greeting")), undefined);
+  await operator.shutdown();
+
+  const rbac = granted();
+  const refused = [...sent].filter((v) => !rbac.has(v));
+  assert.deepEqual(refused, [], "requests the RBAC does not grant");
+  // The informer lists only when the server cannot stream the first read
+  // (an API server before 1.32); the fake streams, so list stays unused here.
+  const fallbacks = new Set([
+    "demo.liken.dev/greetings list",
+    "/configmaps list",
+  ]);
+  const unused = [...rbac].filter((v) => !sent.has(v) && !fallbacks.has(v));
+  assert.deepEqual(unused, [], "granted verbs the operator never uses");
+});
+
+Deno.test("the Deployment and the README's flags match what main.ts reads", () => {
+  const read = [...mainText.matchAll(/env\("([A-Z_]+)"\)/g)].map((m) => m[1]!);
+  assert.deepEqual(read.sort(), [
+    "POD_NAME",
+    "POD_NAMESPACE",
+    "WATCH_NAMESPACE",
+  ]);
+  const compile = readme.match(/deno compile[^`]*?examples\/main\.ts/)?.[0];
+  assert.ok(compile, "README shows the deno compile command");
+  const allowEnv = compile.match(/--allow-env=(\S+)/)?.[1]?.split(",") ?? [];
+  for (
+    const name of [
+      ...read,
+      "KUBERNETES_SERVICE_HOST",
+      "KUBERNETES_SERVICE_PORT",
+    ]
+  ) {
+    assert.ok(allowEnv.includes(name), `--allow-env lacks ${name}`);
+  }
+  // main.ts names the API server so that --allow-net can name it.
+  const server = mainText.match(/inClusterServer: "https:\/\/([^"]+)"/)?.[1];
+  assert.equal(server, "kubernetes.default.svc:443");
+  assert.match(compile, /--allow-net=kubernetes\.default\.svc:443 /);
+  assert.match(
+    compile,
+    /--allow-read=\/var\/run\/secrets\/kubernetes\.io\/serviceaccount /,
+  );
+  assert.doesNotMatch(compile, /--allow-(run|write|all)|-A /);
+
+  const [deployment] = loadAll(deploymentText) as {
+    kind: string;
+    spec: {
+      replicas: number;
+      template: {
+        spec: {
+          serviceAccountName: string;
+          containers: { env: { name: string }[] }[];
+        };
+      };
+    };
+  }[];
+  assert.equal(deployment?.kind, "Deployment");
+  assert.equal(deployment.spec.replicas, 2);
+  assert.equal(
+    deployment.spec.template.spec.serviceAccountName,
+    "greeting-operator",
+  );
+  const env = deployment.spec.template.spec.containers[0]!.env.map((e) =>
+    e.name
+  );
+  assert.deepEqual(env.sort(), ["POD_NAME", "POD_NAMESPACE"]);
+  for (const name of env) assert.ok(allowEnv.includes(name));
+});
+
+Deno.test("the CRD serves the Greeting the operator reads and writes", () => {
+  const [crd] = loadAll(crdText) as {
+    kind: string;
+    metadata: { name: string };
+    spec: {
+      group: string;
+      scope: string;
+      names: { plural: string; kind: string };
+      versions: {
+        name: string;
+        served: boolean;
+        storage: boolean;
+        subresources?: { status?: unknown };
+        schema: {
+          openAPIV3Schema: {
+            properties: {
+              status: { properties: Record<string, unknown> };
+            };
+          };
+        };
+      }[];
+    };
+  }[];
+  assert.equal(crd?.kind, "CustomResourceDefinition");
+  assert.equal(crd.metadata.name, `${RESOURCE}.${GROUP}`);
+  assert.equal(crd.spec.group, GROUP);
+  assert.equal(crd.spec.scope, "Namespaced");
+  assert.deepEqual(crd.spec.names.plural, RESOURCE);
+  assert.deepEqual(crd.spec.names.kind, KIND);
+  const version = crd.spec.versions.find((v) => v.name === VERSION);
+  assert.ok(version?.served && version.storage);
+  // settleStatus writes through the status subresource.
+  assert.deepEqual(version.subresources?.status, {});
+  assert.deepEqual(
+    Object.keys(version.schema.openAPIV3Schema.properties.status.properties)
+      .sort(),
+    ["conditions", "configMap", "observedGeneration"],
+  );
+});
