@@ -87,6 +87,14 @@ Deno.test("the example operator reconciles Greetings end to end", async () => {
       ?.message,
     "Bonjour à tous",
   );
+  // Memo-aware cached reads: bonjour was made after the stores held their
+  // first read, so its passes (at least four: create, status, edit, status)
+  // read the stores; the API server only when the store's copy is older
+  // than the operator's own status write (once here), and the ConfigMap
+  // once, the miss before the create (the store holds only labelled ones).
+  const gets = (path: string): number => server.count({ method: "GET", path });
+  assert.ok(gets(greetingPath(ns, "bonjour")) <= 1);
+  assert.equal(gets(configMapPath(ns, "bonjour-greeting")), 1);
   const edited = server.object<Greeting>(greetingPath(ns, "bonjour"))!;
   assert.equal(edited.status?.observedGeneration, edited.metadata.generation);
   assert.equal(
