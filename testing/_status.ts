@@ -192,7 +192,8 @@ export function invalid(
   const text = errors.map((e) => `${e.field}: ${e.message}`);
   const summary = text.length === 1 ? text[0] : `[${text.join(", ")}]`;
   const qualifiedKind = group === "" ? kind : `${kind}.${group}`;
-  const d: StatusDetails = { name };
+  // The API server leaves out an empty name.
+  const d: StatusDetails = name === "" ? {} : { name };
   if (group !== "") d.group = group;
   d.kind = kind;
   d.causes = causes;

@@ -49,6 +49,8 @@ import { type Change, Store } from "./_store.ts";
 import { memoryFetch, refusedError, resetError } from "./_transport.ts";
 import { testCerts } from "./certs.ts";
 import { discoveryResponse } from "./_discovery.ts";
+import { eventErrors } from "./_events.ts";
+import { flag, type ListOptions, listOptions } from "./_options.ts";
 import { TableEncoder } from "./_table.ts";
 
 export type { PrinterColumn, RegisteredResource } from "./_registry.ts";
@@ -258,6 +260,8 @@ interface Listener {
 const JSON_HEADERS = { "content-type": "application/json" };
 const NAME_ALPHABET = "bcdfghjklmnpqrstvwxz2456789";
 const INITIAL_EVENTS_END = "k8s.io/initial-events-end";
+const CONTINUE_EXPIRED =
+  "The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.";
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
@@ -296,10 +300,6 @@ function json(body: unknown, status = 200): Response {
   return new Response(JSON.stringify(body), { status, headers: JSON_HEADERS });
 }
 
-function truthy(value: string | null): boolean {
-  return value === "true" || value === "1";
-}
-
 function encodeContinue(rv: number, start: string): string {
   return btoa(JSON.stringify({ v: "meta.k8s.io/v1", rv, start: `${start}\0` }));
 }
@@ -308,8 +308,8 @@ function decodeContinue(token: string): { rv: number; start: string } {
   try {
     const decoded = JSON.parse(atob(token));
     if (
-      decoded.v !== "meta.k8s.io/v1" || typeof decoded.rv !== "number" ||
-      typeof decoded.start !== "string"
+      decoded.v !== "meta.k8s.io/v1" || !Number.isInteger(decoded.rv) ||
+      decoded.rv === 0 || typeof decoded.start !== "string"
     ) throw new Error("bad token");
     return { rv: decoded.rv, start: decoded.start.replace(/\0$/, "") };
   } catch {
@@ -630,8 +630,9 @@ export class FakeApiServer implements AsyncDisposable {
           accept: request.headers.get("accept"),
           query,
         });
-        if (truthy(query.get("watch"))) {
-          return this.#watch(route, query, request.signal, table);
+        if (flag(query, "watch")) {
+          const options = listOptions(query);
+          return this.#watch(route, query, options, request.signal, table);
         }
         return name === undefined
           ? this.#list(resource, namespace, query, table)
@@ -708,7 +709,7 @@ export class FakeApiServer implements AsyncDisposable {
   // ---------------------------------------------------------------- faults
 
   #refused(method: string, url: URL): Response | undefined {
-    const watch = truthy(url.searchParams.get("watch"));
+    const watch = flag(url.searchParams, "watch") ?? false;
     const rule = this.#refusals.find((r) =>
       (r.method === undefined || r.method.toUpperCase() === method) &&
       matchPath(r.path, url.pathname) &&
@@ -745,7 +746,7 @@ export class FakeApiServer implements AsyncDisposable {
     const route = this.#parse(url.pathname);
     if (!route) return defaultMessage(403);
     const { resource, namespace, name } = route;
-    const watch = truthy(url.searchParams.get("watch"));
+    const watch = flag(url.searchParams, "watch") ?? false;
     const verb = method === "GET"
       ? (watch ? "watch" : name === undefined ? "list" : "get")
       : method === "POST"
@@ -1245,30 +1246,29 @@ export class FakeApiServer implements AsyncDisposable {
   ): Response {
     const selected = this.#selector(query);
     const filtered = query.has("labelSelector") || query.has("fieldSelector");
+    const options = listOptions(query);
     const limit = Number(query.get("limit") ?? 0);
-    const token = query.get("continue");
     let rv = this.#store.rv;
     let start: string | undefined;
-    if (token) {
-      const decoded = decodeContinue(token);
-      if (decoded.rv < this.#store.compacted) {
-        throw expired(
-          "The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.",
-        );
+    if (options.continue) {
+      const decoded = decodeContinue(options.continue);
+      if (decoded.rv > 0 && decoded.rv < this.#store.compacted) {
+        // The API server answers a token to go on from the newest version.
+        const status = failure(410, "Expired", CONTINUE_EXPIRED);
+        status.metadata = { continue: encodeContinue(-1, decoded.start) };
+        throw new StatusError(status);
       }
-      rv = decoded.rv;
+      if (decoded.rv > 0) rv = decoded.rv;
       start = decoded.start;
-    } else if (query.get("resourceVersionMatch") === "Exact") {
-      const asked = Number(query.get("resourceVersion"));
+    } else if (options.match === "Exact") {
+      const asked = Number(options.resourceVersion);
       if (!Number.isInteger(asked) || asked <= 0) {
         throw badRequest(
-          `resourceVersion: Invalid value: "${query.get("resourceVersion")}"`,
+          `invalid resource version: ${options.resourceVersion}`,
         );
       }
       if (asked < this.#store.compacted) {
-        throw expired(
-          `too old resource version: ${asked} (${this.#store.compacted})`,
-        );
+        throw expired("The resourceVersion for the provided list is too old.");
       }
       if (asked < rv) rv = asked;
     }
@@ -1417,18 +1417,9 @@ export class FakeApiServer implements AsyncDisposable {
 
   #validate(resource: RegisteredResource, object: KubeObject): void {
     if (resource.group !== "" || resource.resource !== "events") return;
-    const event = object as EventObject;
-    const namespace = event.metadata.namespace ?? "";
-    const involved = event.involvedObject?.namespace ?? "";
-    const ok = involved === ""
-      ? namespace === "default" || namespace === "kube-system"
-      : involved === namespace;
-    if (!ok) {
-      throw invalid("Event", event.metadata.name ?? "", [{
-        field: "involvedObject.namespace",
-        reason: "FieldValueInvalid",
-        message: `Invalid value: "${involved}": does not match event.namespace`,
-      }]);
+    const errors = eventErrors(object as EventObject);
+    if (errors.length > 0) {
+      throw invalid("Event", object.metadata.name ?? "", errors);
     }
   }
 
@@ -1690,6 +1681,7 @@ export class FakeApiServer implements AsyncDisposable {
   #watch(
     route: Route,
     query: URLSearchParams,
+    options: ListOptions,
     signal: AbortSignal,
     table?: TableEncoder,
   ): Response {
@@ -1700,39 +1692,8 @@ export class FakeApiServer implements AsyncDisposable {
       selected = (o) =>
         bySelector(o) && (o as KubeObject).metadata.name === name;
     }
-    const bookmarks = truthy(query.get("allowWatchBookmarks"));
-    const initial = truthy(query.get("sendInitialEvents"));
-    const match = query.get("resourceVersionMatch");
-    if (query.has("sendInitialEvents")) {
-      const errors = [];
-      if (match !== "NotOlderThan") {
-        errors.push({
-          field: "resourceVersionMatch",
-          reason: "FieldValueForbidden",
-          message:
-            "Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan",
-        });
-      }
-      if (initial && !bookmarks) {
-        errors.push({
-          field: "allowWatchBookmarks",
-          reason: "FieldValueForbidden",
-          message:
-            "Forbidden: sendInitialEvents requires setting allowWatchBookmarks to true",
-        });
-      }
-      if (errors.length > 0) {
-        throw invalid("ListOptions", "", errors, "meta.k8s.io");
-      }
-    } else if (match) {
-      throw invalid("ListOptions", "", [{
-        field: "resourceVersionMatch",
-        reason: "FieldValueForbidden",
-        message:
-          "Forbidden: resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided",
-      }], "meta.k8s.io");
-    }
-    const rvText = query.get("resourceVersion") ?? "";
+    const { bookmarks, sendInitialEvents } = options;
+    const rvText = options.resourceVersion;
     let from: number | undefined;
     if (rvText !== "" && rvText !== "0") {
       from = Number(rvText);
@@ -1740,6 +1701,11 @@ export class FakeApiServer implements AsyncDisposable {
         throw badRequest(`resourceVersion: Invalid value: "${rvText}"`);
       }
     }
+    // As the watch cache decides: the current objects first when asked
+    // for, or by default when no version is given; sendInitialEvents=false
+    // without a version starts at the newest version, with nothing replayed.
+    const initial = sendInitialEvents ?? from === undefined;
+    const since = from ?? this.#store.rv;
     const timeoutText = query.get("timeoutSeconds");
     const timeout = timeoutText === null ? undefined : Number(timeoutText);
 
@@ -1761,25 +1727,26 @@ export class FakeApiServer implements AsyncDisposable {
     this.#watches.add(watch);
     const events: WatchEvent[] = [];
     let open = true;
-    if (initial || from === undefined) {
+    if (initial) {
       for (const [, object] of this.#store.all(rkey)) {
         if (inScope(object)) events.push({ type: "ADDED", object });
       }
-      if (initial) {
+      // The end marker only when asked for, and only with bookmarks allowed.
+      if (sendInitialEvents && bookmarks) {
         events.push(this.#bookmark(resource, true));
       }
-    } else if (from < this.#store.compacted) {
+    } else if (since < this.#store.compacted) {
       events.push({
         type: "ERROR",
         object: failure(
           410,
           "Expired",
-          `too old resource version: ${from} (${this.#store.compacted})`,
+          `too old resource version: ${since} (${this.#store.compacted})`,
         ),
       });
       open = false;
     } else {
-      for (const change of this.#store.since(rkey, from)) {
+      for (const change of this.#store.since(rkey, since)) {
         const event = translate(change, inScope);
         if (event) events.push(event);
       }
@@ -1794,15 +1761,20 @@ export class FakeApiServer implements AsyncDisposable {
       const event = translate(change, inScope);
       if (event) watch.send(event);
     });
+    // timeoutSeconds=0 asks for the server's default (30 to 60 min there),
+    // which the fake leaves open.
+    const lasts = timeout !== undefined && Number.isFinite(timeout) &&
+        timeout > 0
+      ? timeout * 1000
+      : undefined;
     if (bookmarks) {
-      watch.every(
+      watch.bookmarks(
         this.#bookmarkInterval,
+        lasts,
         () => watch.send(this.#bookmark(resource, false)),
       );
     }
-    if (timeout !== undefined && Number.isFinite(timeout) && timeout >= 0) {
-      watch.closeAfter(timeout * 1000);
-    }
+    if (lasts !== undefined) watch.closeAfter(lasts);
     if (signal.aborted) watch.close();
     else signal.addEventListener("abort", onAbort, { once: true });
     return response;
@@ -1954,13 +1926,23 @@ class WatchStream {
     }
   }
 
-  every(ms: number, fn: () => void): void {
-    const tick = () => {
+  /**
+   * Sends a bookmark every `ms`, and one 2 s before the watch's timeout
+   * `lasts` ends it, as the watch cache does, so a client resumes from a
+   * version as new as possible.
+   */
+  bookmarks(ms: number, lasts: number | undefined, fn: () => void): void {
+    const last = lasts === undefined ? undefined : Date.now() + lasts - 2_000;
+    const schedule = (): void => {
+      const wait = last === undefined ? ms : Math.min(ms, last - Date.now());
+      if (wait > 0) this.#ticker = setTimeout(tick, wait);
+    };
+    const tick = (): void => {
       if (this.#ended) return;
       fn();
-      if (!this.#ended) this.#ticker = setTimeout(tick, ms);
+      if (!this.#ended) schedule();
     };
-    this.#ticker = setTimeout(tick, ms);
+    schedule();
   }
 
   closeAfter(ms: number): void {

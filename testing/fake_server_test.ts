@@ -479,15 +479,21 @@ Deno.test("Events: cluster-scoped objects only in default or kube-system, namesp
     },
     reason: "R",
   });
-  for (const ns of ["default", "kube-system"]) {
-    const ok = await call(
-      server,
-      "POST",
-      `/api/v1/namespaces/${ns}/events`,
-      event(ns),
-    );
-    assert.equal(ok.status, 201, ns);
-  }
+  const ok = await call(
+    server,
+    "POST",
+    "/api/v1/namespaces/default/events",
+    event("default"),
+  );
+  assert.equal(ok.status, 201);
+  // Without eventTime, kube-system is no place for it either.
+  const system = await call(
+    server,
+    "POST",
+    "/api/v1/namespaces/kube-system/events",
+    event("kube-system"),
+  );
+  assert.equal(system.status, 422);
   const elsewhere = await call(
     server,
     "POST",
@@ -523,6 +529,65 @@ Deno.test("Events: cluster-scoped objects only in default or kube-system, namesp
     metadata: { name: "e", namespace: "default" },
   });
   assert.equal(path.status, 400);
+});
+
+Deno.test("Events with eventTime: kube-system allowed, reporting fields and lengths checked", async () => {
+  await using server = new FakeApiServer();
+  const path = "/api/v1/namespaces/kube-system/events";
+  const event = {
+    metadata: { generateName: "n." },
+    involvedObject: { kind: "Node", name: "n" },
+    eventTime: "2030-01-01T00:00:00.000000Z",
+    reportingComponent: "example.com/operator",
+    reportingInstance: "pod-1",
+    action: "Reconcile",
+    reason: "Done",
+  };
+  assert.equal((await call(server, "POST", path, event)).status, 201);
+  const bare = await call(server, "POST", path, {
+    metadata: { name: "bare" },
+    involvedObject: { kind: "Node", name: "n" },
+    eventTime: "2030-01-01T00:00:00.000000Z",
+  });
+  assert.equal(bare.status, 422);
+  assert.deepEqual(
+    bare.body.details.causes.map((c: { field: string; reason: string }) =>
+      `${c.field} ${c.reason}`
+    ),
+    [
+      "reportingComponent FieldValueRequired",
+      "reportingComponent FieldValueInvalid",
+      "reportingComponent FieldValueInvalid",
+      "reportingInstance FieldValueRequired",
+      "action FieldValueRequired",
+      "reason FieldValueRequired",
+    ],
+  );
+  assert.match(
+    bare.body.message,
+    /^Event "bare" is invalid: \[reportingComponent: Required value, reportingComponent: Invalid value: "": name part must be non-empty, /,
+  );
+  const long = await call(server, "POST", path, {
+    ...event,
+    reason: "R".repeat(129),
+    message: "é".repeat(513), // 1026 bytes
+  });
+  assert.equal(long.status, 422);
+  assert.equal(
+    long.body.message.replace(/^Event "[^"]+" is invalid: /, ""),
+    '[reason: Invalid value: "": can have at most 128 characters, message: Invalid value: "": can have at most 1024 characters]',
+  );
+  const elsewhere = await call(
+    server,
+    "POST",
+    "/api/v1/namespaces/team/events",
+    event,
+  );
+  assert.equal(elsewhere.status, 422);
+  assert.equal(
+    elsewhere.body.details.causes[0].field,
+    "involvedObject.namespace",
+  );
 });
 
 Deno.test("eventsAbout answers Events in creation order; expireEvents drops them", async () => {

@@ -152,6 +152,22 @@ Deno.test("list: a continue token from before compaction is 410 Expired", async 
   assert.equal(res.status, 410);
   assert.equal(res.body.reason, "Expired");
   assert.match(res.body.message, /^The provided continue parameter is too old/);
+  // The answer carries a token that goes on at the newest version.
+  const token = res.body.metadata.continue;
+  assert.ok(token, "an expired continue answers a new token");
+  const rest = (await call(
+    server,
+    "GET",
+    `${CM}?limit=1&continue=${encodeURIComponent(token)}`,
+  )).body;
+  assert.deepEqual(names(rest), ["b"]);
+  assert.equal(rest.metadata.resourceVersion, "3");
+  const last = (await call(
+    server,
+    "GET",
+    `${CM}?limit=5&continue=${encodeURIComponent(rest.metadata.continue)}`,
+  )).body;
+  assert.deepEqual(names(last), ["c"]);
   const bad = await call(server, "GET", `${CM}?continue=garbage`);
   assert.equal(bad.status, 400);
 });
@@ -174,6 +190,10 @@ Deno.test("list: resourceVersionMatch=Exact reads an older snapshot", async () =
     `${CM}?resourceVersion=1&resourceVersionMatch=Exact`,
   );
   assert.equal(gone.status, 410);
+  assert.equal(
+    gone.body.message,
+    "The resourceVersion for the provided list is too old.",
+  );
 });
 
 Deno.test("watch without resourceVersion sends the current objects as ADDED, then changes", async () => {
@@ -339,20 +359,37 @@ Deno.test("watch: no bookmarks unless allowWatchBookmarks", async () => {
   await lines.cancel();
 });
 
-Deno.test("watch: timeoutSeconds ends the stream on the fake clock", async () => {
+Deno.test("watch: timeoutSeconds ends the stream, with a last bookmark 2 s before", async () => {
   using time = installFakeTime({ now: 0 });
   await using server = new FakeApiServer();
   const { lines } = await watch(
     server,
     `${CM}?watch=1&timeoutSeconds=300&allowWatchBookmarks=true`,
   );
-  const all = lines.all();
+  const times: number[] = [];
+  const all = (async () => {
+    for (let e = await lines.event(); e; e = await lines.event()) {
+      if (e.type === "BOOKMARK") times.push(Date.now());
+    }
+  })();
   await time.tick(299_000);
   assert.equal(server.openWatches, 1);
   await time.tick(1_000);
-  const events = await all;
-  assert.equal(events.filter((e) => e.type === "BOOKMARK").length, 4);
+  await all;
+  assert.deepEqual(times, [60_000, 120_000, 180_000, 240_000, 298_000]);
   assert.equal(server.openWatches, 0);
+  assert.equal(time.countTimers(), 0);
+});
+
+Deno.test("watch: timeoutSeconds=0 is the server's default, not an instant end", async () => {
+  using time = installFakeTime({ now: 0 });
+  await using server = new FakeApiServer();
+  const { lines } = await watch(server, `${CM}?watch=1&timeoutSeconds=0`);
+  await time.tick(3_600_000);
+  assert.equal(server.openWatches, 1);
+  await seed(server, [["default", "a"]]);
+  assert.equal((await lines.event()).object.metadata.name, "a");
+  await lines.cancel();
   assert.equal(time.countTimers(), 0);
 });
 
@@ -378,26 +415,121 @@ Deno.test("watch: sendInitialEvents sends the objects, then the initial-events-e
   await lines.cancel();
 });
 
-Deno.test("watch: sendInitialEvents without NotOlderThan or bookmarks is 422", async () => {
+Deno.test("watch: options the API server refuses are 422 Invalid ListOptions", async () => {
   await using server = new FakeApiServer();
-  const noMatch = await call(
+  const cases: [string, string][] = [
+    [
+      "watch=1&sendInitialEvents=true",
+      "resourceVersionMatch: Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan",
+    ],
+    [
+      "watch=1&resourceVersionMatch=NotOlderThan",
+      "resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided",
+    ],
+    [
+      "watch=1&sendInitialEvents=true&resourceVersionMatch=Exact",
+      '[resourceVersionMatch: Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan, resourceVersionMatch: Unsupported value: "Exact": supported values: "NotOlderThan"]',
+    ],
+    [
+      "resourceVersionMatch=NotOlderThan",
+      "resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided",
+    ],
+    [
+      "resourceVersion=0&resourceVersionMatch=Exact",
+      'resourceVersionMatch: Forbidden: resourceVersionMatch "exact" is forbidden for resourceVersion "0"',
+    ],
+    [
+      "sendInitialEvents=false",
+      "sendInitialEvents: Forbidden: sendInitialEvents is forbidden for list",
+    ],
+  ];
+  for (const [query, message] of cases) {
+    const res = await call(server, "GET", `${CM}?${query}`);
+    assert.equal(res.status, 422, query);
+    assert.equal(
+      res.body.message,
+      `ListOptions.meta.k8s.io "" is invalid: ${message}`,
+      query,
+    );
+    assert.deepEqual(
+      Object.keys(res.body.details),
+      ["group", "kind", "causes"],
+      "an empty name is left out",
+    );
+  }
+  const first = await call(
     server,
     "GET",
-    `${CM}?watch=1&sendInitialEvents=true&allowWatchBookmarks=true`,
+    `${CM}?watch=1&sendInitialEvents=true`,
   );
-  assert.equal(noMatch.status, 422);
-  assert.match(
-    noMatch.body.message,
-    /^ListOptions.meta.k8s.io "" is invalid: resourceVersionMatch: Forbidden/,
-  );
-  const noBookmarks = await call(
+  assert.deepEqual(first.body.details.causes, [{
+    reason: "FieldValueForbidden",
+    message:
+      "Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan",
+    field: "resourceVersionMatch",
+  }]);
+  assert.equal(server.openWatches, 0);
+});
+
+Deno.test("watch: sendInitialEvents without bookmarks sends the objects and no end marker", async () => {
+  using time = installFakeTime({ now: 0 });
+  await using server = new FakeApiServer();
+  await seed(server, [["default", "a"]]);
+  const { status, lines } = await watch(
     server,
-    "GET",
     `${CM}?watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan`,
   );
-  assert.equal(noBookmarks.status, 422);
-  assert.match(noBookmarks.body.message, /allowWatchBookmarks/);
-  assert.equal(server.openWatches, 0);
+  assert.equal(status, 200);
+  const all = lines.all();
+  await seed(server, [["default", "b"]]);
+  await time.tick(600_000);
+  server.cutWatches();
+  assert.deepEqual(
+    (await all).map((e) => `${e.type} ${e.object.metadata.name}`),
+    ["ADDED a", "ADDED b"],
+  );
+});
+
+Deno.test("watch: sendInitialEvents=false without a version starts at the newest, replaying nothing", async () => {
+  await using server = new FakeApiServer();
+  await seed(server, [["default", "a"]]);
+  for (const rv of ["", "0"]) {
+    const { lines } = await watch(
+      server,
+      `${CM}?watch=1&sendInitialEvents=false&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=1&resourceVersion=${rv}`,
+    );
+    const next = lines.event();
+    await seed(server, [["default", `b${rv}`]]);
+    const event = await next;
+    assert.deepEqual(
+      [event.type, event.object.metadata.name],
+      ["ADDED", `b${rv}`],
+      `rv=${rv}`,
+    );
+    await lines.cancel();
+  }
+  // From a version, it replays what came after, as any watch does.
+  const { lines } = await watch(
+    server,
+    `${CM}?watch=1&sendInitialEvents=false&resourceVersionMatch=NotOlderThan&resourceVersion=1`,
+  );
+  assert.equal((await lines.event()).object.metadata.name, "b");
+  await lines.cancel();
+});
+
+Deno.test("watch: query flags read as the API server reads them", async () => {
+  await using server = new FakeApiServer();
+  await seed(server, [["default", "a"]]);
+  // Anything but 0 or false (any case) is true, even an empty value.
+  for (const value of ["", "yes", "True"]) {
+    const { lines } = await watch(server, `${CM}?watch=${value}`);
+    assert.equal((await lines.event()).type, "ADDED", `watch=${value}`);
+    await lines.cancel();
+  }
+  for (const value of ["0", "FALSE"]) {
+    const list = await call(server, "GET", `${CM}?watch=${value}`);
+    assert.equal(list.body.kind, "ConfigMapList", `watch=${value}`);
+  }
 });
 
 Deno.test("watch: a client abort ends the stream and leaves no timers", async () => {

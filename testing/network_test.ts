@@ -86,7 +86,8 @@ Deno.test({
 });
 
 Deno.test({
-  name: "served: disposing the listener ends its open watches instead of hanging",
+  name:
+    "served: disposing the listener ends its open watches instead of hanging",
   timeout: TIMEOUT,
   async fn(): Promise<void> {
     await using server = new FakeApiServer();

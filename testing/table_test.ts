@@ -482,6 +482,8 @@ Deno.test("table: Service and Event columns follow the API server's printers", a
     type: "Warning",
     eventTime: "2029-12-31T23:59:00.000000Z",
     reportingComponent: "kubelet",
+    reportingInstance: "node-1",
+    action: "Start",
   });
   await time.tick(1_000);
 
@@ -561,7 +563,7 @@ Deno.test("table: Service and Event columns follow the API server's printers", a
     "Started",
     "node",
     "",
-    "kubelet",
+    "kubelet, node-1",
     "",
     "61s",
     1,
