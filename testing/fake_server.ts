@@ -111,8 +111,11 @@ export interface RequestFilter {
 
 /** Options for {@linkcode FakeApiServer.refuse}. */
 export interface RefuseOptions {
-  /** Only requests of this method (such as `PUT`). Default: every method. */
-  method?: string;
+  /**
+   * Only requests of this method (such as `PUT`), or of these methods (such
+   * as `["POST", "PATCH"]` to refuse writes alone). Default: every method.
+   */
+  method?: string | readonly string[];
   /** Only this exact path, or paths the pattern matches. Default: every path. */
   path?: string | RegExp;
   /** `true`: only watch requests; `false`: only other requests. Default: both. */
@@ -341,12 +344,26 @@ function decodeContinue(token: string): { rv: number; start: string } {
  *   merged like a merge patch, create the object when it is absent, and need
  *   `fieldManager`. No managed fields are tracked.
  * - Strategic merge patches are merged like merge patches (lists replace).
- * - Every object gets a `generation`; it moves when anything but `metadata`
- *   and `status` changes (and on status changes too when the resource has no
- *   status subresource, as for custom resources).
- * - Field selectors read any dotted path of the object.
- * - History is kept until {@linkcode FakeApiServer.compact}.
- * - A watch without `timeoutSeconds` stays open until it is cancelled.
+ * - Every object gets a `generation` (the API server gives one only to
+ *   custom resources and a few built-in kinds), so code that reads it can be
+ *   tested with any kind; it moves when anything but `metadata` and `status`
+ *   changes, and on status changes too when the resource has no status
+ *   subresource, as for custom resources.
+ * - Field selectors read any dotted path of the object (the API server
+ *   answers 400 for a field it does not index), so a test need not know the
+ *   per-kind lists.
+ * - History is kept until {@linkcode FakeApiServer.compact}, so a test
+ *   decides when a version becomes too old.
+ * - A watch without `timeoutSeconds` (or with 0) stays open until it is
+ *   cancelled, where the API server picks 30 to 60 minutes; a test would
+ *   otherwise see watches end at a random time.
+ * - A watch without `sendInitialEvents` and without a version gets the
+ *   current objects and no `k8s.io/initial-events-end` bookmark, as from an
+ *   API server with the WatchList feature off (with it on, such a watch
+ *   that allows bookmarks also gets that bookmark), so a client cannot come
+ *   to depend on it.
+ * - Bookmarks carry only `resourceVersion` in `metadata` (the API server's
+ *   built-in kinds also write `creationTimestamp: null`).
  * - No defaults are applied to objects (a Pod gets no `status.phase`, a
  *   Service no cluster IP), so the Tables `kubectl get` prints show what
  *   is stored.
@@ -711,7 +728,10 @@ export class FakeApiServer implements AsyncDisposable {
   #refused(method: string, url: URL): Response | undefined {
     const watch = flag(url.searchParams, "watch") ?? false;
     const rule = this.#refusals.find((r) =>
-      (r.method === undefined || r.method.toUpperCase() === method) &&
+      (r.method === undefined ||
+        (typeof r.method === "string" ? [r.method] : r.method).some((m) =>
+          m.toUpperCase() === method
+        )) &&
       matchPath(r.path, url.pathname) &&
       (r.watch === undefined || r.watch === watch)
     );
@@ -973,6 +993,22 @@ export class FakeApiServer implements AsyncDisposable {
   }
 
   /**
+   * Every Event the server holds, in the order they were created.
+   *
+   * @returns Copies of the Events.
+   */
+  events(): EventObject[] {
+    const events = BUILT_IN_RESOURCES.find((r) => r.resource === "events")!;
+    return this.#store.all(resourceKey(events))
+      .map(([, e]) => e as EventObject)
+      .sort((a, b) =>
+        (this.#created.get(a.metadata.uid ?? "") ?? 0) -
+        (this.#created.get(b.metadata.uid ?? "") ?? 0)
+      )
+      .map((e) => clone(e));
+  }
+
+  /**
    * The Events about one object, in the order they were created.
    *
    * @example
@@ -998,20 +1034,12 @@ export class FakeApiServer implements AsyncDisposable {
    * @returns Copies of the Events.
    */
   eventsAbout(options: EventsAboutOptions): EventObject[] {
-    const events = BUILT_IN_RESOURCES.find((r) => r.resource === "events")!;
-    return this.#store.all(resourceKey(events))
-      .map(([, e]) => e as EventObject)
-      .filter((e) =>
-        e.involvedObject?.kind === options.kind &&
-        e.involvedObject?.name === options.name &&
-        (options.namespace === undefined ||
-          (e.involvedObject?.namespace ?? "") === options.namespace)
-      )
-      .sort((a, b) =>
-        (this.#created.get(a.metadata.uid ?? "") ?? 0) -
-        (this.#created.get(b.metadata.uid ?? "") ?? 0)
-      )
-      .map((e) => clone(e));
+    return this.events().filter((e) =>
+      e.involvedObject?.kind === options.kind &&
+      e.involvedObject?.name === options.name &&
+      (options.namespace === undefined ||
+        (e.involvedObject?.namespace ?? "") === options.namespace)
+    );
   }
 
   // ------------------------------------------------------------------ leases

@@ -250,6 +250,28 @@ Deno.test("without a status subresource, status is written with the object", asy
     "/apis/example.com/v1/gadgets/g/status",
   );
   assert.equal(status.status, 404);
+  assert.equal(made.body.metadata.generation, 1);
+  const changed = await call(
+    server,
+    "PATCH",
+    "/apis/example.com/v1/gadgets/g",
+    { status: { ok: false } },
+    "application/merge-patch+json",
+  );
+  assert.deepEqual(changed.body.status, { ok: false });
+  assert.equal(
+    changed.body.metadata.generation,
+    2,
+    "status is spec here: it moves the generation",
+  );
+  const labelled = await call(
+    server,
+    "PATCH",
+    "/apis/example.com/v1/gadgets/g",
+    { metadata: { labels: { a: "b" } } },
+    "application/merge-patch+json",
+  );
+  assert.equal(labelled.body.metadata.generation, 2);
   const list = await call(server, "GET", "/apis/example.com/v1/gadgets");
   assert.equal(list.body.kind, "GadgetList");
   assert.equal(list.body.items.length, 1);
@@ -608,12 +630,20 @@ Deno.test("eventsAbout answers Events in creation order; expireEvents drops them
     server.eventsAbout({ kind: "ConfigMap", name: "a" }).map((e) => e.reason),
     ["First", "Second", "Third"],
   );
+  // Creation order, not name order: generated names sort at random.
+  assert.deepEqual(server.events().map((e) => e.reason), [
+    "First",
+    "Second",
+    "Third",
+    "Other",
+  ]);
   assert.equal(
     server.eventsAbout({ kind: "ConfigMap", name: "a", namespace: "x" }).length,
     0,
   );
   server.expireEvents();
   assert.equal(server.eventsAbout({ kind: "ConfigMap", name: "a" }).length, 0);
+  assert.deepEqual(server.events(), []);
   const list = await call(server, "GET", "/api/v1/namespaces/default/events");
   assert.equal(list.body.items.length, 0);
 });

@@ -231,3 +231,33 @@ Deno.test("down fails a request waiting out its latency like a reset connection"
   server.latency(0);
   assert.equal((await call(server, "GET", CM)).status, 200);
 });
+
+Deno.test("refuse several methods: writes fail, reads go on", async () => {
+  await using server = new FakeApiServer();
+  const events = "/api/v1/namespaces/default/events";
+  const refusal = server.refuse({
+    method: ["POST", "PATCH"],
+    path: /\/events/,
+    status: 503,
+    count: 2,
+  });
+  const event = {
+    metadata: { name: "e" },
+    involvedObject: { kind: "Pod", name: "p", namespace: "default" },
+    reason: "R",
+  };
+  assert.equal((await call(server, "GET", events)).status, 200);
+  assert.equal((await call(server, "POST", events, event)).status, 503);
+  assert.equal(
+    (await call(
+      server,
+      "PATCH",
+      `${events}/e`,
+      { count: 2 },
+      "application/merge-patch+json",
+    )).status,
+    503,
+  );
+  assert.equal(refusal.remaining, 0);
+  assert.equal((await call(server, "POST", events, event)).status, 201);
+});
