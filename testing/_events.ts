@@ -1,9 +1,9 @@
 /**
  * The checks the API server makes on a core/v1 Event it stores. Which rules
- * apply depends on `eventTime`: without it (an Event as client-go's old
- * recorder writes it) only the namespaces are checked, and an Event about a
- * cluster-scoped object must be in `default`; with it, that Event may also
- * be in `kube-system`, and the reporting fields and lengths are checked.
+ * apply depends on `eventTime`. Without it (the shape client-go's old
+ * recorder writes) only namespaces are compared, and an involved object
+ * with no namespace needs the Event in `default`. With it, `kube-system`
+ * is accepted too, and the reporting fields and lengths are checked.
  *
  * @module
  */

@@ -38,8 +38,8 @@ export function deepEqual(a: unknown, b: unknown): boolean {
 }
 
 /**
- * Applies a merge patch: `null` removes a member, an object merges into the
- * object it meets, anything else replaces. Answers a new value.
+ * Applies a merge patch: `null` removes a member, objects merge key by key,
+ * and any other value replaces. Answers a new value.
  */
 export function mergePatch(target: unknown, patch: unknown): unknown {
   if (!isObject(patch)) return clone(patch);

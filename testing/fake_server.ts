@@ -263,6 +263,11 @@ interface Listener {
 const JSON_HEADERS = { "content-type": "application/json" };
 const NAME_ALPHABET = "bcdfghjklmnpqrstvwxz2456789";
 const INITIAL_EVENTS_END = "k8s.io/initial-events-end";
+/** The preconditions a delete can carry, as its conflict message names them. */
+const PRECONDITIONS = [
+  ["uid", "UID"],
+  ["resourceVersion", "ResourceVersion"],
+] as const;
 const CONTINUE_EXPIRED =
   "The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.";
 
@@ -984,7 +989,7 @@ export class FakeApiServer implements AsyncDisposable {
 
   // ------------------------------------------------------------------ events
 
-  /** Deletes every Event, the way the API server's TTL does an hour after a write. */
+  /** Drops all Events at once, as their one-hour time to live would. */
   expireEvents(): void {
     const events = BUILT_IN_RESOURCES.find((r) => r.resource === "events")!;
     for (const [key] of this.#store.all(resourceKey(events))) {
@@ -993,7 +998,7 @@ export class FakeApiServer implements AsyncDisposable {
   }
 
   /**
-   * Every Event the server holds, in the order they were created.
+   * All stored Events, oldest first (by creation, not by name).
    *
    * @returns Copies of the Events.
    */
@@ -1009,7 +1014,7 @@ export class FakeApiServer implements AsyncDisposable {
   }
 
   /**
-   * The Events about one object, in the order they were created.
+   * The Events about one object, oldest first.
    *
    * @example
    * ```ts
@@ -1623,25 +1628,16 @@ export class FakeApiServer implements AsyncDisposable {
     const preconditions = isObject(body) && isObject(body.preconditions)
       ? body.preconditions
       : {};
-    if (
-      typeof preconditions.uid === "string" &&
-      preconditions.uid !== existing.metadata.uid
-    ) {
-      throw conflict(
-        resource,
-        name,
-        `Precondition failed: UID in precondition: ${preconditions.uid}, UID in object meta: ${existing.metadata.uid}`,
-      );
-    }
-    if (
-      typeof preconditions.resourceVersion === "string" &&
-      preconditions.resourceVersion !== existing.metadata.resourceVersion
-    ) {
-      throw conflict(
-        resource,
-        name,
-        `Precondition failed: ResourceVersion in precondition: ${preconditions.resourceVersion}, ResourceVersion in object meta: ${existing.metadata.resourceVersion}`,
-      );
+    for (const [field, label] of PRECONDITIONS) {
+      const wanted = preconditions[field];
+      const held = existing.metadata[field];
+      if (typeof wanted === "string" && wanted !== held) {
+        throw conflict(
+          resource,
+          name,
+          `Precondition failed: ${label} in precondition: ${wanted}, ${label} in object meta: ${held}`,
+        );
+      }
     }
     if ((existing.metadata.finalizers ?? []).length > 0) {
       // Finalizers hold the object: it is only marked for deletion.

@@ -93,6 +93,27 @@ function configMap(
   };
 }
 
+/** An Event about the ConfigMap `one`, seen twice. */
+function eventAbout(uid: string, type: string): Record<string, unknown> {
+  return {
+    apiVersion: "v1",
+    kind: "Event",
+    metadata: { name: "one.17a", namespace: NS },
+    involvedObject: {
+      apiVersion: "v1",
+      kind: "ConfigMap",
+      name: "one",
+      namespace: NS,
+      uid,
+    },
+    reason: "Reconciled",
+    message: "all good",
+    type,
+    source: { component: "fidelity" },
+    count: 2,
+  };
+}
+
 function widget(name: string, spec: Record<string, unknown>): unknown {
   return {
     apiVersion: "example.com/v1",
@@ -253,21 +274,7 @@ test("kubectl get prints the server's Table: built-in kinds, events, printer col
   );
 
   await api(server, "POST", `/api/v1/namespaces/${NS}/events`, {
-    apiVersion: "v1",
-    kind: "Event",
-    metadata: { name: "one.17a", namespace: NS },
-    involvedObject: {
-      apiVersion: "v1",
-      kind: "ConfigMap",
-      name: "one",
-      namespace: NS,
-      uid: cm.metadata.uid,
-    },
-    reason: "Reconciled",
-    message: "all good",
-    type: "Warning",
-    source: { component: "fidelity" },
-    count: 2,
+    ...eventAbout(cm.metadata.uid, "Warning"),
     firstTimestamp: new Date(Date.now() - 600_000).toISOString(),
     lastTimestamp: new Date(Date.now() - 120_000).toISOString(),
   });
@@ -412,21 +419,7 @@ test("kubectl get events shows an Event about an object", async ({ server, kubec
     configMap("one", { a: "1" }),
   );
   await api(server, "POST", `/api/v1/namespaces/${NS}/events`, {
-    apiVersion: "v1",
-    kind: "Event",
-    metadata: { name: "one.17a", namespace: NS },
-    involvedObject: {
-      apiVersion: "v1",
-      kind: "ConfigMap",
-      name: "one",
-      namespace: NS,
-      uid: cm.metadata.uid,
-    },
-    reason: "Reconciled",
-    message: "all good",
-    type: "Normal",
-    source: { component: "fidelity" },
-    count: 2,
+    ...eventAbout(cm.metadata.uid, "Normal"),
     firstTimestamp: "2025-01-01T00:00:00Z",
     lastTimestamp: "2025-01-01T00:01:00Z",
   });
