@@ -8,8 +8,9 @@ export const MAX_MESSAGE = 1024;
 
 /**
  * Where Events about objects without a namespace (Nodes, cluster-wide custom
- * resources) are written. Validation admits such Events only in `default`
- * and `kube-system`, and an operator has no business writing the latter.
+ * resources) are written. For a core/v1 Event without `eventTime`, as this
+ * recorder writes them, validation admits such Events only in `default`
+ * (`kube-system` only for Events that carry `eventTime`).
  */
 export const CLUSTER_NAMESPACE = "default";
 
