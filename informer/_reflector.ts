@@ -16,7 +16,7 @@ import {
   isTransient,
   retryAfterMs,
 } from "./_errors.ts";
-import { MemoryStore } from "./_store.ts";
+import { compareKeys, MemoryStore } from "./_store.ts";
 import type { CollectionOptions, Handler, Source } from "./collection.ts";
 import { DeletedFinalStateUnknown } from "./tombstone.ts";
 
@@ -45,7 +45,7 @@ type Step<T extends KubeObject> =
   | { next: "watch"; wait: number; open?: Open<T> }
   | { next: "quiet" };
 
-/** The key a store holds an object under, as `memo.key` answers it. */
+/** An object's store key: `namespace/name`, or `name` (as `memo.key`). */
 export function keyOf(object: KubeObject): string {
   const meta = object.metadata;
   if (meta === undefined) return "";
@@ -236,15 +236,11 @@ export class Informer<T extends KubeObject> {
       }),
       { signal: this.#signal, idleTimeout: timeout * 1000 + IDLE_MARGIN },
     );
-    const events = stream[Symbol.asyncIterator]();
+    // The stream's cancel() also ends an iteration paused at an event, so
+    // its listener and idle timer go with it.
     return {
-      events,
-      // Cancelling the body alone leaves an iterator paused at an event
-      // without its cleanup (listeners, timers); ending it runs that.
-      cancel: async () => {
-        await stream.cancel();
-        await events.return?.();
-      },
+      events: stream[Symbol.asyncIterator](),
+      cancel: () => stream.cancel(),
     };
   }
 
@@ -329,7 +325,12 @@ export class Informer<T extends KubeObject> {
         return undefined;
       }
       this.#versionUnavailable = false;
-      await this.#replace(initial.values(), end);
+      try {
+        await this.#replace(initial.values(), end);
+      } catch (error) {
+        await open.cancel().catch(() => {});
+        throw error;
+      }
       return { next: "watch", wait: 0, open };
     }
     return undefined;
@@ -463,7 +464,7 @@ export class Informer<T extends KubeObject> {
         if (this.#signal.aborted) return { next: "read", wait: 0 };
         if (isExpired(error)) return { next: "read", wait: this.#wait(error) };
         this.#refused(error);
-        // A refused connection, a 429 or a 5xx says nothing about the
+        // A refused connection, a 429 or a 5xx is no verdict on the
         // version: watch again from it after a wait.
         if (isTransient(error)) {
           return { next: "watch", wait: this.#wait(error) };
@@ -533,7 +534,7 @@ export class Informer<T extends KubeObject> {
   // --------------------------------------------------------------- delivery
 
   /** Trims, transforms and decodes one object; undefined when it fails. */
-  #ingest(raw: KubeObject): T | undefined {
+  #ingest(raw: KubeObject, key: string): T | undefined {
     const meta = raw.metadata;
     if (meta !== undefined && meta.managedFields !== undefined) {
       // A copy without the field, not a delete: deleting a property that is
@@ -547,7 +548,17 @@ export class Informer<T extends KubeObject> {
       const shaped = transform === undefined ? raw : transform(raw) ?? raw;
       return decode === undefined ? shaped as T : decode(shaped);
     } catch (error) {
-      this.#report(error);
+      // The report names the object: a copy dropped without a word would
+      // leave nobody a way to learn why an edit was ignored.
+      const message = error instanceof Error ? error.message : String(error);
+      this.#report(
+        new Error(
+          `${raw.kind ?? "Object"} ${key} does not decode: ${message}`,
+          {
+            cause: error,
+          },
+        ),
+      );
       return undefined;
     }
   }
@@ -571,7 +582,7 @@ export class Informer<T extends KubeObject> {
   #apply(raw: KubeObject): Promise<void> | undefined {
     const key = keyOf(raw);
     const version = versionOf(raw);
-    const item = this.#ingest(raw);
+    const item = this.#ingest(raw, key);
     if (item === undefined) {
       this.store.setUndecodable(key, version);
       return undefined;
@@ -593,7 +604,7 @@ export class Informer<T extends KubeObject> {
     this.store.delete(key);
     const handler = this.#handler;
     if (handler.delete === undefined) return undefined;
-    const final = this.#ingest(raw);
+    const final = this.#ingest(raw, key);
     if (final !== undefined) return this.#deliver(() => handler.delete!(final));
     if (!held) return undefined;
     // The final copy did not decode: hand over the last one that did.
@@ -612,7 +623,7 @@ export class Informer<T extends KubeObject> {
     const undecodable = new Map<string, string>();
     for (const raw of items) {
       const key = keyOf(raw);
-      const item = this.#ingest(raw);
+      const item = this.#ingest(raw, key);
       if (item === undefined) undecodable.set(key, versionOf(raw));
       else next.set(key, item);
     }
@@ -621,8 +632,12 @@ export class Informer<T extends KubeObject> {
     this.store.replace(next, undecodable);
     if (version !== "") this.#lastVersion = version;
     const handler = this.#handler;
+    // A stop in the middle ends the calls: done must not wait for the rest
+    // of a relist of thousands of objects, nor call synced after the end.
+    const signal = this.#signal;
     if (handler.add || handler.update) {
       for (const [key, item] of next) {
+        if (signal.aborted) return;
         const previous = before.get(key);
         let pending: Promise<void> | undefined;
         if (previous === undefined) {
@@ -643,15 +658,16 @@ export class Informer<T extends KubeObject> {
       for (const [key, { last }] of beforeUndecodable) {
         if (!next.has(key) && !undecodable.has(key)) gone.push([key, last]);
       }
-      gone.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+      gone.sort(([a], [b]) => compareKeys(a, b));
       for (const [key, previous] of gone) {
+        if (signal.aborted) return;
         const pending = this.#deliver(() =>
           handler.delete!(new DeletedFinalStateUnknown<T>(key, previous))
         );
         if (pending !== undefined) await pending;
       }
     }
-    if (!this.#firstRead) {
+    if (!this.#firstRead && !signal.aborted) {
       this.#firstRead = true;
       const synced = this.#options.synced;
       if (synced !== undefined) {

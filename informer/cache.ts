@@ -1,6 +1,6 @@
-// A pass reads watched kinds from the store, not from the API server, and
-// never gets a copy older than the operator's own writes: the memo's
-// versions say which copies are current, and the rest are read fresh.
+// Reads of watched kinds come from the watch's store instead of the API
+// server, except where the memo knows of a newer write: such a key is
+// fetched fresh, so the operator never acts on a copy older than its own.
 import type { Client } from "../apiclient/client.ts";
 import { NotFoundError } from "../apiclient/errors.ts";
 import type { KubeObject } from "../apiclient/types.ts";
@@ -18,8 +18,8 @@ export type {
 } from "../memo/requests.ts";
 
 /**
- * One watch's store as the cached reads take it. The view of no watch holds
- * nothing and is never ready, so every read goes to the API server.
+ * One watch's store as the cached reads take it. Without a watch the view is
+ * empty and never ready, which sends each read straight to the API server.
  *
  * @typeParam T The kind of the stored objects.
  */
@@ -27,16 +27,16 @@ export interface View<T extends KubeObject = KubeObject> {
   /** The store, or `undefined` for no watch. */
   readonly store: Store<T> | undefined;
   /**
-   * Whether the store answers: it holds the whole first read and its watch
-   * is allowed.
+   * Whether the store may answer: its first read is complete and the server
+   * has not refused its watch since.
    *
    * @returns `true` when reads may come from the store.
    */
   ready(): boolean;
   /**
-   * Whether the watch takes every object of its kind (no namespace, no
-   * selector). Only then does a list from the store also answer objects the
-   * operator wrote that the store does not hold yet.
+   * Whether the watch covers every object of its kind (no namespace, no
+   * selector). Only such a store can stand for the whole kind, so only its
+   * lists add the objects the memo knows of and the watch has not brought.
    */
   readonly whole: boolean;
 }
@@ -51,7 +51,7 @@ export interface ViewOptions {
 }
 
 /**
- * A store and the memo of the copies the operator wrote or read.
+ * A store together with the memo of versions this operator has seen.
  *
  * @typeParam T The kind of the stored objects.
  */
@@ -122,8 +122,8 @@ export function cached<T extends KubeObject>(
 }
 
 /**
- * Every decoded copy in the store, in the order of their keys (the order of
- * a list from the API server), ready or not.
+ * All decoded copies the store holds, sorted by key as the API server sorts
+ * a list, whether or not the store is ready.
  *
  * @example
  * ```ts
@@ -159,9 +159,9 @@ export interface ReadOneOptions {
 }
 
 /**
- * One object: the store's copy when the store is ready and the copy is at
- * the version the memo noted (or the memo noted none), else the API server's
- * copy, whose version is noted. A missing object rejects with `NotFoundError`.
+ * One object, from the store if it is ready and its copy matches the memo's
+ * version (or the memo has none for the key); otherwise fetched from the API
+ * server and its version noted. Rejects with `NotFoundError` if it is gone.
  *
  * @example
  * ```ts
@@ -221,12 +221,12 @@ export interface CurrentListOptions {
 }
 
 /**
- * The store's copies in key order, each one current: a copy at another
- * version than the memo noted, or one that did not decode, is replaced by
- * the API server's copy, and an object the API server no longer holds is
- * left out. A whole store also answers each object the memo noted that it
- * does not hold yet (one the operator just created), so a pass does not
- * create it again.
+ * The store's copies sorted by key, none older than the memo: a key whose
+ * copy differs from the memo's version, or did not decode, is fetched from
+ * the API server (and dropped if it 404s). For a store that covers its whole
+ * kind, keys the memo knows but the watch has not delivered yet (such as an
+ * object created a moment ago) are fetched too, so a pass sees its own
+ * creations and does not make them twice.
  *
  * @example
  * ```ts
@@ -252,9 +252,9 @@ export async function currentList<T extends KubeObject>(
 ): Promise<T[]> {
   const { view, versions } = held;
   const store = view.store;
-  // The memo's keys are read before the store's: the watch can take a
-  // created object between the two reads, and in this order the key is in
-  // one read or both, never in neither.
+  // Memo first, store second: if the watch delivers a new object in
+  // between, the key shows up in the store's keys. The other order could
+  // miss it in both.
   const keys = view.whole && store !== undefined && versions !== undefined
     ? versions.unheld(store)
     : [];

@@ -44,7 +44,9 @@ export interface Handler<T extends KubeObject = KubeObject> {
   add?(object: T): void | Promise<void>;
   /**
    * A held object changed. A relist calls it only for objects whose
-   * `resourceVersion` moved.
+   * `resourceVersion` moved, as client-go's shared informer does for a
+   * handler without a resync period (its plain informer calls it for every
+   * object a relist finds again).
    *
    * @param old The copy the store held.
    * @param object The new copy.
@@ -65,36 +67,39 @@ export interface Handler<T extends KubeObject = KubeObject> {
  * @typeParam T The kind of the watched objects.
  */
 export interface CollectionOptions<T extends KubeObject = KubeObject> {
-  /** Receives each change; absent for a watch that only keeps a store. */
+  /** Receives each change. Leave it out when only the store is wanted. */
   handler?: Handler<T> | undefined;
   /**
-   * Runs once, after the first read is in the store and the handler took
-   * each object of it. A pass that ran before then read the API server; a
-   * wake here makes it read again.
+   * Called once, when the complete first read is in the store and the handler
+   * has been called for all of it. Work done before then read the API
+   * server directly and can have missed an edit made before the watch began,
+   * so this is the moment to run it again.
    */
   synced?: (() => void | Promise<void>) | undefined;
   /**
-   * Runs each time the API server accepts a watch after the first. A low
-   * rate is normal; a high rate says streams break faster than they help.
-   * The quiet wait of an absent collection does not count.
+   * Called for every watch the API server opens after the first one.
+   * Servers end watches on their own schedule, so an occasional call is
+   * routine; frequent calls mean connections drop faster than they are
+   * useful. Refused watches and the wait of an absent collection don't count.
    */
   reopened?: (() => void) | undefined;
   /**
-   * Runs when the API server accepts a watch after the last attempt to
-   * watch failed (an outage). The store answers again from that moment,
-   * before the missed events arrive, so a caller that wakes on it reads the
-   * API server once.
+   * Called when a watch opens again after a failed attempt, such as at the
+   * end of an outage. The store is trusted again at once, while the changes
+   * made during the gap are still on their way, so a caller that acts on
+   * this should read the API server directly one time.
    */
   recovered?: (() => void) | undefined;
   /**
-   * Names the refusals that mean the collection is not there, such as the
-   * 404 of a kind whose definition is not installed: the store then holds
-   * an empty collection and asks again every `absentRecheck` ms.
+   * Tells which refusals mean the collection does not exist yet, typically
+   * a 404 for a custom resource whose definition is not installed. Such a
+   * collection reads as empty and is looked up again every `absentRecheck`
+   * ms, with no request in between.
    */
   absent?: ((error: ApiError) => boolean) | undefined;
   /** Milliseconds between two asks for an absent collection. Default 5 min. */
   absentRecheck?: number | undefined;
-  /** Runs each time a list of the collection fails (absent ones excepted). */
+  /** Called with the error whenever reading the whole collection fails. */
   listFailed?: ((error: unknown) => void) | undefined;
   /**
    * Trims each object before the store holds it, after `managedFields` is
@@ -102,8 +107,8 @@ export interface CollectionOptions<T extends KubeObject = KubeObject> {
    */
   transform?: ((object: KubeObject) => KubeObject | undefined) | undefined;
   /**
-   * Makes the store stop answering after any failed watch, not only after a
-   * 401 or 403, until a watch is accepted again.
+   * When `true`, every watch failure (not just 401 and 403) makes the store
+   * unready, and it stays so until a watch opens again.
    */
   unreadyOnWatchError?: boolean | undefined;
   /** Named index functions the store keeps (see {@linkcode Store.byIndex}). */
@@ -162,8 +167,8 @@ export class Collection<T extends KubeObject = KubeObject>
   /** The objects the watch holds. */
   readonly store: Store<T>;
   /**
-   * Settles once the watch stopped and the last handler call (and the
-   * `synced` call) returned. Never rejects.
+   * Settles when the watch has ended and no handler or `synced` call is
+   * still running. Never rejects.
    */
   readonly done: Promise<void>;
   #informer: Informer<T>;
@@ -204,11 +209,10 @@ export class Collection<T extends KubeObject = KubeObject>
   }
 
   /**
-   * Whether reads may come from the store: the first read is in, and the API
-   * server accepts a watch and has forbidden none since (a 401 or 403 makes
-   * it unready until a watch is accepted again; other failures do not, unless
-   * `unreadyOnWatchError`). While the server is down the store keeps
-   * answering, and the watch catches up when it returns.
+   * Whether the store may answer reads: the complete first read is in, and
+   * no watch attempt since the last successful one was refused with 401 or
+   * 403 (with `unreadyOnWatchError`, refused in any way or broken). An outage
+   * alone leaves it answering; the watch catches up once the server is back.
    *
    * @returns `true` when the store answers.
    */

@@ -38,6 +38,7 @@ Deno.test("decode converts each copy; one that fails is reported and held withou
   await make(h.client, "good", { n: "1" });
   await make(h.client, "bad", { n: "x" });
   const reported: string[] = [];
+  const causes: unknown[] = [];
   const { log, handler } = recorder<ConfigMap & { n: number }>();
   await using c = start(h.client, CONFIGMAPS, {
     handler,
@@ -46,11 +47,18 @@ Deno.test("decode converts each copy; one that fails is reported and held withou
       if (Number.isNaN(n)) throw new Error(`${object.metadata.name} is bad`);
       return { ...object, n };
     },
-    report: (error) => void reported.push((error as Error).message),
+    report: (error) => {
+      reported.push((error as Error).message);
+      causes.push((error as Error).cause);
+    },
   });
   await h.time.settle();
   assert.deepEqual(log, ["add good 1"]);
-  assert.deepEqual(reported, ["bad is bad"]);
+  // The report names the object, and keeps decode's own error as the cause.
+  assert.deepEqual(reported, [
+    "ConfigMap default/bad does not decode: bad is bad",
+  ]);
+  assert.equal((causes[0] as Error).message, "bad is bad");
   assert.equal(c.store.has("default/bad"), true);
   assert.equal(c.store.get("default/bad"), undefined);
   assert.equal(c.store.get("default/good")?.n, 1);
@@ -65,7 +73,11 @@ Deno.test("decode converts each copy; one that fails is reported and held withou
     "add bad 3",
     "tombstone default/good 1",
   ]);
-  assert.deepEqual(reported, ["bad is bad", "good is bad", "good is bad"]);
+  assert.deepEqual(reported, [
+    "ConfigMap default/bad does not decode: bad is bad",
+    "ConfigMap default/good does not decode: good is bad",
+    "ConfigMap default/good does not decode: good is bad",
+  ]);
 });
 
 Deno.test("an object that never decoded and is deleted arrives as a marker with no copy", async () => {
@@ -232,4 +244,28 @@ Deno.test("stop and an aborted signal end the watch; the store stays readable", 
   await aborted.done;
   assert.equal(h.server.requests.length, before);
   assert.equal(aborted.synced(), false);
+});
+
+Deno.test("a stop in the middle of a read ends the handler calls, skips synced, and done settles", async () => {
+  await using h = harness();
+  for (const name of ["a", "b", "c"]) await make(h.client, name);
+  const stop = new AbortController();
+  const added: string[] = [];
+  let synced = 0;
+  const c = start(h.client, CONFIGMAPS, {
+    handler: {
+      add: (o) => {
+        added.push(o.metadata.name!);
+        stop.abort();
+      },
+    },
+    synced: () => void synced++,
+    signal: stop.signal,
+  });
+  await h.time.settle();
+  await c.done;
+  assert.deepEqual(added, ["a"]);
+  assert.equal(synced, 0);
+  assert.equal(c.synced(), false);
+  assert.equal(h.server.openWatches, 0);
 });

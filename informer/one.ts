@@ -1,5 +1,5 @@
-// The watch of one object by name, such as a CA bundle or a serving
-// certificate, handed to its owner on every change.
+// Follows a single named object (a CA bundle, a serving certificate) and
+// passes each new version to whoever owns it.
 import type { Client } from "../apiclient/client.ts";
 import type { KubeObject } from "../apiclient/types.ts";
 import { Collection, type CollectionOptions } from "./collection.ts";
@@ -27,21 +27,21 @@ export interface One {
 export interface WatchOneOptions<T extends KubeObject = KubeObject>
   extends Omit<CollectionOptions<T>, "handler" | "synced" | "indexers"> {
   /**
-   * Receives the object each time it changes, and `undefined` when it does
-   * not exist. A copy that fails `decode` is reported and not passed on, so
-   * the owner keeps what it holds.
+   * Gets every new version of the object, or `undefined` while there is
+   * none. A version that fails `decode` is reported and skipped; the owner
+   * keeps its previous copy, since the next version may be fine.
    */
   seen: (held: T | undefined) => void | Promise<void>;
   /**
-   * Runs once, after `seen` took the first read, whether that read found the
-   * object or not.
+   * Called once, right after `seen` has handled the outcome of the first
+   * read (found or missing).
    */
   synced?: (() => void | Promise<void>) | undefined;
 }
 
 /**
- * Follows one object by name, with the field selector `metadata.name=<name>`
- * on its collection (a Role that names the object in `resourceNames` grants
+ * Follows one object by name: a watch of its collection filtered by
+ * `metadata.name=<name>` (a Role that names the object in `resourceNames` grants
  * that list and watch). Returns at once.
  *
  * `seen` gets every version of the object, and `undefined` when it does not

@@ -3,7 +3,7 @@ import type { KubeObject } from "../apiclient/types.ts";
 /**
  * Named index functions: each answers the index values of one object, such
  * as the value of a label, so {@linkcode Store.byIndex} finds every object
- * with that value without a scan of the whole store.
+ * with that value without walking every object.
  *
  * @typeParam T The kind of the stored objects.
  */
@@ -50,7 +50,7 @@ export interface Store<T extends KubeObject = KubeObject> {
   /**
    * Every key the store holds, sorted.
    *
-   * @returns The keys, in the order of a list from the API server.
+   * @returns The keys, sorted as the API server sorts a list.
    */
   keys(): string[];
 
