@@ -67,6 +67,15 @@ interface Listed {
   resourceVersion: string;
 }
 
+/** A whole read of the collection, decoded as it arrives. */
+interface Read<T extends KubeObject> {
+  items: Map<string, T>;
+  /** Keys whose copy did not decode, with its version. */
+  undecodable: Map<string, string>;
+  add(raw: KubeObject): void;
+  remove(key: string): void;
+}
+
 /** One collection's reflector, store and handler delivery. */
 export class Informer<T extends KubeObject> {
   readonly store: MemoryStore<T>;
@@ -278,7 +287,9 @@ export class Informer<T extends KubeObject> {
         return undefined;
       }
       this.#accept(true);
-      const initial = new Map<string, KubeObject>();
+      // Each object is trimmed and decoded as it arrives, so the raw copies
+      // (managedFields and all) never pile up for the whole read.
+      const initial = this.#newRead();
       let end: string | undefined;
       let failure: unknown;
       try {
@@ -297,9 +308,9 @@ export class Informer<T extends KubeObject> {
               break;
             }
           } else if (event.type === "DELETED") {
-            initial.delete(keyOf(object));
+            initial.remove(keyOf(object));
           } else {
-            initial.set(keyOf(object), object);
+            initial.add(object);
           }
         }
       } catch (error) {
@@ -326,7 +337,7 @@ export class Informer<T extends KubeObject> {
       }
       this.#versionUnavailable = false;
       try {
-        await this.#replace(initial.values(), end);
+        await this.#replace(initial, end);
       } catch (error) {
         await open.cancel().catch(() => {});
         throw error;
@@ -357,7 +368,7 @@ export class Informer<T extends KubeObject> {
       if (this.#isAbsent(error)) {
         this.#lastVersion = "";
         this.#versionUnavailable = false;
-        await this.#replace([], "");
+        await this.#replace(this.#newRead(), "");
         return { next: "quiet" };
       }
       this.#listFailed(error);
@@ -372,7 +383,9 @@ export class Informer<T extends KubeObject> {
       return { next: "read", wait: this.#wait(error) };
     }
     this.#versionUnavailable = false;
-    await this.#replace(listed.items, listed.resourceVersion);
+    const read = this.#newRead();
+    for (const raw of listed.items) read.add(raw);
+    await this.#replace(read, listed.resourceVersion);
     return { next: "watch", wait: 0 };
   }
 
@@ -533,6 +546,30 @@ export class Informer<T extends KubeObject> {
 
   // --------------------------------------------------------------- delivery
 
+  #newRead(): Read<T> {
+    const items = new Map<string, T>();
+    const undecodable = new Map<string, string>();
+    return {
+      items,
+      undecodable,
+      add: (raw) => {
+        const key = keyOf(raw);
+        const item = this.#ingest(raw, key);
+        if (item === undefined) {
+          items.delete(key);
+          undecodable.set(key, versionOf(raw));
+        } else {
+          if (undecodable.size > 0) undecodable.delete(key);
+          items.set(key, item);
+        }
+      },
+      remove: (key) => {
+        items.delete(key);
+        undecodable.delete(key);
+      },
+    };
+  }
+
   /** Trims, transforms and decodes one object; undefined when it fails. */
   #ingest(raw: KubeObject, key: string): T | undefined {
     const meta = raw.metadata;
@@ -618,15 +655,8 @@ export class Informer<T extends KubeObject> {
    * adds and updates in the read's order, then a delete with a final-state-
    * unknown marker for each object that vanished while no watch was open.
    */
-  async #replace(items: Iterable<KubeObject>, version: string): Promise<void> {
-    const next = new Map<string, T>();
-    const undecodable = new Map<string, string>();
-    for (const raw of items) {
-      const key = keyOf(raw);
-      const item = this.#ingest(raw, key);
-      if (item === undefined) undecodable.set(key, versionOf(raw));
-      else next.set(key, item);
-    }
+  async #replace(read: Read<T>, version: string): Promise<void> {
+    const { items: next, undecodable } = read;
     const before = this.store.entries();
     const beforeUndecodable = this.store.undecodable();
     this.store.replace(next, undecodable);
