@@ -423,3 +423,44 @@ Deno.test("the lazy idle timer still fires exactly at the limit after many quick
   assert.ok(error instanceof WatchIdleError);
   assert.equal(time.now() - silentFrom, 10_000);
 });
+
+Deno.test("batches() answers the events of each read together, in order", async () => {
+  const f = feed();
+  const stream = new WatchStream(f.body, { method: "GET", path: "/w" });
+  const batches = stream.batches();
+  f.push(
+    event("ADDED", "a", "1") + "\n" + event("ADDED", "b", "2") + "\n" +
+      event("ADDED", "c", "3") + "\n",
+  );
+  const first = await batches.next();
+  assert.deepEqual(
+    first.value?.map((e: WatchEvent) =>
+      e.type === "ERROR" ? "" : e.object.metadata.name
+    ),
+    ["a", "b", "c"],
+  );
+  f.push(event("DELETED", "a", "4") + "\n");
+  f.close();
+  const second = await batches.next();
+  assert.equal(second.value?.length, 1);
+  assert.equal((await batches.next()).done, true);
+  assert.throws(() => stream[Symbol.asyncIterator](), TypeError);
+});
+
+Deno.test("the events before a malformed line in the same read are delivered, then the error", async () => {
+  const f = feed();
+  f.push(
+    event("ADDED", "a", "1") + "\n{broken\n" + event("ADDED", "c", "3") + "\n",
+  );
+  const seen: string[] = [];
+  const error = await (async () => {
+    for await (
+      const e of new WatchStream(f.body, { method: "GET", path: "/w" })
+    ) {
+      seen.push(e.type === "ERROR" ? "" : e.object.metadata.name ?? "");
+    }
+  })().then(() => undefined, (e) => e);
+  assert.ok(error instanceof MalformedResponseError);
+  assert.deepEqual(seen, ["a"]);
+  assert.notEqual(f.cancelled(), "not cancelled");
+});

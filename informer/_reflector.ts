@@ -33,7 +33,38 @@ export const SHORT_WATCH = 1_000;
 /** The bookmark annotation that ends the initial events of a streaming list. */
 export const INITIAL_EVENTS_END = "k8s.io/initial-events-end";
 
-type Events<T extends KubeObject> = AsyncIterator<WatchEvent<T>>;
+/**
+ * The events of one watch, one at a time. `next` answers at once while the
+ * last network read's batch lasts, and a promise only when it must read: the
+ * first sync of a big collection then costs one await per read, not per
+ * object.
+ */
+interface Events<T extends KubeObject> {
+  next():
+    | IteratorResult<WatchEvent<T>, undefined>
+    | Promise<IteratorResult<WatchEvent<T>, undefined>>;
+}
+
+/** Walks the batches of a watch stream one event at a time. */
+function cursor<T extends KubeObject>(
+  batches: AsyncIterator<WatchEvent<T>[]>,
+): Events<T> {
+  let batch: WatchEvent<T>[] = [];
+  let index = 0;
+  const more = async (): Promise<IteratorResult<WatchEvent<T>, undefined>> => {
+    for (;;) {
+      const read = await batches.next();
+      if (read.done) return { done: true, value: undefined };
+      batch = read.value;
+      index = 0;
+      if (batch.length > 0) return { done: false, value: batch[index++]! };
+    }
+  };
+  return {
+    next: () =>
+      index < batch.length ? { done: false, value: batch[index++]! } : more(),
+  };
+}
 
 interface Open<T extends KubeObject> {
   events: Events<T>;
@@ -248,7 +279,7 @@ export class Informer<T extends KubeObject> {
     // The stream's cancel() also ends an iteration paused at an event, so
     // its listener and idle timer go with it.
     return {
-      events: stream[Symbol.asyncIterator](),
+      events: cursor(stream.batches()),
       cancel: () => stream.cancel(),
     };
   }
@@ -294,7 +325,9 @@ export class Informer<T extends KubeObject> {
       let failure: unknown;
       try {
         for (;;) {
-          const { value: event, done } = await open.events.next();
+          let step = open.events.next();
+          if (step instanceof Promise) step = await step;
+          const { value: event, done } = step;
           if (done) break;
           if (event.type === "ERROR") {
             failure = eventError(event.object, this.#path);
@@ -491,7 +524,9 @@ export class Informer<T extends KubeObject> {
     let events = given === undefined ? 0 : 1;
     try {
       for (;;) {
-        const { value: event, done } = await open.events.next();
+        let read = open.events.next();
+        if (read instanceof Promise) read = await read;
+        const { value: event, done } = read;
         if (done) break;
         events++;
         const object = event.object;
