@@ -184,20 +184,14 @@ export class WatchStream<T extends KubeObject = KubeObject>
     let reader:
       | ReadableStreamDefaultReader<Uint8Array>
       | ReadableStreamBYOBReader;
-    let read: () => Promise<ReadableStreamReadResult<Uint8Array>>;
+    let byob: ReadableStreamBYOBReader | undefined;
+    let view = new Uint8Array(0);
     try {
-      const byob = this.#body.getReader({ mode: "byob" });
-      let view = new Uint8Array(BUFFER_SIZE);
+      byob = this.#body.getReader({ mode: "byob" });
       reader = byob;
-      read = async () => {
-        const result = await byob.read(view);
-        if (result.value) view = new Uint8Array(result.value.buffer);
-        return result as ReadableStreamReadResult<Uint8Array>;
-      };
+      view = new Uint8Array(BUFFER_SIZE);
     } catch {
-      const plain = this.#body.getReader();
-      reader = plain;
-      read = () => plain.read();
+      reader = this.#body.getReader();
     }
     this.#reader = reader;
     let failure: unknown;
@@ -237,7 +231,13 @@ export class WatchStream<T extends KubeObject = KubeObject>
           waitingSince = Date.now();
           idle ??= setTimeout(checkIdle, limit);
         }
-        const { value, done } = await read();
+        const { value, done } = byob === undefined
+          ? await (reader as ReadableStreamDefaultReader<Uint8Array>).read()
+          : await byob.read(view);
+        // The BYOB read hands the buffer back; read into it again next time.
+        if (byob !== undefined && value !== undefined) {
+          view = new Uint8Array(value.buffer as ArrayBuffer);
+        }
         waitingSince = 0;
         if (failure !== undefined) throw failure;
         if (done) break;
