@@ -633,3 +633,31 @@ Deno.test("an empty 2xx body answers undefined", async () => {
     undefined,
   );
 });
+
+Deno.test("concurrent requests share one deadline timer; each times out at its own deadline", async () => {
+  using time = installFakeTime();
+  const { fetch } = scripted((request) =>
+    request.url.endsWith("/fast")
+      ? json(200, { ok: true })
+      : new Promise<Response>(() => {})
+  );
+  const client = new Client("http://api", { fetch, timeout: 10_000 });
+  const first = client.get("/slow-1").catch((e) => e);
+  await time.tick(3_000);
+  const second = client.get("/slow-2").catch((e) => e);
+  await time.tick(1_000);
+  assert.deepEqual(await client.get("/fast"), { ok: true });
+  assert.equal(time.countTimers(), 1);
+  let firstAt = 0;
+  let secondAt = 0;
+  void first.then(() => firstAt = Date.now());
+  void second.then(() => secondAt = Date.now());
+  await time.tick(6_000);
+  assert.ok(await first instanceof RequestTimeoutError);
+  assert.equal(firstAt, 10_000);
+  assert.equal(secondAt, 0);
+  await time.tick(3_000);
+  assert.ok(await second instanceof RequestTimeoutError);
+  assert.equal(secondAt, 13_000);
+  assert.equal(time.countTimers(), 0);
+});
