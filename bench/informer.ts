@@ -8,10 +8,8 @@
 // same URLs, so the same bytes) with fetch + line split + JSON.parse +
 // Map.set, and nothing else.
 //
-// The fake writes one HTTP chunk per watch event; the real API server
-// flushes only once no more events are queued. Both are measured: the
-// watch rows run on the fake served as it is, and again through a local
-// proxy that writes whatever the fake has queued as one chunk (≤ 64 KiB).
+// The fake flushes a watch as the API server does: the events written in one
+// turn go out together (chunks of at most 64 KiB), not one chunk each.
 //
 // The 100,000 events are written to the fake before the clock starts, so
 // neither side pays for the fake's own store work; both pay the same for
@@ -24,7 +22,6 @@ import { FakeApiServer, type RecordedRequest } from "../testing/mod.ts";
 const OBJECTS = 10_000;
 const EVENTS = 100_000;
 const RUNS = 3;
-const COALESCE = 64 * 1024;
 
 const gc = (globalThis as { gc?: () => void }).gc;
 
@@ -113,63 +110,10 @@ async function readLines(
 
 interface Bench {
   server: FakeApiServer;
-  /** The fake served as it is: one HTTP chunk per event. */
-  direct: string;
-  /** The fake behind a proxy that flushes only when nothing more is queued. */
-  coalesced: string;
+  /** The fake served on loopback. */
+  url: string;
   templates: KubeObject[];
   close(): Promise<void>;
-}
-
-/**
- * Wraps a body so each chunk holds everything the source has queued (up to
- * COALESCE bytes), as the API server flushes a watch only when no more
- * events wait.
- */
-function coalesce(
-  body: ReadableStream<Uint8Array>,
-): ReadableStream<Uint8Array> {
-  const reader = body.getReader();
-  let next: Promise<ReadableStreamReadResult<Uint8Array>> | undefined;
-  return new ReadableStream<Uint8Array>({
-    async pull(controller): Promise<void> {
-      const first = await (next ?? reader.read());
-      next = undefined;
-      if (first.done) {
-        controller.close();
-        return;
-      }
-      const parts = [first.value];
-      let size = first.value.length;
-      while (size < COALESCE) {
-        const read = reader.read();
-        // A queued chunk settles the read at once; an empty queue loses the
-        // race and is taken up by the next pull.
-        const result = await Promise.race([
-          read,
-          Promise.resolve().then((): undefined => undefined),
-        ]);
-        if (result === undefined || result.done) {
-          next = read;
-          break;
-        }
-        parts.push(result.value);
-        size += result.value.length;
-      }
-      if (parts.length === 1) {
-        controller.enqueue(parts[0]!);
-        return;
-      }
-      const chunk = new Uint8Array(size);
-      let at = 0;
-      for (const part of parts) {
-        chunk.set(part, at);
-        at += part.length;
-      }
-      controller.enqueue(chunk);
-    },
-    cancel: (reason) => reader.cancel(reason),
-  }, { highWaterMark: 0 });
 }
 
 async function setUp(): Promise<Bench> {
@@ -181,39 +125,17 @@ async function setUp(): Promise<Bench> {
     server.put(pathOf(object), object);
   }
   const served = await server.serve();
-  const stop = new AbortController();
-  const proxy = Deno.serve(
-    { hostname: "127.0.0.1", port: 0, onListen(): void {} },
-    async (request) => {
-      const response = await server.handle(
-        new Request(request.url, {
-          method: request.method,
-          headers: request.headers,
-          signal: stop.signal,
-        }),
-      );
-      if (response.body === null) return response;
-      return new Response(coalesce(response.body), {
-        status: response.status,
-        headers: response.headers,
-      });
-    },
-  );
   return {
     server,
-    direct: served.url,
-    coalesced: `http://127.0.0.1:${proxy.addr.port}`,
+    url: served.url,
     templates,
     async close(): Promise<void> {
-      stop.abort();
-      await proxy.shutdown();
       await served[Symbol.asyncDispose]();
       await server[Symbol.asyncDispose]();
     },
   };
 }
 
-/** Writes EVENTS modifications, round-robin over the objects. */
 function modify(bench: Bench, round: number): void {
   for (let n = 0; n < EVENTS; n++) {
     const object = bench.templates[n % OBJECTS]!;
@@ -261,7 +183,7 @@ async function streamingSync(bench: Bench): Promise<Sync> {
   let bytes = 0;
   for (let run = 0; run < RUNS; run++) {
     const heapBefore = run === 0 ? heapUsed() : 0;
-    const informer = await informerSync(bench, bench.direct);
+    const informer = await informerSync(bench, bench.url);
     informerRuns.push(informer.ms);
     if (run === 0) heapInformer = heapUsed() - heapBefore;
     await informer.collection.stop();
@@ -273,7 +195,7 @@ async function streamingSync(bench: Bench): Promise<Sync> {
     const limitHeapBefore = run === 0 ? heapUsed() : 0;
     const controller = new AbortController();
     const t0 = performance.now();
-    const response = await fetch(urlOf(bench.direct, first), {
+    const response = await fetch(urlOf(bench.url, first), {
       signal: controller.signal,
     });
     const map = new Map<string, unknown>();
@@ -308,7 +230,7 @@ async function pagedSync(
   for (let run = 0; run < RUNS; run++) {
     // A server without streaming lists: the informer lists in pages.
     const refusal = bench.server.refuse({ watch: true, status: 422, count: 1 });
-    const informer = await informerSync(bench, bench.direct);
+    const informer = await informerSync(bench, bench.url);
     refusal.allow();
     informerRuns.push(informer.ms);
     await informer.collection.stop();
@@ -319,7 +241,7 @@ async function pagedSync(
     // The limit: the same first page, then the same continue tokens.
     const t0 = performance.now();
     const map = new Map<string, unknown>();
-    let url = urlOf(bench.direct, lists[0]!);
+    let url = urlOf(bench.url, lists[0]!);
     for (;;) {
       const response = await fetch(url);
       const list = JSON.parse(await response.text()) as {
@@ -331,7 +253,7 @@ async function pagedSync(
       if (!token) break;
       const query = new URLSearchParams(lists[0]!.query);
       query.set("continue", token);
-      url = `${bench.direct}${lists[0]!.path}?${query}`;
+      url = `${bench.url}${lists[0]!.path}?${query}`;
     }
     limitRuns.push(performance.now() - t0);
     if (map.size !== OBJECTS) throw new Error(`limit held ${map.size}`);
@@ -412,8 +334,7 @@ async function informerSyncWith(
 const bench = await setUp();
 const sync = await streamingSync(bench);
 const paged = await pagedSync(bench);
-const direct = await throughput(bench, bench.direct);
-const coalesced = await throughput(bench, bench.coalesced);
+const watched = await throughput(bench, bench.url);
 await bench.close();
 
 const rate = (ms: number): string => `${Math.round(EVENTS / (ms / 1000))}/s`;
@@ -437,17 +358,10 @@ const rows: string[][] = [
     "≤ 1.2×",
   ],
   [
-    "watch, 100k MODIFIED, one chunk per event (the fake as it is)",
-    rate(direct.limit),
-    rate(direct.informer),
-    ratio(direct.limit, direct.informer),
-    "≥ 0.9×",
-  ],
-  [
-    "watch, 100k MODIFIED, flushed when nothing more is queued (as the API server)",
-    rate(coalesced.limit),
-    rate(coalesced.informer),
-    ratio(coalesced.limit, coalesced.informer),
+    "watch, 100k MODIFIED",
+    rate(watched.limit),
+    rate(watched.informer),
+    ratio(watched.limit, watched.informer),
     "≥ 0.9×",
   ],
   [

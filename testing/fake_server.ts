@@ -1894,9 +1894,16 @@ function translate(
 }
 
 const encoder = new TextEncoder();
+const FLUSH_SIZE = 64 * 1024;
 
-/** One open watch: a stream of NDJSON lines, one chunk per event. */
+/**
+ * One open watch: a stream of NDJSON lines. Events written in one turn of the
+ * event loop go out as one chunk (at most 64 KiB), as the API server flushes
+ * a watch only once no more events wait, so clients meet real chunking.
+ */
 class WatchStream {
+  #pending = "";
+  #flushQueued = false;
   onChange: (() => void) | undefined;
   #takeCorruption: () => CorruptOptions | undefined;
   #onEnd: () => void;
@@ -1932,19 +1939,30 @@ class WatchStream {
     const line =
       JSON.stringify(this.#table ? this.#table.event(event) : event) + "\n";
     const corrupt = this.#takeCorruption();
+    if (corrupt?.truncate) {
+      this.#pending += line.slice(0, Math.max(1, line.length >> 1));
+      this.close();
+      return;
+    }
+    this.#pending += corrupt
+      ? line.slice(0, Math.max(1, line.length >> 1)) + "\n"
+      : line;
+    if (this.#pending.length >= FLUSH_SIZE) this.#flush();
+    else if (!this.#flushQueued) {
+      this.#flushQueued = true;
+      queueMicrotask(() => {
+        this.#flushQueued = false;
+        this.#flush();
+      });
+    }
+  }
+
+  #flush(): void {
+    if (this.#pending === "" || this.#ended || !this.#controller) return;
+    const chunk = this.#pending;
+    this.#pending = "";
     try {
-      if (corrupt?.truncate) {
-        this.#controller.enqueue(
-          encoder.encode(line.slice(0, Math.max(1, line.length >> 1))),
-        );
-        this.close();
-      } else if (corrupt) {
-        this.#controller.enqueue(
-          encoder.encode(line.slice(0, Math.max(1, line.length >> 1)) + "\n"),
-        );
-      } else {
-        this.#controller.enqueue(encoder.encode(line));
-      }
+      this.#controller.enqueue(encoder.encode(chunk));
     } catch {
       this.#end();
     }
@@ -1975,6 +1993,7 @@ class WatchStream {
 
   close(): void {
     if (this.#ended) return;
+    this.#flush();
     try {
       this.#controller?.close();
     } catch { /* already closed */ }
@@ -1983,6 +2002,7 @@ class WatchStream {
 
   error(reason: unknown): void {
     if (this.#ended) return;
+    this.#flush();
     try {
       this.#controller?.error(reason);
     } catch { /* already closed */ }

@@ -559,3 +559,29 @@ Deno.test("watch of a cluster-scoped resource across namespaces", async () => {
   assert.equal(added.object.metadata.name, "n");
   await lines.cancel();
 });
+
+Deno.test("watch: events of one turn go out as one chunk, later turns as their own", async () => {
+  await using server = new FakeApiServer();
+  const stop = new AbortController();
+  const response = await server.fetch(`${server.url}${CM}?watch=1`, {
+    signal: stop.signal,
+  });
+  const reader = response.body!.getReader();
+  for (const name of ["a", "b", "c"]) {
+    server.put(`${CM}/${name}`, { metadata: { name } });
+  }
+  const decoder = new TextDecoder();
+  const first = decoder.decode((await reader.read()).value);
+  assert.deepEqual(
+    first.trimEnd().split("\n").map((line) =>
+      JSON.parse(line).object.metadata.name
+    ),
+    ["a", "b", "c"],
+  );
+  await new Promise((resolve) => setTimeout(resolve, 0));
+  server.put(`${CM}/d`, { metadata: { name: "d" } });
+  const second = decoder.decode((await reader.read()).value);
+  assert.equal(second.trimEnd().split("\n").length, 1);
+  await reader.cancel();
+  stop.abort();
+});
