@@ -11,6 +11,7 @@ import {
 import type { KubeObject, Status } from "./types.ts";
 import { WatchStream } from "./watch.ts";
 import { type Deadline, Deadlines } from "./_deadlines.ts";
+import { sleep } from "./_sleep.ts";
 import type {
   JSONValue,
   KubernetesTunnel,
@@ -516,12 +517,14 @@ export class Client implements Disposable {
         if (options.body instanceof ReadableStream) throw error;
         const wait = Math.max(error.retryAfterSeconds, 1);
         if (waited + wait > MAX_THROTTLE_WAIT_SECONDS) throw error;
-        const ended = await sleep(
+        const waitSignal = this.#bound.waitSignal ?? this.#bound.signal;
+        const full = await sleep(
           wait * 1000,
-          this.#bound.waitSignal ?? this.#bound.signal,
-          options.signal,
+          options.signal === undefined || waitSignal === undefined
+            ? waitSignal ?? options.signal
+            : AbortSignal.any([waitSignal, options.signal]),
         );
-        if (ended) throw error;
+        if (!full) throw error;
         waited += wait;
       }
     }
@@ -1091,27 +1094,6 @@ async function readToken(path: string): Promise<string | undefined> {
 
 function describe(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
-}
-
-/** Sleeps, or answers `true` early when either signal aborts. */
-function sleep(
-  ms: number,
-  first: AbortSignal | undefined,
-  second: AbortSignal | undefined,
-): Promise<boolean> {
-  if (first?.aborted || second?.aborted) return Promise.resolve(true);
-  return new Promise((resolve) => {
-    const finish = (ended: boolean): void => {
-      clearTimeout(handle);
-      first?.removeEventListener("abort", onAbort);
-      second?.removeEventListener("abort", onAbort);
-      resolve(ended);
-    };
-    const onAbort = (): void => finish(true);
-    const handle = setTimeout(() => finish(false), ms);
-    first?.addEventListener("abort", onAbort, { once: true });
-    second?.addEventListener("abort", onAbort, { once: true });
-  });
 }
 
 function join(

@@ -35,20 +35,3 @@ export class Backoff {
     return Math.round(base + this.#random() * base);
   }
 }
-
-/**
- * Waits `ms` milliseconds on the global timers (read at call time), or until
- * the signal aborts; never rejects.
- */
-export function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  if (signal.aborted) return Promise.resolve();
-  return new Promise<void>((resolve) => {
-    const done = (): void => {
-      clearTimeout(timer);
-      signal.removeEventListener("abort", done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal.addEventListener("abort", done, { once: true });
-  });
-}

@@ -1,11 +1,9 @@
 import assert from "node:assert/strict";
-import { installFakeTime } from "../testing/mod.ts";
 import {
   Backoff,
   BACKOFF_RESET,
   INITIAL_BACKOFF,
   MAX_BACKOFF,
-  sleep,
 } from "./_backoff.ts";
 
 Deno.test("backoff doubles from 800 ms to a 30 s base", () => {
@@ -42,21 +40,4 @@ Deno.test("backoff resets after two minutes without a failure", () => {
   assert.equal(backoff.next(2_000), 3_200);
   assert.equal(backoff.next(2_000 + BACKOFF_RESET), 6_400); // not past it
   assert.equal(backoff.next(2_001 + 2 * BACKOFF_RESET), 800);
-});
-
-Deno.test("sleep ends with its time or its signal, and leaves no timer", async () => {
-  using time = installFakeTime();
-  const controller = new AbortController();
-  let slept = false;
-  const short = sleep(1_000, controller.signal).then(() => slept = true);
-  await time.tick(999);
-  assert.equal(slept, false);
-  await time.tick(1);
-  await short;
-  assert.equal(slept, true);
-  const long = sleep(60_000, controller.signal);
-  controller.abort();
-  await long;
-  assert.equal(time.countTimers(), 0);
-  await sleep(10, controller.signal); // already aborted: at once
 });

@@ -7,7 +7,9 @@ import type { Client } from "../apiclient/client.ts";
 import { ApiError } from "../apiclient/errors.ts";
 import type { KubeList, KubeObject, WatchEvent } from "../apiclient/types.ts";
 import { apiPath } from "../apiclient/path.ts";
-import { Backoff, sleep } from "./_backoff.ts";
+import { sleep } from "../apiclient/_sleep.ts";
+import { key as keyOf } from "../memo/keys.ts";
+import { Backoff } from "./_backoff.ts";
 import {
   eventError,
   isExpired,
@@ -75,14 +77,6 @@ type Step<T extends KubeObject> =
   | { next: "read"; wait: number }
   | { next: "watch"; wait: number; open?: Open<T> }
   | { next: "quiet" };
-
-/** An object's store key: `namespace/name`, or `name` (as `memo.key`). */
-export function keyOf(object: KubeObject): string {
-  const meta = object.metadata;
-  if (meta === undefined) return "";
-  const name = meta.name ?? "";
-  return meta.namespace ? `${meta.namespace}/${name}` : name;
-}
 
 function versionOf(object: KubeObject): string {
   return object.metadata?.resourceVersion ?? "";

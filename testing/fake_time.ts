@@ -19,7 +19,7 @@
  * `settle`):
  *
  * ```ts ignore
- * import { FakeTime } from "jsr:@std/testing/time";
+ * import { FakeTime } from "@std/testing/time";
  *
  * Deno.test("retries after 5 s", async () => {
  *   using time = new FakeTime(0);
