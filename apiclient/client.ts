@@ -520,9 +520,9 @@ export class Client implements Disposable {
         const waitSignal = this.#bound.waitSignal ?? this.#bound.signal;
         const full = await sleep(
           wait * 1000,
-          options.signal === undefined || waitSignal === undefined
-            ? waitSignal ?? options.signal
-            : AbortSignal.any([waitSignal, options.signal]),
+          options.signal === undefined
+            ? waitSignal
+            : join(waitSignal, options.signal),
         );
         if (!full) throw error;
         waited += wait;
