@@ -11,7 +11,9 @@ import {
 import type { KubeObject, Status } from "./types.ts";
 import { WatchStream } from "./watch.ts";
 import { type Deadline, Deadlines } from "./_deadlines.ts";
-import { sleep } from "./_sleep.ts";
+import { MAX_TIMER, sleep } from "../_internal/sleep.ts";
+import { join } from "../_internal/signals.ts";
+import { describe } from "../_internal/errors.ts";
 import type {
   JSONValue,
   KubernetesTunnel,
@@ -39,7 +41,6 @@ export const MAX_THROTTLE_WAIT_SECONDS = 10;
 const MAX_DRAIN = 4 << 20;
 const ERROR_TEXT_LIMIT = 2048;
 // setTimeout fires at once for a longer delay, so a longer limit means none.
-const MAX_TIMER = 2 ** 31 - 1;
 
 /** The final answer to one request, for an observer. */
 export interface Outcome {
@@ -1090,17 +1091,6 @@ async function readToken(path: string): Promise<string | undefined> {
   }
   token = token.trim();
   return token ? `Bearer ${token}` : undefined;
-}
-
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
-
-function join(
-  signal: AbortSignal | undefined,
-  other: AbortSignal,
-): AbortSignal {
-  return signal === undefined ? other : AbortSignal.any([signal, other]);
 }
 
 /** Checks a request timeout: absent or 0 means the default. */

@@ -1,4 +1,5 @@
 import type { Status } from "./types.ts";
+import { describe } from "../_internal/errors.ts";
 
 /** Options for {@linkcode ApiError}. */
 export interface ApiErrorOptions {
@@ -180,7 +181,7 @@ export class WriteRefusedError extends Error {
    * @param cause The guard's error.
    */
   constructor(method: string, path: string, cause: unknown) {
-    const reason = cause instanceof Error ? cause.message : String(cause);
+    const reason = describe(cause);
     super(`${method} ${path} not sent: ${reason}`, { cause });
     this.name = "WriteRefusedError";
     this.method = method;

@@ -38,6 +38,7 @@
 export * from "./client.ts";
 export * from "./errors.ts";
 export * from "./path.ts";
+export * from "./resource.ts";
 export * from "./rest_client.ts";
 export * from "./types.ts";
 export * from "./watch.ts";

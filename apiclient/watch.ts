@@ -1,9 +1,8 @@
 import { MalformedResponseError, WatchIdleError } from "./errors.ts";
 import type { KubeObject, WatchEvent } from "./types.ts";
+import { MAX_TIMER } from "../_internal/sleep.ts";
 
 const BUFFER_SIZE = 256 * 1024;
-// setTimeout fires at once for a longer delay, so a longer limit means none.
-const MAX_TIMER = 2 ** 31 - 1;
 const EVENT_TYPES = new Set([
   "ADDED",
   "MODIFIED",

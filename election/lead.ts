@@ -15,7 +15,9 @@ import {
   recordOf,
   withRecord,
 } from "./_lease.ts";
-import { bounded, sleep, within } from "./_wait.ts";
+import { sleep, within } from "../_internal/sleep.ts";
+import { bounded } from "../_internal/signals.ts";
+import { describe } from "../_internal/errors.ts";
 
 /**
  * How long a waiting copy waits before it takes a Lease whose record did not
@@ -340,7 +342,7 @@ export class Lead implements AsyncDisposable {
     this.#loop().then(
       () => this.#done.resolve(),
       (error) => {
-        this.#report(`election of ${this.#subject} failed: ${message(error)}`);
+        this.#report(`election of ${this.#subject} failed: ${describe(error)}`);
         this.#done.resolve();
       },
     );
@@ -670,7 +672,7 @@ export class Lead implements AsyncDisposable {
     try {
       await this.#update(record, bound.signal);
     } catch (error) {
-      this.#report(`releasing ${this.#subject}: ${message(error)}`);
+      this.#report(`releasing ${this.#subject}: ${describe(error)}`);
       return;
     } finally {
       bound.clear();
@@ -695,7 +697,7 @@ export class Lead implements AsyncDisposable {
       } catch (error) {
         if (!(error instanceof NotFoundError)) {
           this.#report(
-            `reading ${this.#subject} to release it: ${message(error)}`,
+            `reading ${this.#subject} to release it: ${describe(error)}`,
           );
         }
         return;
@@ -720,7 +722,7 @@ export class Lead implements AsyncDisposable {
         return;
       } catch (error) {
         if (!(error instanceof ConflictError)) {
-          this.#report(`releasing ${this.#subject}: ${message(error)}`);
+          this.#report(`releasing ${this.#subject}: ${describe(error)}`);
           return;
         }
       }
@@ -854,7 +856,7 @@ export class Lead implements AsyncDisposable {
   #failed(what: string, error: unknown): void {
     // A request the stop ended is no failure.
     if (this.#stop.signal.aborted) return;
-    const line = `${what}: ${message(error)}`;
+    const line = `${what}: ${describe(error)}`;
     // A waiting copy that is refused fails the same way every retry.
     if (line === this.#lastError) return;
     this.#lastError = line;
@@ -865,11 +867,7 @@ export class Lead implements AsyncDisposable {
     try {
       callback();
     } catch (error) {
-      this.#report(`a callback of ${this.#subject} threw: ${message(error)}`);
+      this.#report(`a callback of ${this.#subject} threw: ${describe(error)}`);
     }
   }
-}
-
-function message(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

@@ -2,6 +2,9 @@ import { type Client, NotFoundError } from "../apiclient/mod.ts";
 import { cut, MAX_MESSAGE, MAX_REASON, namespaceOf } from "./_limits.ts";
 import { keyOf, Series, SERIES_WINDOW } from "./_series.ts";
 import type { Event, EventNote, EventType, ObjectReference } from "./types.ts";
+import { describe } from "../_internal/errors.ts";
+import { sleep } from "../_internal/sleep.ts";
+import { join } from "../_internal/signals.ts";
 
 /**
  * Capacity of the in-memory queue of unwritten Events. In normal operation
@@ -473,24 +476,13 @@ export class Recorder {
   }
 
   /** Waits `ms`, or less when shutdown begins or the signal ends. */
-  #wait(ms: number): Promise<WaitEnd> {
+  async #wait(ms: number): Promise<WaitEnd> {
     const stop = this.#stop.signal;
     const signal = this.#signal;
-    if (signal?.aborted) return Promise.resolve("abort");
-    if (stop.aborted) return Promise.resolve("stop");
-    return new Promise<WaitEnd>((resolve) => {
-      const end = (how: WaitEnd): void => {
-        clearTimeout(timer);
-        stop.removeEventListener("abort", onStop);
-        signal?.removeEventListener("abort", onAbort);
-        resolve(how);
-      };
-      const onStop = (): void => end("stop");
-      const onAbort = (): void => end("abort");
-      const timer = setTimeout(() => end("timer"), ms);
-      stop.addEventListener("abort", onStop, { once: true });
-      signal?.addEventListener("abort", onAbort, { once: true });
-    });
+    if (signal?.aborted) return "abort";
+    if (stop.aborted) return "stop";
+    if (await sleep(ms, join(signal, stop))) return "timer";
+    return signal?.aborted ? "abort" : "stop";
   }
 
   #logFailure(event: Event, error: unknown): void {
@@ -535,10 +527,6 @@ function hostname(): string {
       { cause },
     );
   }
-}
-
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
 
 function logToStderr(line: string): void {

@@ -7,7 +7,7 @@ import type { Client } from "../apiclient/client.ts";
 import { ApiError } from "../apiclient/errors.ts";
 import type { KubeList, KubeObject, WatchEvent } from "../apiclient/types.ts";
 import { apiPath } from "../apiclient/path.ts";
-import { sleep } from "../apiclient/_sleep.ts";
+import { sleep } from "../_internal/sleep.ts";
 import { key as keyOf } from "../memo/keys.ts";
 import { Backoff } from "./_backoff.ts";
 import {
@@ -21,6 +21,7 @@ import {
 import { compareKeys, MemoryStore } from "./_store.ts";
 import type { CollectionOptions, Handler, Source } from "./collection.ts";
 import { DeletedFinalStateUnknown } from "./tombstone.ts";
+import { describe } from "../_internal/errors.ts";
 
 /** Objects per page of a list. */
 export const PAGE_SIZE = 500;
@@ -616,7 +617,7 @@ export class Informer<T extends KubeObject> {
     } catch (error) {
       // The report names the object: a copy dropped without a word would
       // leave nobody a way to learn why an edit was ignored.
-      const message = error instanceof Error ? error.message : String(error);
+      const message = describe(error);
       this.#report(
         new Error(
           `${raw.kind ?? "Object"} ${key} does not decode: ${message}`,

@@ -1,6 +1,7 @@
 // Reading, checking and merging kubeconfig files the way kubectl does.
 import { parseYaml } from "./_yaml.ts";
 import { KubeconfigError } from "./errors.ts";
+import { describe } from "../_internal/errors.ts";
 
 /** One `clusters[].cluster` entry, paths already made absolute. */
 export interface ClusterEntry {
@@ -63,10 +64,6 @@ type Dict = Record<string, unknown>;
 
 function isDict(value: unknown): value is Dict {
   return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
 
 /** A YAML parse error as its reason and 1-based position, quoting no text. */

@@ -1,6 +1,7 @@
 // Exec credential plugins (client.authentication.k8s.io v1 and v1beta1).
 import type { ExecEntry } from "./_config.ts";
 import { CredentialPluginError, KubeconfigError } from "./errors.ts";
+import { describe } from "../_internal/errors.ts";
 
 /** The API versions of `ExecCredential` this client speaks. */
 export const EXEC_API_VERSIONS: readonly string[] = [
@@ -125,7 +126,7 @@ export class ExecCredential {
         signal: stop.signal,
       }).output();
     } catch (cause) {
-      let reason = cause instanceof Error ? cause.message : String(cause);
+      let reason = describe(cause);
       if (cause instanceof Deno.errors.NotFound) {
         reason = "the command was not found";
         if (this.#entry.installHint) {

@@ -7,6 +7,7 @@ import {
 } from "./_config.ts";
 import { type ExecClusterInfo, ExecCredential } from "./_exec.ts";
 import { KubeconfigError } from "./errors.ts";
+import { describe } from "../_internal/errors.ts";
 
 /** The default limit of one exec credential plugin run: 60 s. */
 export const DEFAULT_EXEC_TIMEOUT = 60_000;
@@ -57,10 +58,6 @@ export interface KubeconfigClient extends Disposable {
   readonly namespace: string;
   /** The kubeconfig files that were read, in merge order. */
   readonly files: readonly string[];
-}
-
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
 
 function env(name: string): string | undefined {

@@ -59,6 +59,7 @@ export type {
   ObjectMeta,
   OwnerReference,
 } from "../apiclient/types.ts";
+import { sleep } from "../_internal/sleep.ts";
 
 /** A resource to serve, as {@linkcode FakeApiServer.register} takes it. */
 export interface ResourceDefinition {
@@ -1218,24 +1219,13 @@ export class FakeApiServer implements AsyncDisposable {
 
   // Waits on the (possibly fake) clock; ends early, rejecting, when the
   // client aborts, the server goes down (a reset connection) or is disposed.
-  #sleep(ms: number, signal: AbortSignal): Promise<void> {
+  async #sleep(ms: number, signal: AbortSignal): Promise<void> {
     const ended = AbortSignal.any([
       signal,
       this.#downSignal.signal,
       this.#disposed.signal,
     ]);
-    return new Promise((resolve, reject) => {
-      const onAbort = () => {
-        clearTimeout(timer);
-        reject(ended.reason);
-      };
-      const timer = setTimeout(() => {
-        ended.removeEventListener("abort", onAbort);
-        resolve();
-      }, ms);
-      if (ended.aborted) return onAbort();
-      ended.addEventListener("abort", onAbort, { once: true });
-    });
+    if (!(await sleep(ms, ended))) throw ended.reason;
   }
 
   // ------------------------------------------------------------------- verbs

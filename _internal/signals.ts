@@ -1,11 +1,24 @@
 /**
- * Abortable waits on the global timers, read at call time so a fake clock
- * drives them.
+ * Signal helpers shared by the modules.
  *
  * @module
  */
 
-export { sleep } from "../apiclient/_sleep.ts";
+import { MAX_TIMER } from "./sleep.ts";
+
+/**
+ * Combines an optional signal with another.
+ *
+ * @param signal The first signal, if any.
+ * @param other The second signal.
+ * @returns A signal that aborts when either does.
+ */
+export function join(
+  signal: AbortSignal | undefined,
+  other: AbortSignal,
+): AbortSignal {
+  return signal === undefined ? other : AbortSignal.any([signal, other]);
+}
 
 /** A signal that aborts after a time or with a parent; clear it when done. */
 export interface Bounded {
@@ -16,8 +29,8 @@ export interface Bounded {
 }
 
 /**
- * A signal bounded in time, built from `setTimeout` (not
- * `AbortSignal.timeout`, which fake clocks do not drive).
+ * A signal bounded in time, built from `setTimeout` rather than
+ * `AbortSignal.timeout` (which sinon's fake clock does not drive).
  *
  * @param ms The bound.
  * @param what Names the bound in the timeout's message.
@@ -37,7 +50,7 @@ export function bounded(
     controller.abort(
       new DOMException(`${what} took longer than ${ms} ms`, "TimeoutError"),
     );
-  }, ms);
+  }, Math.min(ms, MAX_TIMER));
   return {
     signal: controller.signal,
     clear(): void {
@@ -45,30 +58,4 @@ export function bounded(
       parent?.removeEventListener("abort", onAbort);
     },
   };
-}
-
-/**
- * Waits for a promise at most `ms` milliseconds.
- *
- * @param promise What to wait for; it is not cancelled.
- * @param ms The bound.
- * @returns `true` when the promise settled in time.
- */
-export function within(
-  promise: Promise<unknown>,
-  ms: number,
-): Promise<boolean> {
-  return new Promise<boolean>((resolve) => {
-    const timer = setTimeout(() => resolve(false), ms);
-    promise.then(
-      () => {
-        clearTimeout(timer);
-        resolve(true);
-      },
-      () => {
-        clearTimeout(timer);
-        resolve(true);
-      },
-    );
-  });
 }
