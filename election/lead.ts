@@ -1,6 +1,6 @@
 /**
- * The Lease elector with client-go's semantics, and the reference's four
- * additions: the renewal clock behind the write guard, exit on loss, the take
+ * The Lease elector with client-go's semantics, and four additions of this
+ * library: the renewal clock behind the write guard, exit on loss, the take
  * of this pod's own expired Lease, and a second release after a step-down.
  *
  * @module

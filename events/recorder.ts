@@ -160,7 +160,7 @@ export class Recorder {
     this.#signal = options.signal;
     this.#client = options.signal ? client.withSignal(options.signal) : client;
     this.#component = component;
-    // Empty counts as absent, as in the reference: an Event with no instance
+    // An empty instance counts as absent: an Event with no instance
     // cannot be told apart from another replica's.
     this.#instance = options.instance || hostname();
     this.#log = options.log ?? logToStderr;
