@@ -158,7 +158,7 @@ export function objectKey(
  *
  * @param resource The collection the object belongs to.
  * @param object The store key, or the object.
- * @returns The reference; its namespace is the key's or the object's.
+ * @returns The object's {@linkcode ObjectRef}; its namespace is the key's or the object's.
  */
 export function objectRef(
   resource: Resource,

@@ -1,4 +1,5 @@
 import type { KubeObject, ObjectMeta } from "../apiclient/types.ts";
+import { objectKey } from "../apiclient/resource.ts";
 
 /**
  * Builds the cache key of an object: `namespace/name`, or just `name` when
@@ -18,11 +19,7 @@ import type { KubeObject, ObjectMeta } from "../apiclient/types.ts";
  * @returns The store key.
  */
 export function key(object: KubeObject | ObjectMeta): string {
-  const meta: ObjectMeta = "metadata" in object && object.metadata !== undefined
-    ? (object as KubeObject).metadata
-    : object as ObjectMeta;
-  const name = meta.name ?? "";
-  return meta.namespace ? `${meta.namespace}/${name}` : name;
+  return objectKey(object);
 }
 
 /**
