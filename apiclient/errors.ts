@@ -293,6 +293,38 @@ export class RequestTimeoutError extends Error {
 }
 
 /**
+ * The pod's in-cluster configuration is missing or wrong, so
+ * {@linkcode Client.inCluster} cannot make a client: the process runs outside
+ * a cluster (`KUBERNETES_SERVICE_HOST` or `KUBERNETES_SERVICE_PORT` unset), or
+ * the ServiceAccount's CA or token file is missing or holds no usable
+ * certificate. The message names the file or variable that was wrong and
+ * never carries the token; the underlying error, if any, is the `cause`.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { Client, InClusterConfigError } from "@liken/kubernetes/apiclient";
+ *
+ * await assert.rejects(
+ *   Client.inCluster({ serviceAccountDir: "/nowhere", server: "https://127.0.0.1:6443" }),
+ *   InClusterConfigError,
+ * );
+ * ```
+ */
+export class InClusterConfigError extends Error {
+  /**
+   * Makes an in-cluster configuration error.
+   *
+   * @param message What was wrong, naming the file or variable.
+   * @param options The underlying error as `cause`.
+   */
+  constructor(message: string, options: { cause?: unknown } = {}) {
+    super(message, options);
+    this.name = "InClusterConfigError";
+  }
+}
+
+/**
  * Whether a write failed because its copy is not the server's copy: another
  * writer changed the object (409) or deleted it (404).
  *

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { Client, MalformedResponseError } from "./mod.ts";
+import { Client, InClusterConfigError, MalformedResponseError } from "./mod.ts";
 import { testCerts } from "../testing/certs.ts";
 import { fakeServiceAccount } from "../testing/service_account.ts";
 
@@ -31,6 +31,10 @@ Deno.test("inCluster outside a cluster says so", async () => {
       Client.inCluster({ serviceAccountDir: account.dir }),
       /Not running in a cluster: KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT are unset/,
     );
+    await assert.rejects(
+      Client.inCluster({ serviceAccountDir: account.dir }),
+      InClusterConfigError,
+    );
   });
 });
 
@@ -58,7 +62,7 @@ Deno.test("inCluster takes the server from the environment, brackets an IPv6 hos
   assert.equal(explicit.server, "https://127.0.0.1:6443");
 });
 
-Deno.test("inCluster: a missing CA, a CA without a certificate, a missing token are clear errors", async () => {
+Deno.test("inCluster: a missing CA, a CA without a certificate, a missing token are clear InClusterConfigErrors", async () => {
   const server = "https://127.0.0.1:6443";
   {
     await using account = await fakeServiceAccount();
@@ -70,6 +74,10 @@ Deno.test("inCluster: a missing CA, a CA without a certificate, a missing token 
           `Cannot read the ServiceAccount CA ${account.dir}/ca.crt`,
         ),
     );
+    await assert.rejects(
+      Client.inCluster({ serviceAccountDir: account.dir, server }),
+      InClusterConfigError,
+    );
   }
   {
     await using account = await fakeServiceAccount({
@@ -80,6 +88,10 @@ Deno.test("inCluster: a missing CA, a CA without a certificate, a missing token 
       new RegExp(
         `The ServiceAccount CA ${account.dir}/ca.crt holds no certificate`,
       ),
+    );
+    await assert.rejects(
+      Client.inCluster({ serviceAccountDir: account.dir, server }),
+      InClusterConfigError,
     );
   }
   {
@@ -93,6 +105,10 @@ Deno.test("inCluster: a missing CA, a CA without a certificate, a missing token 
           `The ServiceAccount CA ${account.dir}/ca.crt holds no valid certificate: `,
         ),
     );
+    await assert.rejects(
+      Client.inCluster({ serviceAccountDir: account.dir, server }),
+      InClusterConfigError,
+    );
   }
   {
     await using account = await fakeServiceAccount();
@@ -104,7 +120,26 @@ Deno.test("inCluster: a missing CA, a CA without a certificate, a missing token 
           `Cannot read the ServiceAccount token ${account.dir}/token`,
         ),
     );
+    await assert.rejects(
+      Client.inCluster({ serviceAccountDir: account.dir, server }),
+      InClusterConfigError,
+    );
   }
+});
+
+Deno.test("an InClusterConfigError is named, keeps its cause, never holds the token", async () => {
+  await using account = await fakeServiceAccount({
+    token: "secret-token",
+    ca: "-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n",
+  });
+  const error = await Client.inCluster({
+    serviceAccountDir: account.dir,
+    server: "https://127.0.0.1:6443",
+  }).then(() => assert.fail("expected an InClusterConfigError"), (e) => e);
+  assert.ok(error instanceof InClusterConfigError);
+  assert.equal(error.name, "InClusterConfigError");
+  assert.ok(error.cause !== undefined);
+  assert.ok(!error.message.includes("secret-token"));
 });
 
 function tlsServer(

@@ -3,7 +3,11 @@
  * needs nothing but the pod's ServiceAccount, reads the rotating token on
  * every request, maps failures to typed errors, waits out short 429s, lets a
  * write guard stop writes and an observer hear every outcome, and streams
- * watches that end when asked and never hang silently.
+ * watches that end when asked and never hang silently. Things on the server
+ * are named by a {@linkcode Resource} (which collection) or an
+ * {@linkcode ObjectRef} (which object); paths and store keys derive from
+ * them ({@linkcode collectionPath}, {@linkcode objectPath},
+ * {@linkcode objectKey}, {@linkcode objectRef}).
  *
  * Permissions: `--allow-net=<api host>`; for {@linkcode Client.inCluster} also
  * `--allow-env=KUBERNETES_SERVICE_HOST,KUBERNETES_SERVICE_PORT` and
@@ -11,11 +15,11 @@
  *
  * @example In a pod
  * ```ts ignore
- * import { Client } from "@liken/kubernetes/apiclient";
+ * import { Client, collectionPath } from "@liken/kubernetes/apiclient";
  *
  * using client = await Client.inCluster();
  * const pods = await client.get<{ items: unknown[] }>(
- *   `/api/v1/namespaces/${client.defaultNamespace}/pods`,
+ *   collectionPath({ version: "v1", resource: "pods", namespace: client.defaultNamespace }),
  * );
  * console.log(pods.items.length);
  * ```
@@ -23,12 +27,12 @@
  * @example Against the fake API server
  * ```ts
  * import assert from "node:assert/strict";
- * import { apiPath, Client } from "@liken/kubernetes/apiclient";
+ * import { Client, collectionPath } from "@liken/kubernetes/apiclient";
  * import { FakeApiServer } from "@liken/kubernetes/testing";
  *
  * await using server = new FakeApiServer();
  * const client = new Client(server.url, { fetch: server.fetch });
- * const path = apiPath({ version: "v1", resource: "configmaps", namespace: "default" });
+ * const path = collectionPath({ version: "v1", resource: "configmaps", namespace: "default" });
  * const made = await client.create(path, { metadata: { name: "a" } });
  * assert.equal(made.metadata.namespace, "default");
  * ```
@@ -37,7 +41,7 @@
  */
 export * from "./client.ts";
 export * from "./errors.ts";
-export * from "./path.ts";
+export * from "./options.ts";
 export * from "./resource.ts";
 export * from "./rest_client.ts";
 export * from "./types.ts";

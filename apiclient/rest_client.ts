@@ -6,7 +6,6 @@
  *
  * @module
  */
-import type { Client } from "./client.ts";
 
 /** A value JSON can encode. */
 export type JSONValue =
@@ -35,25 +34,25 @@ export interface RestRequestOptions {
   /** The API path, without the query. */
   path: string;
   /** The query. */
-  querystring?: URLSearchParams;
+  querystring?: URLSearchParams | undefined;
   /** Ends the request (or the stream). */
-  abortSignal?: AbortSignal;
+  abortSignal?: AbortSignal | undefined;
   /** The body's content type (patches state their dialect here). */
-  contentType?: string;
+  contentType?: string | undefined;
   /** A body of bytes. */
-  bodyRaw?: Uint8Array;
+  bodyRaw?: Uint8Array | undefined;
   /** A body sent as JSON. */
-  bodyJson?: JSONValue;
+  bodyJson?: JSONValue | undefined;
   /** A streamed body. */
-  bodyStream?: ReadableStream<Uint8Array>;
+  bodyStream?: ReadableStream<Uint8Array> | undefined;
   /** The `Accept` header. Default `application/json`. */
-  accept?: string;
+  accept?: string | undefined;
   /** Subprotocols of a tunnel (exec, attach, port-forward): not supported. */
-  expectTunnel?: string[];
+  expectTunnel?: string[] | undefined;
   /** Answer a stream rather than a whole body. */
-  expectStream?: boolean;
+  expectStream?: boolean | undefined;
   /** Decode the answer as JSON (per line, for a stream). */
-  expectJson?: boolean;
+  expectJson?: boolean | undefined;
 }
 
 /**
@@ -72,8 +71,8 @@ export interface KubernetesTunnel {
    * @returns The channel's streams.
    */
   getChannel<R extends boolean, W extends boolean>(options: {
-    spdyHeaders?: Record<string, string | number>;
-    streamIndex?: number;
+    spdyHeaders?: Record<string, string | number> | undefined;
+    streamIndex?: number | undefined;
     readable: R;
     writable: W;
   }): Promise<{
@@ -145,7 +144,3 @@ export interface RestClient {
   /** The namespace requests default to. */
   defaultNamespace?: string | undefined;
 }
-
-// A compile-time check that Client keeps satisfying the contract.
-const _satisfies: (client: Client) => RestClient = (client) => client;
-void _satisfies;

@@ -16,7 +16,7 @@
 // the fake's HTTP server, which runs in this process.
 import { Client } from "../apiclient/mod.ts";
 import type { KubeObject } from "../apiclient/types.ts";
-import { type Collection, start } from "../informer/mod.ts";
+import { Collection } from "../informer/mod.ts";
 import { FakeApiServer, type RecordedRequest } from "../testing/mod.ts";
 
 const OBJECTS = 10_000;
@@ -166,7 +166,10 @@ async function informerSync(
   const client = new Client(base, { timeout: 120_000 });
   const synced = Promise.withResolvers<void>();
   const t0 = performance.now();
-  const collection = start(client, { version: "v1", resource: "configmaps" }, {
+  const collection = new Collection(client, {
+    version: "v1",
+    resource: "configmaps",
+  }, {
     synced: synced.resolve,
   });
   await synced.promise;
@@ -321,7 +324,10 @@ async function informerSyncWith(
   const since = bench.server.requests.length;
   const client = new Client(base, { timeout: 120_000 });
   const synced = Promise.withResolvers<void>();
-  const collection = start(client, { version: "v1", resource: "configmaps" }, {
+  const collection = new Collection(client, {
+    version: "v1",
+    resource: "configmaps",
+  }, {
     handler: { update },
     synced: synced.resolve,
   });

@@ -6,6 +6,26 @@
  */
 
 import type { KubeObject } from "../apiclient/types.ts";
+import type { ObjectRef } from "../apiclient/resource.ts";
+
+/**
+ * Which Lease: the {@linkcode ObjectRef} of a `coordination.k8s.io/v1`
+ * Lease, from which every path of the election is derived.
+ *
+ * @param lease The Lease's namespace and name.
+ * @returns Its reference.
+ */
+export function leaseRef(
+  lease: { namespace: string; name: string },
+): ObjectRef {
+  return {
+    group: "coordination.k8s.io",
+    version: "v1",
+    resource: "leases",
+    namespace: lease.namespace,
+    name: lease.name,
+  };
+}
 
 /** The spec of a `coordination.k8s.io/v1` Lease. */
 export interface LeaseSpec {

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { Client, WriteRefusedError } from "../apiclient/mod.ts";
+import { Client, objectPath, WriteRefusedError } from "../apiclient/mod.ts";
+import { describe } from "../_internal/errors.ts";
 import { FakeApiServer, installFakeTime } from "../testing/mod.ts";
 import type { FakeTime, HoldLeaseOptions } from "../testing/mod.ts";
 import {
@@ -13,8 +14,13 @@ import { FaultyLink } from "./_link_test_util.ts";
 
 const NAMESPACE = "default";
 const NAME = "op";
-const PATH =
-  `/apis/coordination.k8s.io/v1/namespaces/${NAMESPACE}/leases/${NAME}`;
+const LEASE = { namespace: NAMESPACE, name: NAME };
+const PATH = objectPath({
+  group: "coordination.k8s.io",
+  version: "v1",
+  resource: "leases",
+  ...LEASE,
+});
 const START = Date.UTC(2026, 11, 2, 12, 0, 0);
 const MICRO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/;
 
@@ -29,7 +35,10 @@ interface LeaseShape {
   };
 }
 
-/** One candidate: its lead, its report lines, its exits, its link. */
+/**
+ * One candidate: its lead, its lines (`log` and `onError` in order), its
+ * exits, its link.
+ */
 interface Candidate {
   lead: Lead;
   lines: string[];
@@ -48,10 +57,10 @@ function candidate(
   const link = new FaultyLink(server.fetch);
   const client = new Client(server.url, { fetch: link.fetch });
   const lead = new Lead(client, {
-    name: NAME,
-    namespace: NAMESPACE,
+    lease: LEASE,
     pod,
-    report: (line) => lines.push(line),
+    log: (line) => lines.push(line),
+    onError: (error) => lines.push(describe(error)),
     exit: (code) => exits.push({ code, at: Date.now() }),
     ...options,
   });
@@ -103,7 +112,9 @@ function allows(lead: Lead): boolean {
 Deno.test("acquires an absent Lease with a MicroTime record", async () => {
   using time = installFakeTime({ now: START });
   await using server = new FakeApiServer();
-  const a = candidate(server, "op-a");
+  // Another process of the same pod, elsewhere: only its identity matters.
+  await using elsewhere = new FakeApiServer();
+  const a = candidate(elsewhere, "op-a");
   const started: AbortSignal[] = [];
   const leaders: string[] = [];
   const c = candidate(server, "op-a", {
@@ -112,7 +123,7 @@ Deno.test("acquires an absent Lease with a MicroTime record", async () => {
   });
   assert.match(c.lead.identity, /^op-a_[0-9a-f]{8}$/);
   assert.notEqual(c.lead.identity, a.lead.identity);
-  assert.equal(await c.lead.await(), true);
+  await c.lead.leading();
   assert.ok(c.lead.leads());
   c.lead.mayWrite();
   const stored = lease(server);
@@ -137,7 +148,7 @@ Deno.test("acquires an absent Lease with a MicroTime record", async () => {
   assert.equal(renewed.spec.acquireTime, "2026-12-02T12:00:00.000000Z");
   assert.ok(Date.parse(renewed.spec.renewTime!) >= START + 55_000);
 
-  await c.lead.stepDown();
+  await c.lead.stop();
   assert.equal(started[0]!.aborted, true, "the lead's signal ends");
   assert.equal(lease(server).spec.holderIdentity, "");
   assert.equal(lease(server).spec.leaseDurationSeconds, 1);
@@ -145,6 +156,7 @@ Deno.test("acquires an absent Lease with a MicroTime record", async () => {
   assert.equal(c.lead.leads(), false);
   assert.throws(() => c.lead.mayWrite(), /stepping down/);
   await c.lead.done;
+  await a.lead.stop();
   void time;
 });
 
@@ -153,10 +165,10 @@ Deno.test("takes a Lease that names no holder at once", async () => {
   await using server = new FakeApiServer();
   hold(server, "", { leaseTransitions: 4 });
   const c = candidate(server, "op-b");
-  assert.equal(await c.lead.await(), true);
+  await c.lead.leading();
   assert.equal(lease(server).spec.holderIdentity, c.lead.identity);
   assert.equal(lease(server).spec.leaseTransitions, 5);
-  await c.lead.stepDown();
+  await c.lead.stop();
 });
 
 Deno.test("waits a whole duration from its own observation of a live holder", async () => {
@@ -169,7 +181,6 @@ Deno.test("waits a whole duration from its own observation of a live holder", as
   const c = candidate(server, "op-a", {
     onNewLeader: (identity) => leaders.push(identity),
   });
-  c.lead.run();
   await time.tick(29_900);
   assert.equal(c.lead.leads(), false);
   assert.equal(allows(c.lead), false);
@@ -181,15 +192,14 @@ Deno.test("waits a whole duration from its own observation of a live holder", as
   assert.ok(took >= 30_000 && took <= 41_000, `took it after ${took} ms`);
   assert.deepEqual(leaders, ["other-pod_1234", c.lead.identity]);
   assert.equal(lease(server).spec.leaseTransitions, 1);
-  await c.lead.stepDown();
+  await c.lead.stop();
 });
 
 Deno.test("never takes a Lease whose holder keeps renewing", async () => {
   using time = installFakeTime({ now: START });
   await using server = new FakeApiServer();
-  const c = candidate(server, "op-a");
   hold(server, "b_1");
-  c.lead.run();
+  const c = candidate(server, "op-a");
   for (let i = 0; i < 24; i++) {
     await time.tick(5_000);
     hold(server, "b_1");
@@ -199,7 +209,7 @@ Deno.test("never takes a Lease whose holder keeps renewing", async () => {
   // A waiting copy reads every 5 to 11 s.
   const reads = server.count({ method: "GET", path: PATH });
   assert.ok(reads >= 11 && reads <= 25, `${reads} reads in 120 s`);
-  await c.lead.stepDown();
+  await c.lead.stop();
   assert.equal(server.leaseHolder(NAMESPACE, NAME), "b_1", "left alone");
 });
 
@@ -207,12 +217,11 @@ Deno.test("a waiting copy takes a released Lease on its next retry", async () =>
   using time = installFakeTime({ now: START });
   await using server = new FakeApiServer();
   const a = candidate(server, "op-a");
+  await a.lead.leading();
   const b = candidate(server, "op-b");
-  assert.equal(await a.lead.await(), true);
-  b.lead.run();
   await time.tick(20_000);
   assert.equal(b.lead.leads(), false);
-  await a.lead.stepDown();
+  await a.lead.stop();
   assert.ok(a.lines.includes("released Lease default/op"));
   const stored = lease(server);
   assert.equal(stored.spec.holderIdentity, "");
@@ -221,16 +230,15 @@ Deno.test("a waiting copy takes a released Lease on its next retry", async () =>
   assert.ok(took <= 11_000, `took the released Lease after ${took} ms`);
   assert.equal(lease(server).spec.leaseTransitions, 1);
   assert.deepEqual(a.exits, []);
-  await b.lead.stepDown();
+  await b.lead.stop();
 });
 
 Deno.test("step down releases even when a late renewal makes the first release conflict", async () => {
   using time = installFakeTime({ now: START });
   await using server = new FakeApiServer();
   const a = candidate(server, "op-a");
+  await a.lead.leading();
   const b = candidate(server, "op-b");
-  assert.equal(await a.lead.await(), true);
-  b.lead.run();
   await time.tick(12_000);
   // The next renewal stays in flight; the step-down aborts it, and the
   // server applies it after the elector's own release read the Lease.
@@ -240,16 +248,16 @@ Deno.test("step down releases even when a late renewal makes the first release c
   const conflicts = server.count({ method: "PUT" });
   // The second release's first read is followed by one more late write.
   server.landAfterNextRead({ path: PATH });
-  const stepping = a.lead.stepDown();
+  const stepping = a.lead.stop();
   a.link.resume();
   await stepping;
   const lines = a.lines.join("\n");
   assert.match(
     lines,
-    /releasing Lease default\/op: .*409/,
+    /Releasing Lease default\/op: .*409/,
     "the first conflicts",
   );
-  assert.doesNotMatch(lines, /renewing/, "the stop is no failure");
+  assert.doesNotMatch(lines, /renewing/i, "the stop is no failure");
   assert.ok(a.lines.at(-1) === "released Lease default/op", lines);
   assert.equal(lease(server).spec.holderIdentity, "");
   assert.equal(lease(server).spec.leaseDurationSeconds, 1);
@@ -259,14 +267,14 @@ Deno.test("step down releases even when a late renewal makes the first release c
   const took = await until(time, () => b.lead.leads(), 12_000);
   assert.ok(took <= 11_000, `took it after ${took} ms`);
   assert.deepEqual(a.exits, []);
-  await b.lead.stepDown();
+  await b.lead.stop();
 });
 
 Deno.test("the second release reads again at most 3 times", async () => {
   using time = installFakeTime({ now: START });
   await using server = new FakeApiServer();
   const a = candidate(server, "op-a");
-  assert.equal(await a.lead.await(), true);
+  await a.lead.leading();
   await time.tick(2_000);
   // A renewal of this process lands late, so the first release conflicts;
   // then every read of the second release is followed by another one.
@@ -274,7 +282,7 @@ Deno.test("the second release reads again at most 3 times", async () => {
   for (let i = 0; i < 4; i++) server.landAfterNextRead({ path: PATH });
   const gets = server.count({ method: "GET", path: PATH });
   const puts = server.count({ method: "PUT", path: PATH });
-  await a.lead.stepDown();
+  await a.lead.stop();
   assert.equal(server.count({ method: "GET", path: PATH }) - gets, 3);
   // The elector's release, then one write per read of the second release.
   assert.equal(server.count({ method: "PUT", path: PATH }) - puts, 4);
@@ -288,19 +296,19 @@ Deno.test("a step-down against a server that never answers ends within the bound
   using time = installFakeTime({ now: START });
   await using server = new FakeApiServer();
   const a = candidate(server, "op-a");
-  assert.equal(await a.lead.await(), true);
+  await a.lead.leading();
   await time.tick(2_000);
   a.link.pause();
   let ended = false;
-  const stepping = a.lead.stepDown().then(() => ended = true);
+  const stepping = a.lead.stop().then(() => ended = true);
   // The elector's release has RENEW_DEADLINE, the second release half of it.
   await time.tick(RENEW_DEADLINE + RENEW_DEADLINE / 2 - 1);
   assert.equal(ended, false);
   await time.tick(1);
   await stepping;
   assert.equal(ended, true);
-  assert.match(a.lines.join("\n"), /releasing Lease default\/op: /);
-  assert.match(a.lines.join("\n"), /reading Lease default\/op to release it: /);
+  assert.match(a.lines.join("\n"), /Releasing Lease default\/op: /);
+  assert.match(a.lines.join("\n"), /Reading Lease default\/op to release it: /);
   assert.deepEqual(a.exits, []);
   a.link.heal();
   await time.settle();
@@ -310,24 +318,23 @@ Deno.test("a refused release leaves the Lease to expire", async () => {
   using time = installFakeTime({ now: START });
   await using server = new FakeApiServer();
   const a = candidate(server, "op-a");
-  assert.equal(await a.lead.await(), true);
+  await a.lead.leading();
   await time.tick(3_000);
   const refusal = server.refuse({ method: "PUT", path: PATH, status: 403 });
-  await a.lead.stepDown();
+  await a.lead.stop();
   refusal.allow();
   assert.equal(server.leaseHolder(NAMESPACE, NAME), a.lead.identity);
   assert.equal(lease(server).spec.leaseDurationSeconds, 30);
-  assert.equal(a.lines.filter((l) => l.startsWith("releasing")).length, 2);
+  assert.equal(a.lines.filter((l) => l.startsWith("Releasing")).length, 2);
   assert.equal(a.lines.includes("released Lease default/op"), false);
   assert.deepEqual(a.exits, []);
   // Another pod waits the whole duration from its first read.
   const b = candidate(server, "op-b");
-  b.lead.run();
   await time.tick(29_000);
   assert.equal(b.lead.leads(), false);
   const took = 29_000 + await until(time, () => b.lead.leads(), 13_000);
   assert.ok(took >= 30_000 && took <= 41_000, `took it after ${took} ms`);
-  await b.lead.stepDown();
+  await b.lead.stop();
 });
 
 for (const fault of ["down", "hang"] as const) {
@@ -337,7 +344,7 @@ for (const fault of ["down", "hang"] as const) {
     const a = candidate(server, "op-a");
     const writer = new Client(server.url, { fetch: server.fetch })
       .withWriteGuard(a.lead.mayWrite);
-    assert.equal(await a.lead.await(), true);
+    await a.lead.leading();
     await time.tick(7_000);
     // T: the send time of the last accepted renewal.
     const renewals = server.requests.filter((r) =>
@@ -375,7 +382,7 @@ for (const fault of ["down", "hang"] as const) {
     assert.equal(a.lead.leads(), false);
     await a.lead.done;
     a.link.heal();
-    await a.lead.stepDown();
+    await a.lead.stop();
   });
 }
 
@@ -383,9 +390,8 @@ Deno.test("after a loss the release waits until the writes the guard allowed hav
   using time = installFakeTime({ now: START });
   await using server = new FakeApiServer();
   const a = candidate(server, "op-a");
+  await a.lead.leading();
   const b = candidate(server, "op-b");
-  assert.equal(await a.lead.await(), true);
-  b.lead.run();
   await time.tick(7_000);
   const last =
     server.requests.filter((r) => r.method === "PUT" && r.path === PATH).at(-1)!
@@ -407,7 +413,7 @@ Deno.test("after a loss the release waits until the writes the guard allowed hav
   assert.deepEqual(a.exits.map((e) => e.at - last), [25_000]);
   const took = await until(time, () => b.lead.leads(), 12_000);
   assert.ok(took <= 11_000, `took it ${took} ms after the release`);
-  await b.lead.stepDown();
+  await b.lead.stop();
 });
 
 Deno.test("403 on every Lease request keeps a waiting copy waiting", async () => {
@@ -415,7 +421,6 @@ Deno.test("403 on every Lease request keeps a waiting copy waiting", async () =>
   await using server = new FakeApiServer();
   const refusal = server.refuse({ path: /\/leases/, status: 403 });
   const c = candidate(server, "op-a");
-  c.lead.run();
   await time.tick(300_000);
   assert.equal(c.lead.leads(), false);
   assert.equal(allows(c.lead), false);
@@ -424,12 +429,12 @@ Deno.test("403 on every Lease request keeps a waiting copy waiting", async () =>
   assert.ok(reads >= 27 && reads <= 61, `${reads} reads in 5 min`);
   // The same failure is reported once, not every retry.
   assert.equal(c.lines.length, 1);
-  assert.match(c.lines[0]!, /^reading Lease default\/op: /);
+  assert.match(c.lines[0]!, /^Reading Lease default\/op: /);
   assert.equal(server.object(PATH), undefined);
   refusal.allow();
   const took = await until(time, () => c.lead.leads(), 12_000);
   assert.ok(took <= 11_000);
-  await c.lead.stepDown();
+  await c.lead.stop();
 });
 
 Deno.test("an earlier process of this pod is taken at once", async () => {
@@ -440,11 +445,11 @@ Deno.test("an earlier process of this pod is taken at once", async () => {
     leaseTransitions: 2,
   });
   const c = candidate(server, "op-a");
-  assert.equal(await c.lead.await(), true);
+  await c.lead.leading();
   assert.equal(time.now(), START, "no wait");
   assert.equal(lease(server).spec.holderIdentity, c.lead.identity);
   assert.equal(lease(server).spec.leaseTransitions, 3);
-  await c.lead.stepDown();
+  await c.lead.stop();
 });
 
 Deno.test("an earlier process of this pod whose Lease is young is waited for", async () => {
@@ -452,14 +457,13 @@ Deno.test("an earlier process of this pod whose Lease is young is waited for", a
   await using server = new FakeApiServer();
   hold(server, "op-a_0badf00d", { renewTime: START - 20_000 });
   const c = candidate(server, "op-a");
-  c.lead.run();
   await time.tick(9_900);
   assert.equal(c.lead.leads(), false);
   // Taken at the first read once renewTime is 30 s old (by this node's
   // clock), before a whole duration from the first read.
   const took = 9_900 + await until(time, () => c.lead.leads(), 15_000);
   assert.ok(took >= 10_000 && took <= 21_000, `took it after ${took} ms`);
-  await c.lead.stepDown();
+  await c.lead.stop();
 });
 
 for (const other of ["op-ab_0badf00d", "op-a-2_0badf00d"]) {
@@ -468,13 +472,12 @@ for (const other of ["op-ab_0badf00d", "op-a-2_0badf00d"]) {
     await using server = new FakeApiServer();
     hold(server, other, { renewTime: START - 3_600_000 });
     const c = candidate(server, "op-a");
-    c.lead.run();
     await time.tick(29_900);
     assert.equal(c.lead.leads(), false);
     assert.equal(server.leaseHolder(NAMESPACE, NAME), other);
     const took = 29_900 + await until(time, () => c.lead.leads(), 15_000);
     assert.ok(took >= 30_000, `took it after ${took} ms`);
-    await c.lead.stepDown();
+    await c.lead.stop();
   });
 }
 
@@ -484,12 +487,7 @@ Deno.test("a stop before the Lease clears an expired earlier process of this pod
   hold(server, "op-a_0badf00d", { renewTime: START - 29_000 });
   const c = candidate(server, "op-a");
   const stop = new AbortController();
-  const started = Lead.start(c.client, {
-    name: NAME,
-    namespace: NAMESPACE,
-    pod: "op-a",
-    signal: stop.signal,
-  });
+  const started = c.lead.leading({ signal: stop.signal });
   await time.tick(2_000);
   stop.abort();
   await assert.rejects(started, StoppedError);
@@ -498,23 +496,22 @@ Deno.test("a stop before the Lease clears an expired earlier process of this pod
   // A Lease of another pod is left alone.
   hold(server, "op-b_1", { renewTime: START - 3_600_000 });
   const d = candidate(server, "op-a");
-  assert.equal(await d.lead.await(AbortSignal.abort()), false);
+  await assert.rejects(
+    d.lead.leading({ signal: AbortSignal.abort() }),
+    StoppedError,
+  );
   assert.equal(server.leaseHolder(NAMESPACE, NAME), "op-b_1");
   assert.equal(d.lead.leads(), false);
   await d.lead.done;
 });
 
-Deno.test("start with an aborted stop answers StoppedError and holds nothing", async () => {
+Deno.test("leading with an aborted stop answers StoppedError and holds nothing", async () => {
   using _time = installFakeTime({ now: START });
   await using server = new FakeApiServer();
   const client = new Client(server.url, { fetch: server.fetch });
+  const lead = new Lead(client, { lease: LEASE, pod: "op-a" });
   await assert.rejects(
-    Lead.start(client, {
-      name: NAME,
-      namespace: NAMESPACE,
-      pod: "op-a",
-      signal: AbortSignal.abort(),
-    }),
+    lead.leading({ signal: AbortSignal.abort() }),
     StoppedError,
   );
   assert.equal(server.leaseHolder(NAMESPACE, NAME), undefined);
@@ -524,17 +521,26 @@ Deno.test("the options are checked", async () => {
   await using server = new FakeApiServer();
   const client = new Client(server.url, { fetch: server.fetch });
   assert.throws(
-    () => new Lead(client, { name: "", namespace: "d", pod: "p" }),
+    () => new Lead(client, { lease: { namespace: "d", name: "" }, pod: "p" }),
     TypeError,
   );
   assert.throws(
-    () => new Lead(client, { name: "n", namespace: "d", pod: "p_1" }),
+    () => new Lead(client, { lease: { namespace: "", name: "n" }, pod: "p" }),
+    TypeError,
+  );
+  assert.throws(
+    () =>
+      new Lead(client, { lease: { namespace: "d", name: "n" }, pod: "p_1" }),
     /underscore/,
   );
-  const lead = new Lead(client, { name: "n", namespace: "d", pod: "p" });
+  const lead = new Lead(client, {
+    lease: { namespace: "d", name: "n" },
+    pod: "p",
+  });
   assert.throws(() => lead.mayWrite(), /does not hold Lease d\/n/);
-  await lead.stepDown();
-  assert.throws(() => lead.run(), /already ran/);
+  await lead.stop();
+  // A stopped election does not start again.
+  await assert.rejects(lead.leading(), StoppedError);
 });
 
 Deno.test("callbacks: a loss ends the lead's signal before the release, and a throwing callback is reported", async () => {
@@ -554,10 +560,10 @@ Deno.test("callbacks: a loss ends the lead's signal before the release, and a th
     },
   });
   const report = a.lines;
-  assert.equal(await a.lead.await(), true);
+  await a.lead.leading();
   assert.match(
     report.join("\n"),
-    /a callback of Lease default\/op threw: callback failed/,
+    /A callback of Lease default\/op threw: callback failed/,
   );
   await time.tick(2_000);
   a.link.pause();
@@ -566,22 +572,19 @@ Deno.test("callbacks: a loss ends the lead's signal before the release, and a th
   assert.deepEqual(events, ["started", "signal aborted", "stopped"]);
   // The release came after the signal: its failure is the last report
   // before the loss.
-  assert.match(report.at(-2)!, /^releasing Lease default\/op: /);
+  assert.match(report.at(-2)!, /^Releasing Lease default\/op: /);
   assert.equal(report.at(-1), "lost Lease default/op");
   a.link.heal();
   await a.lead.done;
 });
 
-Deno.test("await using steps down at the end of the scope", async () => {
+Deno.test("await using stops at the end of the scope", async () => {
   using _time = installFakeTime({ now: START });
   await using server = new FakeApiServer();
   const client = new Client(server.url, { fetch: server.fetch });
   {
-    await using lead = await Lead.start(client, {
-      name: NAME,
-      namespace: NAMESPACE,
-      pod: "op-a",
-    });
+    await using lead = new Lead(client, { lease: LEASE, pod: "op-a" });
+    await lead.leading();
     assert.equal(server.leaseHolder(NAMESPACE, NAME), lead.identity);
   }
   assert.equal(server.leaseHolder(NAMESPACE, NAME), undefined);
@@ -595,15 +598,12 @@ Deno.test({
     await using server = new FakeApiServer();
     await using served = await server.serve();
     const client = new Client(served.url);
-    const options = { name: NAME, namespace: NAMESPACE };
     const aLines: string[] = [];
     const a = new Lead(client, {
-      ...options,
+      lease: LEASE,
       pod: "op-a",
-      report: (line) => aLines.push(line),
+      log: (line) => aLines.push(line),
     });
-    const b = new Lead(client, { ...options, pod: "op-b" });
-    a.run();
     // Real I/O only moves while the test waits in real time.
     await time.waitFor(() => a.leads());
     await time.waitFor(() => server.count({ method: "PUT", path: PATH }) === 1);
@@ -611,11 +611,11 @@ Deno.test({
     const stored = lease(server);
     assert.equal(stored.spec.holderIdentity, a.identity);
     assert.match(stored.spec.renewTime!, MICRO);
-    b.run();
+    const b = new Lead(client, { lease: LEASE, pod: "op-b" });
     await time.waitFor(() => server.count({ method: "GET", path: PATH }) === 1);
     assert.equal(b.leads(), false);
 
-    await a.stepDown();
+    await a.stop();
     assert.equal(server.leaseHolder(NAMESPACE, NAME), undefined);
     assert.ok(aLines.includes("released Lease default/op"), aLines.join("\n"));
     // b reads again within 11 s and takes the released Lease.
@@ -623,7 +623,7 @@ Deno.test({
     await time.waitFor(() => b.leads());
     assert.equal(server.leaseHolder(NAMESPACE, NAME), b.identity);
     assert.equal(lease(server).spec.leaseTransitions, 1);
-    await b.stepDown();
+    await b.stop();
     assert.equal(server.leaseHolder(NAMESPACE, NAME), undefined);
   },
 });

@@ -8,6 +8,10 @@
  * partition or a replica count above one each run a second copy, so the copy
  * that acts is the one that holds the Lease; the others wait and read it.
  *
+ * `new Lead(client, options)` starts campaigning for the Lease;
+ * `await lead.leading()` waits until this copy holds it; `lead.stop()` (or
+ * `await using`) ends the election and releases the Lease.
+ *
  * The elector has client-go's semantics (it is not client-go): the Lease
  * lasts 30 s, a leader renews every 5 s and gives up after 10 s without a
  * renewal, a waiting copy reads every 5 to 11 s. On top of that:
@@ -16,12 +20,12 @@
  *   accepted renewal, timed when it was sent, is 10 s old. Pass it to the
  *   operator's client (`client.withWriteGuard(lead.mayWrite)`), whose
  *   requests end within {@linkcode REQUEST_TIMEOUT}.
- * - **Exit on loss**: a lead that ends without a step-down reports and exits
+ * - **Exit on loss**: a lead that ends without a stop logs and exits
  *   the process, so nothing in flight keeps writing; the kubelet restarts it
  *   as a new candidate.
  * - **This pod's own expired Lease** is taken at once: an earlier process of
  *   the same pod (its identity starts with `<pod>_`) has ended.
- * - **A second release** after a step-down clears the Lease when a late
+ * - **A second release** after a stop clears the Lease when a late
  *   renewal made the first release conflict.
  *
  * Timeline of a leader that last renewed at T: the guard refuses writes at
@@ -36,6 +40,11 @@
  * The election is not fencing. A paused leader can resume and finish a
  * request it sent before; a write that must not land late names a
  * precondition (a `resourceVersion`) that the next leader moves.
+ *
+ * The timings (a 30 s Lease, a 10 s renew deadline, a 5 s retry period and
+ * a 15 s request timeout) are fixed constants, not options: the timeline
+ * above is the write guard's safety argument, and it holds only for these
+ * ratios.
  *
  * Permissions: only those of the client (`--allow-net` to the API server).
  *
@@ -52,12 +61,12 @@
  *   timeout: REQUEST_TIMEOUT,
  * });
  * const lines: string[] = [];
- * const lead = await Lead.start(client, {
- *   name: "demo-operator",
- *   namespace: "default",
+ * const lead = new Lead(client, {
+ *   lease: { namespace: "default", name: "demo-operator" },
  *   pod: "demo-operator-5c7d9-abcde",
- *   report: (line) => lines.push(line),
+ *   log: (line) => lines.push(line),
  * });
+ * await lead.leading();
  * assert.match(lines[0]!, /^holding Lease default\/demo-operator as demo-operator-5c7d9-abcde_/);
  *
  * // The operator writes through a guarded client; the elector's is not.
@@ -65,7 +74,7 @@
  * const configMaps = "/api/v1/namespaces/default/configmaps";
  * await writer.create(configMaps, { metadata: { name: "a" } });
  *
- * await lead.stepDown();
+ * await lead.stop();
  * await assert.rejects(
  *   writer.create(configMaps, { metadata: { name: "b" } }),
  *   WriteRefusedError,
@@ -75,15 +84,21 @@
  * @module
  */
 
+export { Lead } from "./lead.ts";
+export type { LeadingOptions, LeadOptions } from "./types.ts";
+export type { DiagnosticsOptions } from "../_internal/diagnostics.ts";
+export {
+  CallbackError,
+  type CallbackName,
+  ElectionError,
+  LeaseRequestError,
+  NotLeadingError,
+  StoppedError,
+} from "./errors.ts";
 export {
   JITTER_FACTOR,
-  Lead,
-  type LeadOptions,
   LEASE_DURATION,
-  NotLeadingError,
   RENEW_DEADLINE,
   REQUEST_TIMEOUT,
   RETRY_PERIOD,
-  type StartOptions,
-  StoppedError,
-} from "./lead.ts";
+} from "./timings.ts";

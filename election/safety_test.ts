@@ -22,7 +22,7 @@
  */
 
 import assert from "node:assert/strict";
-import { Client } from "../apiclient/mod.ts";
+import { Client, objectPath } from "../apiclient/mod.ts";
 import { FakeApiServer, installFakeTime } from "../testing/mod.ts";
 import {
   JITTER_FACTOR,
@@ -41,8 +41,13 @@ import {
 
 const NAMESPACE = "default";
 const NAME = "op";
-const PATH =
-  `/apis/coordination.k8s.io/v1/namespaces/${NAMESPACE}/leases/${NAME}`;
+const PATH = objectPath({
+  group: "coordination.k8s.io",
+  version: "v1",
+  resource: "leases",
+  namespace: NAMESPACE,
+  name: NAME,
+});
 const START = Date.UTC(2026, 11, 2, 12, 0, 0);
 /** How long faults are injected. */
 const FAULTS = 180_000;
@@ -133,28 +138,31 @@ async function runSeed(seed: number): Promise<SeedResult> {
   const start = (pod: Pod): void => {
     pod.restart = undefined;
     pod.processes++;
-    const lead: Lead = new Lead(
-      new Client(server.url, { fetch: pod.link.fetch }),
-      {
-        name: NAME,
-        namespace: NAMESPACE,
-        pod: pod.name,
-        onStartedLeading: () => takes++,
-        // The process ends; the kubelet starts it again after a back-off.
-        exit: () => {
-          losses++;
-          end(pod, lead);
-        },
-      },
-    );
     const process = new Process();
-    pod.lead = lead;
     pod.process = process;
     pod.link.process = process;
     pod.link.onEvent = guards;
-    leads.push(lead);
     processes.push(process);
-    process.run(() => lead.run());
+    // A Lead starts in its constructor: build it as the process.
+    const lead: Lead = process.run(() =>
+      new Lead(
+        new Client(server.url, { fetch: pod.link.fetch }),
+        {
+          lease: { namespace: NAMESPACE, name: NAME },
+          pod: pod.name,
+          onStartedLeading: () => takes++,
+          // The faults fail requests by design; the guards are the check.
+          onError: () => {},
+          // The process ends; the kubelet starts it again after a back-off.
+          exit: () => {
+            losses++;
+            end(pod, lead);
+          },
+        },
+      )
+    );
+    pod.lead = lead;
+    leads.push(lead);
   };
   const end = (pod: Pod, lead: Lead): void => {
     if (pod.lead !== lead) return;
@@ -259,7 +267,7 @@ async function runSeed(seed: number): Promise<SeedResult> {
             new Promise<void>((resolve) =>
               process.deliver(() => {
                 lastAllowed.delete(lead);
-                return lead.stepDown().then(() => {
+                return lead.stop().then(() => {
                   end(leader, lead);
                   resolve();
                 });
@@ -322,7 +330,7 @@ async function runSeed(seed: number): Promise<SeedResult> {
       if (pod.restart) clearTimeout(pod.restart);
       const lead = pod.lead;
       pod.lead = undefined;
-      if (lead) pending.push(lead.stepDown());
+      if (lead) pending.push(lead.stop());
     }
     // Step-downs may wait on fake timers (bounded): run them out.
     let all = false;

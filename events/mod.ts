@@ -14,7 +14,11 @@
  * core/v1 Events through `@liken/kubernetes/apiclient`, retries failed
  * writes a few times, folds identical repeats into one Event with a count,
  * trims reasons and messages to the server's byte limits, and flushes what
- * is queued on {@linkcode Recorder.shutdown}.
+ * is queued on {@linkcode Recorder.stop}. Its tunables (queue length,
+ * attempts, retry wait, stop bound) are options with documented defaults;
+ * Events it gives up on or drops go to `onError` as
+ * {@linkcode EventWriteError} and {@linkcode EventDroppedError}, and a stop
+ * that runs out of time rejects with {@linkcode StopTimeoutError}.
  *
  * Events expire about an hour after their last update (the API server's
  * `--event-ttl`), so anything that must stay visible longer belongs in a
@@ -44,7 +48,7 @@
  *   next: { type: "Ready", status: "False", reason: "MountFailed", message: "The mount did not answer" },
  *   bad: "False",
  * });
- * await recorder.shutdown();
+ * await recorder.stop();
  * const [event] = server.eventsAbout({ kind: "Machine", name: "m1" });
  * assert.equal(event?.type, "Warning");
  * assert.equal(event?.reason, "MountFailed");
@@ -52,8 +56,13 @@
  *
  * @module
  */
+export * from "./errors.ts";
+export * from "./options.ts";
 export * from "./recorder.ts";
 export * from "./transition.ts";
 export * from "./types.ts";
 export { SERIES_LIMIT, SERIES_WINDOW } from "./_series.ts";
 export { CLUSTER_NAMESPACE, MAX_MESSAGE, MAX_REASON } from "./_limits.ts";
+export { StopTimeoutError } from "../_internal/stop_timeout.ts";
+export type { DiagnosticsOptions } from "../_internal/diagnostics.ts";
+export type { Condition, ConditionStatus } from "../conditions/mod.ts";

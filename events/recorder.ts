@@ -1,75 +1,33 @@
-import { type Client, NotFoundError } from "../apiclient/mod.ts";
+import type { Client } from "../apiclient/mod.ts";
 import { cut, MAX_MESSAGE, MAX_REASON, namespaceOf } from "./_limits.ts";
-import { keyOf, Series, SERIES_WINDOW } from "./_series.ts";
+import { Series } from "./_series.ts";
+import { hostname, reference, timestamp, writeOnce } from "./_write.ts";
+import {
+  bound,
+  MAX_ATTEMPTS,
+  MAX_QUEUE_LENGTH,
+  MAX_RETRY_WAIT,
+  MIN_ATTEMPTS,
+  MIN_QUEUE_LENGTH,
+  MIN_RETRY_WAIT,
+  stopTimeout,
+} from "./_options.ts";
+import { EventDroppedError, EventWriteError } from "./errors.ts";
 import type { Event, EventNote, EventType, ObjectReference } from "./types.ts";
-import { describe } from "../_internal/errors.ts";
+import { type Diagnostics, diagnostics } from "../_internal/diagnostics.ts";
+import {
+  ATTEMPTS,
+  QUEUE_LENGTH,
+  type RecorderOptions,
+  RETRY_WAIT,
+  STOP_TIMEOUT,
+  type StopOptions,
+} from "./options.ts";
 import { sleep } from "../_internal/sleep.ts";
 import { join } from "../_internal/signals.ts";
+import { StopTimeoutError } from "../_internal/stop_timeout.ts";
 
-/**
- * Capacity of the in-memory queue of unwritten Events. In normal operation
- * only a handful are ever waiting; hundreds mean the API server is
- * unreachable, and at that point keeping more would only trade memory for
- * Events nobody may ever see, so further posts are dropped and counted.
- */
-export const QUEUE_LENGTH = 256;
-
-/**
- * Total tries per write. Spaced {@linkcode RETRY_WAIT} apart, three tries
- * span about 20 s, enough to ride out an API server restart while keeping
- * the Events queued behind it from waiting long.
- */
-export const ATTEMPTS = 3;
-
-/**
- * Pause between two tries of one write, in milliseconds; the same spacing
- * client-go's recorder uses.
- */
-export const RETRY_WAIT = 10_000;
-
-/**
- * Default bound on {@linkcode Recorder.shutdown}, in milliseconds. Flushing a
- * healthy queue is nearly instant; a server silent for this long is unlikely
- * to recover within the pod's termination grace period, and the remainder
- * of the default 30 s is better spent releasing a Lease.
- */
-export const SHUTDOWN_TIMEOUT = 5_000;
-
-/** Options of {@linkcode Recorder}. */
-export interface RecorderOptions {
-  /**
-   * Which replica reports, written to `reportingInstance` and `source.host`:
-   * usually the pod name, or the node name for a host-network DaemonSet.
-   * When absent or empty, `Deno.hostname()` is used (a pod's host name is its
-   * name), which requires `--allow-sys=hostname`.
-   */
-  instance?: string;
-  /**
-   * Where problems are reported, one line each: every Event given up on,
-   * and the first Event dropped for a full queue (later drops are only
-   * counted, to avoid a flood). Defaults to standard error.
-   */
-  log?: (line: string) => void;
-  /**
-   * Ends the recorder at once: a request in flight is cut off (it may still
-   * land), queued Events are lost, and later posts are dropped. Use
-   * {@linkcode Recorder.shutdown} to write the queue first.
-   */
-  signal?: AbortSignal;
-}
-
-/** Options of {@linkcode Recorder.shutdown}. */
-export interface ShutdownOptions {
-  /** Stops waiting for the queue to be written. */
-  signal?: AbortSignal;
-  /**
-   * Milliseconds to wait for the queue to be written. Default
-   * {@linkcode SHUTDOWN_TIMEOUT}; `Infinity` waits for `signal` alone.
-   */
-  timeout?: number;
-}
-
-/** A wait that ended: the timer fired, shutdown began, or the signal ended. */
+/** A wait that ended: the timer fired, the stop began, or the signal ended. */
 type WaitEnd = "timer" | "stop" | "abort";
 
 /**
@@ -80,10 +38,12 @@ type WaitEnd = "timer" | "stop" | "abort";
  * {@linkcode Recorder.warning} stamp the Event with the current time, queue
  * it and return; Events are a courtesy to humans and must never slow a
  * reconcile pass or make it fail. A single background task drains the
- * queue, tries each write up to {@linkcode ATTEMPTS} times
- * {@linkcode RETRY_WAIT} apart, and logs a line if all tries fail. Posts that
+ * queue, tries each write up to {@linkcode RecorderOptions.attempts} times
+ * {@linkcode RecorderOptions.retryWait} apart, and reports an
+ * {@linkcode EventWriteError} to `onError` if all tries fail. Posts that
  * find the queue full are discarded and tallied in
- * {@linkcode Recorder.dropped}.
+ * {@linkcode Recorder.dropped}. Time stamps, series and the retry spacing
+ * follow client-go's event recorder (`tools/record`).
  *
  * Identical Events (same object, type, reason and message) less than ten
  * minutes apart update the first one's `count` and `lastTimestamp` instead
@@ -100,7 +60,11 @@ type WaitEnd = "timer" | "stop" | "abort";
  * writes `recorder?.warning(...)`; {@linkcode setCondition} and
  * {@linkcode transition} accept `undefined` too.
  *
- * @example Post Events and shut down
+ * A long-lived object: it starts in its constructor, {@linkcode Recorder.stop}
+ * flushes the queue and ends it, {@linkcode Recorder.done} settles at its
+ * end, and `await using` stops it on leaving the scope.
+ *
+ * @example Post Events and stop
  * ```ts
  * import assert from "node:assert/strict";
  * import { Client } from "@liken/kubernetes/apiclient";
@@ -113,7 +77,7 @@ type WaitEnd = "timer" | "stop" | "abort";
  * const machine = { kind: "Machine", name: "m1", uid: "1234" };
  * recorder.warning(machine, { reason: "StepFailed", message: "The mount did not answer" });
  * recorder.warning(machine, { reason: "StepFailed", message: "The mount did not answer" });
- * await recorder.shutdown(); // resolves once every queued Event was written
+ * await recorder.stop(); // resolves once every queued Event was written
  * const [event] = server.eventsAbout({ kind: "Machine", name: "m1" });
  * assert.equal(event?.count, 2);
  * assert.equal(event?.metadata?.namespace, "default"); // Machine is cluster-scoped
@@ -123,18 +87,21 @@ export class Recorder {
   #client: Client;
   #component: string;
   #instance: string;
-  #log: (line: string) => void;
+  #diagnostics: Diagnostics;
   #signal: AbortSignal | undefined;
+  #queueLength: number;
+  #attempts: number;
+  #retryWait: number;
 
-  // A small array: QUEUE_LENGTH bounds it, so shift() stays cheap.
+  // A small array: the queue length bounds it, so shift() stays cheap.
   #queue: Event[] = [];
   #dropped = 0;
   #series = new Series();
 
-  // Set when shutdown begins: later posts drop, retry waits end.
+  // Set when the stop begins: later posts drop, retry waits end.
   #stopping = false;
   #stop = new AbortController();
-  // Set when a shutdown's signal or timeout ended first: send nothing more.
+  // Set when a stop's signal or timeout ended first: send nothing more.
   #abandoned = false;
   #finished = false;
   #wake: (() => void) | undefined;
@@ -147,10 +114,10 @@ export class Recorder {
    *   apply to every write.
    * @param component Name of the reporting component, written to
    *   `reportingComponent` and `source.component` (e.g. `machine-operator`).
-   * @param options The instance, the log, and the signal that ends the
-   *   recorder.
-   * @throws When `instance` is absent and the host name cannot be read
-   *   (grant `--allow-sys=hostname`, or pass `instance`).
+   * @param options The instance, the queue and retry tunables, the
+   *   diagnostics, and the signal that ends the recorder.
+   * @throws {HostnameError} When `instance` is absent and the host name
+   *   cannot be read (grant `--allow-sys=hostname`, or pass `instance`).
    */
   constructor(
     client: Client,
@@ -163,7 +130,28 @@ export class Recorder {
     // An empty instance counts as absent: an Event with no instance
     // cannot be told apart from another replica's.
     this.#instance = options.instance || hostname();
-    this.#log = options.log ?? logToStderr;
+    this.#diagnostics = diagnostics(`Event recorder ${component}`, options);
+    this.#queueLength = bound(
+      options.queueLength,
+      QUEUE_LENGTH,
+      MIN_QUEUE_LENGTH,
+      MAX_QUEUE_LENGTH,
+      true,
+    );
+    this.#attempts = bound(
+      options.attempts,
+      ATTEMPTS,
+      MIN_ATTEMPTS,
+      MAX_ATTEMPTS,
+      true,
+    );
+    this.#retryWait = bound(
+      options.retryWait,
+      RETRY_WAIT,
+      MIN_RETRY_WAIT,
+      MAX_RETRY_WAIT,
+      false,
+    );
     this.#done = this.#run();
   }
 
@@ -183,8 +171,8 @@ export class Recorder {
   }
 
   /**
-   * Resolves when the writer task has ended: after {@linkcode
-   * Recorder.shutdown} wrote the queue, or when the recorder's signal ended.
+   * Resolves when the writer task has ended: after {@linkcode Recorder.stop}
+   * wrote the queue (or gave up on it), or when the recorder's signal ended.
    * It never rejects.
    */
   get done(): Promise<void> {
@@ -209,7 +197,7 @@ export class Recorder {
    *   { kind: "Pod", namespace: "default", name: "p" },
    *   { reason: "Created", message: "Created the pod again" },
    * );
-   * await recorder.shutdown();
+   * await recorder.stop();
    * const [event] = server.eventsAbout({ kind: "Pod", name: "p", namespace: "default" });
    * assert.equal(event?.type, "Normal");
    * ```
@@ -239,7 +227,7 @@ export class Recorder {
    *   { kind: "Pod", namespace: "default", name: "p" },
    *   { reason: "BackOff", message: "The pod keeps failing" },
    * );
-   * await recorder.shutdown();
+   * await recorder.stop();
    * const [event] = server.eventsAbout({ kind: "Pod", name: "p", namespace: "default" });
    * assert.equal(event?.reason, "BackOff");
    * ```
@@ -252,39 +240,46 @@ export class Recorder {
   }
 
   /**
-   * Stops accepting Events and flushes the queue. Semantics follow
-   * client-go's broadcaster: posts made from now on are discarded (and
-   * logged); every Event already queued gets exactly one try; a write
-   * parked between retries is abandoned and logged rather than waited for.
+   * Stops accepting Events and flushes the queue: the one stop verb.
+   * Semantics follow client-go's broadcaster (`Shutdown`): posts made from
+   * now on are discarded (each reported to `onError`); every Event already
+   * queued gets exactly one try; a write parked between retries is
+   * abandoned and reported rather than waited for. Calling it again joins
+   * the same stop.
    *
    * Where it goes further than client-go: the promise settles only after
    * the final request has come back, so whatever the caller does next (for
    * example giving up a Lease) is ordered after every Event write. If the
-   * signal or the timeout fires first, it rejects immediately; a request
-   * already sent may still complete, but nothing is sent after it, and the
-   * number of Events left unwritten is logged.
+   * signal or the timeout fires first, it rejects at once with a
+   * {@linkcode StopTimeoutError} (whose `cause` is the signal's reason or
+   * the timeout's `TimeoutError`); a request already sent may still
+   * complete, but nothing is sent after it, and the number of Events left
+   * unwritten is logged.
    *
    * @example Release a Lease only after the last Event
    * ```ts
    * import { Client } from "@liken/kubernetes/apiclient";
-   * import { Recorder } from "@liken/kubernetes/events";
+   * import { Recorder, StopTimeoutError } from "@liken/kubernetes/events";
    * import { FakeApiServer } from "@liken/kubernetes/testing";
    *
    * await using server = new FakeApiServer();
    * const client = new Client(server.url, { fetch: server.fetch });
    * const recorder = new Recorder(client, "demo", { instance: "pod-1" });
    * try {
-   *   await recorder.shutdown({ timeout: 5_000 });
+   *   await recorder.stop({ timeout: 5_000 });
    *   // Every write has returned: step down now.
-   * } catch {
+   * } catch (error) {
+   *   if (!(error instanceof StopTimeoutError)) throw error;
    *   // A write may still land after this.
    * }
    * ```
    *
    * @param options A signal and a timeout that end the wait.
    * @returns A promise that resolves once every write has returned.
+   * @throws {StopTimeoutError} When the signal or the timeout ends the wait
+   *   first.
    */
-  shutdown(options: ShutdownOptions = {}): Promise<void> {
+  stop(options: StopOptions = {}): Promise<void> {
     if (!this.#stopping) {
       this.#stopping = true;
       this.#stop.abort();
@@ -292,7 +287,7 @@ export class Recorder {
     }
     if (this.#finished) return Promise.resolve();
     const { signal } = options;
-    const timeout = options.timeout ?? SHUTDOWN_TIMEOUT;
+    const timeout = stopTimeout(options.timeout, STOP_TIMEOUT);
     return new Promise<void>((resolve, reject) => {
       let timer: ReturnType<typeof setTimeout> | undefined;
       const settle = (): void => {
@@ -301,22 +296,25 @@ export class Recorder {
       };
       const giveUp = (cause: unknown): void => {
         settle();
+        const left = this.#queue.length;
         this.#abandon();
         reject(
-          new Error("The Event recorder's last write had not returned", {
-            cause,
-          }),
+          new StopTimeoutError(
+            "The Event recorder",
+            `its last write had not returned; queued Events not written: ${left}`,
+            { cause },
+          ),
         );
       };
       const onAbort = (): void => giveUp(signal?.reason);
       if (signal?.aborted) return giveUp(signal.reason);
       signal?.addEventListener("abort", onAbort, { once: true });
-      if (Number.isFinite(timeout)) {
+      if (timeout !== undefined) {
         timer = setTimeout(
           () =>
             giveUp(
               new DOMException(
-                `The shutdown took longer than ${timeout} ms`,
+                `The stop took longer than ${timeout} ms`,
                 "TimeoutError",
               ),
             ),
@@ -330,18 +328,51 @@ export class Recorder {
     });
   }
 
+  /**
+   * Stops the recorder with the default bound, for `await using`: the same
+   * as {@linkcode Recorder.stop} with no options.
+   *
+   * @example
+   * ```ts
+   * import assert from "node:assert/strict";
+   * import { Client } from "@liken/kubernetes/apiclient";
+   * import { Recorder } from "@liken/kubernetes/events";
+   * import { FakeApiServer } from "@liken/kubernetes/testing";
+   *
+   * await using server = new FakeApiServer();
+   * const client = new Client(server.url, { fetch: server.fetch });
+   * {
+   *   await using recorder = new Recorder(client, "demo", { instance: "pod-1" });
+   *   recorder.normal({ kind: "Machine", name: "m1" }, { reason: "Started", message: "" });
+   * } // the queue is written here
+   * assert.equal(server.eventsAbout({ kind: "Machine", name: "m1" }).length, 1);
+   * ```
+   *
+   * @returns The stop's promise.
+   * @throws {StopTimeoutError} When the default bound ends the wait first.
+   */
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.stop();
+  }
+
   #post(object: ObjectReference, type: EventType, note: EventNote): void {
     const reason = cut(note.reason, MAX_REASON);
     if (this.#stopping || this.#signal?.aborted) {
-      this.#logLine(
-        `dropped the ${type} Event ${reason} about the ${object.kind} ${object.name}: the recorder has shut down`,
+      this.#diagnostics.onError(
+        new EventDroppedError(object, type, reason, "stopped"),
       );
       return;
     }
-    if (this.#queue.length >= QUEUE_LENGTH) {
+    if (this.#queue.length >= this.#queueLength) {
       if (++this.#dropped === 1) {
-        this.#logLine(
-          `dropped the ${type} Event ${reason} about the ${object.kind} ${object.name}: ${QUEUE_LENGTH} Events wait to be written`,
+        this.#diagnostics.onError(
+          new EventDroppedError(
+            object,
+            type,
+            reason,
+            "full",
+            this.#queueLength,
+          ),
         );
       }
       return;
@@ -380,7 +411,7 @@ export class Recorder {
     this.#wakeUp();
   }
 
-  /** The writer task: writes the queue until shutdown empties it or the signal ends. */
+  /** The writer task: writes the queue until the stop empties it or the signal ends. */
   async #run(): Promise<void> {
     const signal = this.#signal;
     const onAbort = (): void => this.#wakeUp();
@@ -398,7 +429,7 @@ export class Recorder {
       }
     } catch (error) {
       // Not expected; the task must still end, so done resolves.
-      this.#logLine(`the Event writer failed: ${describe(error)}`);
+      this.#diagnostics.onError(error);
     } finally {
       signal?.removeEventListener("abort", onAbort);
       this.#wake = undefined;
@@ -406,7 +437,7 @@ export class Recorder {
     }
   }
 
-  /** After shutdown: one try per remaining Event, no retries. */
+  /** After the stop began: one try per remaining Event, no retries. */
   async #drain(): Promise<void> {
     for (;;) {
       if (this.#signal?.aborted) return;
@@ -414,8 +445,8 @@ export class Recorder {
         const left = this.#queue.length;
         this.#queue = [];
         if (left > 0) {
-          this.#logLine(
-            `the shutdown ended before the queue was written; queued Events not written: ${left}`,
+          this.#diagnostics.log(
+            `${this.#component}: the stop ended before the queue was written; queued Events not written: ${left}`,
           );
         }
         return;
@@ -423,59 +454,32 @@ export class Recorder {
       const event = this.#queue.shift();
       if (event === undefined) return;
       try {
-        await this.#writeOnce(event);
+        await writeOnce(this.#client, this.#series, event);
       } catch (error) {
-        if (!this.#signal?.aborted) this.#logFailure(event, error);
+        if (!this.#signal?.aborted) this.#giveUp(event, error);
       }
     }
   }
 
-  /** Normal path: tries one Event until it lands or ATTEMPTS run out. */
+  /** Normal path: tries one Event until it lands or the attempts run out. */
   async #write(event: Event): Promise<void> {
     for (let attempt = 1;; attempt++) {
       try {
-        await this.#writeOnce(event);
+        await writeOnce(this.#client, this.#series, event);
         return;
       } catch (error) {
         if (this.#signal?.aborted) return;
-        if (attempt >= ATTEMPTS || this.#stopping) {
-          return this.#logFailure(event, error);
+        if (attempt >= this.#attempts || this.#stopping) {
+          return this.#giveUp(event, error);
         }
-        const end = await this.#wait(RETRY_WAIT);
+        const end = await this.#wait(this.#retryWait);
         if (end === "abort") return;
-        if (end === "stop") return this.#logFailure(event, error);
+        if (end === "stop") return this.#giveUp(event, error);
       }
     }
   }
 
-  /** Patches the Event of an open series, or creates a new Event. */
-  async #writeOnce(event: Event): Promise<void> {
-    const key = keyOf(event);
-    const last = Date.parse(event.lastTimestamp);
-    const collection = `/api/v1/namespaces/${event.metadata.namespace}/events`;
-    const held = this.#series.get(key);
-    if (held !== undefined && last - held.last < SERIES_WINDOW) {
-      const count = held.count + 1;
-      try {
-        await this.#client.patch(
-          `${collection}/${encodeURIComponent(held.name)}`,
-          { count, lastTimestamp: event.lastTimestamp },
-          { type: "merge" },
-        );
-        this.#series.put(key, { name: held.name, count, last });
-        return;
-      } catch (error) {
-        if (!(error instanceof NotFoundError)) throw error;
-        // The TTL deleted the Event: the series starts again.
-        this.#series.remove(key);
-      }
-    }
-    const created = await this.#client.create<Event>(collection, event);
-    const name = created?.metadata?.name;
-    if (name) this.#series.put(key, { name, count: 1, last });
-  }
-
-  /** Waits `ms`, or less when shutdown begins or the signal ends. */
+  /** Waits `ms`, or less when the stop begins or the signal ends. */
   async #wait(ms: number): Promise<WaitEnd> {
     const stop = this.#stop.signal;
     const signal = this.#signal;
@@ -485,51 +489,8 @@ export class Recorder {
     return signal?.aborted ? "abort" : "stop";
   }
 
-  #logFailure(event: Event, error: unknown): void {
-    const { kind, name } = event.involvedObject;
-    this.#logLine(
-      `could not write the ${event.type} Event ${event.reason} about the ${kind} ${name}: ${
-        describe(error)
-      }`,
-    );
+  /** Reports an Event given up on. */
+  #giveUp(event: Event, error: unknown): void {
+    this.#diagnostics.onError(new EventWriteError(event, error));
   }
-
-  #logLine(line: string): void {
-    try {
-      this.#log(`${this.#component}: ${line}`);
-    } catch {
-      // A failing log must not stop the writer or a post.
-    }
-  }
-}
-
-/** The present time cut to the second, as the API server stores it. */
-function timestamp(): string {
-  const seconds = Math.floor(Date.now() / 1000) * 1000;
-  return new Date(seconds).toISOString().replace(".000Z", "Z");
-}
-
-/** Copies the fields of a reference that are set, as Go's omitempty would. */
-function reference(object: ObjectReference): ObjectReference {
-  const copy: ObjectReference = { kind: object.kind, name: object.name };
-  if (object.apiVersion) copy.apiVersion = object.apiVersion;
-  if (object.namespace) copy.namespace = object.namespace;
-  if (object.uid) copy.uid = object.uid;
-  return copy;
-}
-
-function hostname(): string {
-  try {
-    return Deno.hostname();
-  } catch (cause) {
-    throw new Error(
-      "Cannot read the host name for the Events' reportingInstance: grant --allow-sys=hostname or pass the instance option",
-      { cause },
-    );
-  }
-}
-
-function logToStderr(line: string): void {
-  // deno-lint-ignore no-console -- the default log of a library that must report lost Events somewhere without a logger dependency; callers pass `log` to route it.
-  console.error(line);
 }

@@ -35,7 +35,7 @@ function hanging(signal: AbortSignal): Recorder {
   return new Recorder(
     new Client("http://127.0.0.1:9", { fetch: hang }),
     "bench",
-    { instance: "i", log: quiet, signal },
+    { instance: "i", onError: quiet, signal },
   );
 }
 
@@ -76,11 +76,11 @@ Deno.bench({
   async fn(b): Promise<void> {
     const recorder = new Recorder(client, "bench", {
       instance: "i",
-      log: quiet,
+      onError: quiet,
     });
     b.start();
     for (const object of objects) recorder.warning(object, note);
-    await recorder.shutdown({ timeout: Infinity });
+    await recorder.stop({ timeout: Infinity });
     b.end();
     server.expireEvents();
   },
@@ -107,13 +107,13 @@ Deno.bench({
   async fn(b): Promise<void> {
     const recorder = new Recorder(client, "bench", {
       instance: "i",
-      log: quiet,
+      onError: quiet,
     });
     recorder.warning(objects[0]!, note); // the create the repeats patch
     await new Promise((resolve) => setTimeout(resolve, 0));
     b.start();
     for (let i = 1; i < QUEUE_LENGTH; i++) recorder.warning(objects[0]!, note);
-    await recorder.shutdown({ timeout: Infinity });
+    await recorder.stop({ timeout: Infinity });
     b.end();
     server.expireEvents();
   },
@@ -134,7 +134,7 @@ Deno.bench({
     const recorder = new Recorder(
       new Client(down.url, { fetch: down.fetch }),
       "bench",
-      { instance: "i", log: quiet, signal: controller.signal },
+      { instance: "i", onError: quiet, signal: controller.signal },
     );
     gc?.();
     const before = Deno.memoryUsage().heapUsed;

@@ -1,15 +1,20 @@
 import assert from "node:assert/strict";
 import { Client } from "../apiclient/mod.ts";
 import { FakeApiServer, installFakeTime } from "../testing/mod.ts";
+import { describe } from "../_internal/errors.ts";
 import {
   ATTEMPTS,
   type Event,
+  EventDroppedError,
+  EventWriteError,
   QUEUE_LENGTH,
   Recorder,
+  type RecorderOptions,
   RETRY_WAIT,
   SERIES_LIMIT,
   SERIES_WINDOW,
-  SHUTDOWN_TIMEOUT,
+  STOP_TIMEOUT,
+  StopTimeoutError,
 } from "./mod.ts";
 
 const START = Date.parse("2030-01-01T00:00:00.400Z");
@@ -75,23 +80,31 @@ interface Setup {
   server: FakeApiServer;
   client: Client;
   gate: Gate;
+  /** The log lines and the messages of the errors reported, in order. */
   logs: string[];
+  /** The errors reported to onError. */
+  errors: unknown[];
   recorder: Recorder;
 }
 
 function setup(
   server: FakeApiServer,
-  options: { signal?: AbortSignal } = {},
+  options: RecorderOptions = {},
 ): Setup {
   const gate = new Gate(server.fetch);
   const client = new Client(server.url, { fetch: gate.fetch });
   const logs: string[] = [];
+  const errors: unknown[] = [];
   const recorder = new Recorder(client, "test-operator", {
     instance: "pod-1",
     log: (line) => logs.push(line),
+    onError: (error) => {
+      errors.push(error);
+      logs.push(describe(error));
+    },
     ...options,
   });
-  return { server, client, gate, logs, recorder };
+  return { server, client, gate, logs, errors, recorder };
 }
 
 function posts(server: FakeApiServer): number {
@@ -122,7 +135,7 @@ Deno.test("normal and warning build the Event at the call and return at once", a
   assert.equal(server.requests.length, 0, "normal returned before any write");
   time.runNext(); // the clock moves 3 s before anything is written
   recorder.warning(machine, failed);
-  await recorder.shutdown();
+  await recorder.stop();
   const [first, second] = about(server, machine);
   assert.ok(first && second);
   assert.equal(first.type, "Normal");
@@ -163,7 +176,7 @@ Deno.test("Events about a namespaced object go in its namespace; cluster-scoped 
     reason: "Seen",
     message: "",
   });
-  await recorder.shutdown();
+  await recorder.stop();
   assert.deepEqual(logs, []);
   const paths = server.requests.filter((r) => r.method === "POST").map((r) =>
     r.path
@@ -189,7 +202,7 @@ Deno.test("reason and message are cut to the API limits at a character boundary"
     reason: "R".repeat(300),
     message: "é".repeat(1000), // 2000 bytes
   });
-  await recorder.shutdown();
+  await recorder.stop();
   assert.deepEqual(logs, []);
   const [event] = about(server, machine);
   assert.ok(event);
@@ -212,7 +225,7 @@ Deno.test("a repeat within 10 minutes patches count and lastTimestamp", async ()
   await time.settle();
   await time.tick(SERIES_WINDOW - 1_000); // 9:59 after the last repeat
   recorder.warning(machine, failed);
-  await recorder.shutdown();
+  await recorder.stop();
   assert.deepEqual(logs, []);
   assert.equal(posts(server), 1);
   assert.equal(patches(server), 2);
@@ -236,7 +249,7 @@ Deno.test("a repeat 10 minutes or more after the last starts a new Event", async
   await time.settle();
   await time.tick(SERIES_WINDOW);
   recorder.warning(machine, failed);
-  await recorder.shutdown();
+  await recorder.stop();
   assert.equal(posts(server), 2);
   assert.equal(patches(server), 0);
   const events = about(server, machine);
@@ -255,7 +268,7 @@ Deno.test("a different message, type, reason or object is a different series", a
   recorder.warning({ ...machine, uid: "u-9" }, failed);
   await time.settle();
   recorder.warning(machine, failed);
-  await recorder.shutdown();
+  await recorder.stop();
   assert.equal(posts(server), 5);
   assert.equal(patches(server), 1);
 });
@@ -273,7 +286,7 @@ Deno.test("a 404 on the patch (the TTL deleted the Event) starts a new Event", a
   recorder.warning(machine, failed);
   await time.settle();
   recorder.warning(machine, failed);
-  await recorder.shutdown();
+  await recorder.stop();
   assert.deepEqual(logs, []);
   assert.equal(posts(server), 2);
   assert.equal(patches(server), 3); // one answered 404
@@ -303,7 +316,7 @@ Deno.test("at most 4096 series are remembered, the least recently used forgotten
   recorder.warning(object(SERIES_LIMIT), failed); // remembered: patch
   recorder.warning(object(1), failed); // remembered: patch
   recorder.warning(object(0), failed); // forgotten: a new Event
-  await recorder.shutdown();
+  await recorder.stop();
   assert.equal(patches(server), 2);
   assert.equal(posts(server), SERIES_LIMIT + 2);
   assert.deepEqual(about(server, object(0)).map((e) => e.count), [1, 1]);
@@ -313,7 +326,7 @@ Deno.test("at most 4096 series are remembered, the least recently used forgotten
 Deno.test("a full queue drops Events, counts them and logs the first drop", async () => {
   using time = installFakeTime({ now: START });
   await using server = new FakeApiServer();
-  const { recorder, logs, gate } = setup(server);
+  const { recorder, logs, errors, gate } = setup(server);
   gate.close();
   recorder.warning(machine, failed); // taken by the writer, held in flight
   await time.settle();
@@ -323,10 +336,14 @@ Deno.test("a full queue drops Events, counts them and logs the first drop", asyn
   }
   assert.equal(recorder.dropped, 10);
   assert.equal(logs.length, 1);
-  assert.match(logs[0]!, /^test-operator: .*Normal.*StepFailed.*Machine m256/);
+  assert.match(logs[0]!, /^Dropped the Normal.*StepFailed.*Machine m256/);
   assert.match(logs[0]!, /256 Events wait/);
+  assert.ok(errors[0] instanceof EventDroppedError);
+  assert.equal(errors[0].name, "EventDroppedError");
+  assert.equal(errors[0].why, "full");
+  assert.equal(errors[0].object.name, "m256");
   gate.open();
-  await recorder.shutdown({ timeout: Infinity });
+  await recorder.stop({ timeout: Infinity });
   assert.equal(posts(server), QUEUE_LENGTH + 1);
   assert.equal(logs.length, 1);
   assert.equal(recorder.dropped, 10);
@@ -348,7 +365,7 @@ Deno.test("a write refused with 503 is sent again 10 s later and lands", async (
   assert.equal(posts(server), 3);
   assert.equal(about(server, machine).length, 1);
   assert.deepEqual(logs, []);
-  await recorder.shutdown();
+  await recorder.stop();
 });
 
 Deno.test("a series patch refused with 503 is sent again and the count stays right", async () => {
@@ -365,7 +382,7 @@ Deno.test("a series patch refused with 503 is sent again and the count stays rig
   await time.tick(RETRY_WAIT);
   assert.equal(patches(server), 2);
   recorder.warning(machine, failed);
-  await recorder.shutdown();
+  await recorder.stop();
   assert.deepEqual(logs, []);
   // The refused patch did not advance the series: 1, then 2, then 3.
   assert.deepEqual(
@@ -381,7 +398,7 @@ Deno.test("a series patch refused with 503 is sent again and the count stays rig
 Deno.test("a write that fails every attempt is logged once with type, reason, kind and name", async () => {
   using time = installFakeTime({ now: START });
   await using server = new FakeApiServer();
-  const { recorder, logs } = setup(server);
+  const { recorder, logs, errors } = setup(server);
   const refusal = server.refuse({
     method: "POST",
     path: /\/events$/,
@@ -396,8 +413,12 @@ Deno.test("a write that fails every attempt is logged once with type, reason, ki
   assert.equal(logs.length, 1);
   assert.match(
     logs[0]!,
-    /^test-operator: could not write the Warning Event StepFailed about the Machine m1: /,
+    /^Could not write the Warning Event StepFailed about the Machine m1: /,
   );
+  assert.ok(errors[0] instanceof EventWriteError);
+  assert.equal(errors[0].name, "EventWriteError");
+  assert.equal(errors[0].event.reportingComponent, "test-operator");
+  assert.equal(errors[0].event.involvedObject.name, "m1");
   // The next Event in the queue gets its own attempts.
   refusal.allow();
   await time.tick(RETRY_WAIT);
@@ -405,7 +426,7 @@ Deno.test("a write that fails every attempt is logged once with type, reason, ki
   assert.equal(logs.length, 1);
   assert.equal(about(server, machine).length, 0);
   assert.equal(about(server, { kind: "Pod", name: "p1" }).length, 1);
-  await recorder.shutdown();
+  await recorder.stop();
 });
 
 Deno.test("a write fails over while the API server is down and lands when it is back", async () => {
@@ -420,19 +441,19 @@ Deno.test("a write fails over while the API server is down and lands when it is 
   await time.tick(RETRY_WAIT);
   assert.equal(about(server, machine).length, 1);
   assert.deepEqual(logs, []);
-  await recorder.shutdown();
+  await recorder.stop();
 });
 
-Deno.test("shutdown with an empty queue resolves at once and sends nothing", async () => {
+Deno.test("stop with an empty queue resolves at once and sends nothing", async () => {
   using time = installFakeTime({ now: START });
   await using server = new FakeApiServer();
   const { recorder, logs } = setup(server);
   await time.settle();
   let resolved = false;
-  const shutdown = recorder.shutdown().then(() => resolved = true);
+  const stopping = recorder.stop().then(() => resolved = true);
   await time.settle();
   assert.equal(resolved, true);
-  await shutdown;
+  await stopping;
   assert.equal(server.requests.length, 0);
   assert.equal(time.countTimers(), 0, "the default timeout was cleared");
   // A later post is dropped with a log line.
@@ -442,21 +463,21 @@ Deno.test("shutdown with an empty queue resolves at once and sends nothing", asy
   assert.equal(logs.length, 1);
   assert.match(
     logs[0]!,
-    /Warning Event StepFailed about the Machine m1.*shut down/,
+    /Warning Event StepFailed about the Machine m1.*has stopped/,
   );
-  // A second shutdown resolves too.
-  await recorder.shutdown();
+  // A second stop resolves too.
+  await recorder.stop();
   await recorder.done;
 });
 
-Deno.test("shutdown writes each queued Event once, then resolves", async () => {
+Deno.test("stop writes each queued Event once, then resolves", async () => {
   using time = installFakeTime({ now: START });
   await using server = new FakeApiServer();
   const { recorder, logs } = setup(server);
   for (let i = 0; i < 5; i++) {
     recorder.normal({ ...machine, name: `m${i}` }, failed);
   }
-  await recorder.shutdown();
+  await recorder.stop();
   assert.equal(posts(server), 5);
   for (let i = 0; i < 5; i++) {
     assert.equal(about(server, { kind: "Machine", name: `m${i}` }).length, 1);
@@ -465,24 +486,24 @@ Deno.test("shutdown writes each queued Event once, then resolves", async () => {
   assert.equal(time.countTimers(), 0);
 });
 
-Deno.test("shutdown sends a queued Event once: a failure is logged, not retried", async () => {
+Deno.test("stop sends a queued Event once: a failure is logged, not retried", async () => {
   using time = installFakeTime({ now: START });
   await using server = new FakeApiServer();
   const { recorder, logs } = setup(server);
   server.refuse({ method: "POST", path: /\/events$/, status: 503 });
   recorder.warning(machine, failed);
   recorder.normal(pod, { reason: "Created", message: "" });
-  const shutdown = recorder.shutdown();
-  await shutdown;
+  const stopping = recorder.stop();
+  await stopping;
   assert.equal(posts(server), 2);
   assert.equal(logs.length, 2);
   assert.match(logs[0]!, /Warning Event StepFailed about the Machine m1/);
   assert.match(logs[1]!, /Normal Event Created about the Pod p1/);
   await time.tick(RETRY_WAIT * ATTEMPTS);
-  assert.equal(posts(server), 2, "nothing is sent after the shutdown");
+  assert.equal(posts(server), 2, "nothing is sent after the stop");
 });
 
-Deno.test("shutdown gives up a write that waits to be retried", async () => {
+Deno.test("stop gives up a write that waits to be retried", async () => {
   using time = installFakeTime({ now: START });
   await using server = new FakeApiServer();
   const { recorder, logs } = setup(server);
@@ -497,16 +518,16 @@ Deno.test("shutdown gives up a write that waits to be retried", async () => {
   assert.equal(posts(server), 1);
   recorder.normal(pod, { reason: "Created", message: "" });
   let resolved = false;
-  const shutdown = recorder.shutdown().then(() => resolved = true);
+  const stopping = recorder.stop().then(() => resolved = true);
   await time.settle();
-  assert.equal(resolved, true, "shutdown did not wait out the retry");
-  await shutdown;
+  assert.equal(resolved, true, "stop did not wait out the retry");
+  await stopping;
   assert.equal(time.now(), START, "no time passed");
   refusal.allow();
   assert.equal(logs.length, 1);
   assert.match(
     logs[0]!,
-    /could not write the Warning Event StepFailed about the Machine m1: /,
+    /Could not write the Warning Event StepFailed about the Machine m1: /,
   );
   // The queued Event behind it was still sent, once.
   assert.equal(posts(server), 2);
@@ -514,7 +535,7 @@ Deno.test("shutdown gives up a write that waits to be retried", async () => {
   assert.equal(about(server, machine).length, 0);
 });
 
-Deno.test("shutdown rejects when its signal ends during a write; nothing more is sent", async () => {
+Deno.test("stop rejects when its signal ends during a write; nothing more is sent", async () => {
   using time = installFakeTime({ now: START });
   await using server = new FakeApiServer();
   const { recorder, logs, gate } = setup(server);
@@ -527,19 +548,21 @@ Deno.test("shutdown rejects when its signal ends during a write; nothing more is
   const controller = new AbortController();
   let result: unknown = "pending";
   const outcome = (): unknown => result;
-  const shutdown = recorder.shutdown({ signal: controller.signal }).then(
+  const stopping = recorder.stop({ signal: controller.signal }).then(
     () => result = "resolved",
     (error) => result = error,
   );
   await time.settle();
-  assert.equal(outcome(), "pending", "shutdown waits for the write in flight");
+  assert.equal(outcome(), "pending", "stop waits for the write in flight");
   controller.abort(new Error("Grace period over"));
   await time.settle();
   const error = outcome();
-  assert.ok(error instanceof Error, "shutdown rejected at once");
+  assert.ok(error instanceof StopTimeoutError, "stop rejected at once");
+  assert.equal(error.name, "StopTimeoutError");
   assert.match(error.message, /last write had not returned/);
+  assert.match(error.message, /queued Events not written: 2$/);
   assert.equal((error.cause as Error).message, "Grace period over");
-  await shutdown;
+  await stopping;
   // The write in flight lands; the two queued Events are never sent.
   gate.open();
   await recorder.done;
@@ -550,7 +573,7 @@ Deno.test("shutdown rejects when its signal ends during a write; nothing more is
   assert.match(logs[0]!, /queued Events not written: 2$/);
 });
 
-Deno.test("shutdown's signal ended already: it rejects and sends nothing more", async () => {
+Deno.test("stop's signal ended already: it rejects and sends nothing more", async () => {
   using time = installFakeTime({ now: START });
   await using server = new FakeApiServer();
   const { recorder, logs, gate } = setup(server);
@@ -559,7 +582,7 @@ Deno.test("shutdown's signal ended already: it rejects and sends nothing more", 
   recorder.normal(pod, { reason: "Created", message: "" });
   await time.settle();
   await assert.rejects(
-    recorder.shutdown({ signal: AbortSignal.abort() }),
+    recorder.stop({ signal: AbortSignal.abort() }),
     /last write had not returned/,
   );
   gate.open();
@@ -568,7 +591,7 @@ Deno.test("shutdown's signal ended already: it rejects and sends nothing more", 
   assert.match(logs.join("\n"), /queued Events not written: 1$/);
 });
 
-Deno.test("shutdown gives up after 5 s by default", async () => {
+Deno.test("stop gives up after 5 s by default", async () => {
   using time = installFakeTime({ now: START });
   await using server = new FakeApiServer();
   const { recorder, gate } = setup(server);
@@ -577,14 +600,14 @@ Deno.test("shutdown gives up after 5 s by default", async () => {
   await time.settle();
   let result: unknown = "pending";
   const outcome = (): unknown => result;
-  const shutdown = recorder.shutdown().catch((error) => result = error);
-  await time.tick(SHUTDOWN_TIMEOUT - 1);
+  const stopping = recorder.stop().catch((error) => result = error);
+  await time.tick(STOP_TIMEOUT - 1);
   assert.equal(outcome(), "pending");
   await time.tick(1);
   const error = outcome();
-  assert.ok(error instanceof Error);
+  assert.ok(error instanceof StopTimeoutError);
   assert.equal((error.cause as DOMException).name, "TimeoutError");
-  await shutdown;
+  await stopping;
   gate.open();
   await recorder.done;
 });
@@ -611,7 +634,7 @@ Deno.test("the recorder's own signal ends it at once", async () => {
   await time.tick(RETRY_WAIT * ATTEMPTS);
   assert.equal(posts(server), 0);
   assert.deepEqual(logs, []);
-  await recorder.shutdown(); // resolves: the writer has ended
+  await recorder.stop(); // resolves: the writer has ended
   recorder.warning(machine, failed);
   assert.equal(logs.length, 1);
 });
@@ -638,8 +661,221 @@ Deno.test("the instance defaults to the host name, also when empty", async () =>
   const recorder = new Recorder(client, "c");
   assert.equal(recorder.instance, Deno.hostname());
   assert.equal(recorder.component, "c");
-  await recorder.shutdown();
+  await recorder.stop();
   const empty = new Recorder(client, "c", { instance: "", log: () => {} });
   assert.equal(empty.instance, Deno.hostname());
-  await empty.shutdown();
+  await empty.stop();
+});
+
+Deno.test("Event paths encode the namespace and the name", async () => {
+  using time = installFakeTime({ now: START });
+  const paths: string[] = [];
+  // Answers every create with a name that needs encoding in a path.
+  const fetch: typeof globalThis.fetch = (input, init) => {
+    const request = new Request(input, init);
+    paths.push(`${request.method} ${new URL(request.url).pathname}`);
+    const body = request.method === "POST"
+      ? { metadata: { name: "m1.a/b c" } }
+      : {};
+    return Promise.resolve(
+      new Response(JSON.stringify(body), {
+        status: request.method === "POST" ? 201 : 200,
+        headers: { "content-type": "application/json" },
+      }),
+    );
+  };
+  const errors: unknown[] = [];
+  const recorder = new Recorder(
+    new Client("http://127.0.0.1:9", { fetch }),
+    "test-operator",
+    { instance: "pod-1", onError: (error) => errors.push(error) },
+  );
+  const odd = { kind: "Thing", namespace: "a/b c?", name: "m1" };
+  recorder.warning(odd, failed);
+  await time.settle();
+  recorder.warning(odd, failed);
+  await recorder.stop();
+  assert.deepEqual(errors, []);
+  assert.deepEqual(paths, [
+    "POST /api/v1/namespaces/a%2Fb%20c%3F/events",
+    "PATCH /api/v1/namespaces/a%2Fb%20c%3F/events/m1.a%2Fb%20c",
+  ]);
+});
+
+Deno.test("queueLength sets the queue's capacity", async () => {
+  using time = installFakeTime({ now: START });
+  await using server = new FakeApiServer();
+  const { recorder, errors, gate } = setup(server, { queueLength: 2 });
+  gate.close();
+  recorder.warning(machine, failed); // in flight
+  await time.settle();
+  for (let i = 0; i < 5; i++) {
+    recorder.normal({ ...machine, name: `m${i}` }, failed);
+  }
+  assert.equal(recorder.dropped, 3);
+  assert.match(describe(errors[0]), /: 2 Events wait to be written$/);
+  gate.open();
+  await recorder.stop();
+  assert.equal(posts(server), 3);
+});
+
+Deno.test("attempts sets the tries per write", async () => {
+  using time = installFakeTime({ now: START });
+  await using server = new FakeApiServer();
+  const { recorder, errors } = setup(server, { attempts: 1 });
+  server.refuse({ method: "POST", path: /\/events$/, status: 503 });
+  recorder.warning(machine, failed);
+  await time.settle();
+  assert.equal(posts(server), 1);
+  assert.equal(errors.length, 1, "given up after one try");
+  assert.ok(errors[0] instanceof EventWriteError);
+  assert.equal(time.countTimers(), 0, "no retry waits");
+  await recorder.stop();
+  assert.equal(posts(server), 1);
+});
+
+Deno.test("retryWait sets the pause between tries", async () => {
+  using time = installFakeTime({ now: START });
+  await using server = new FakeApiServer();
+  const { recorder, logs } = setup(server, { retryWait: 500 });
+  server.refuse({ method: "POST", path: /\/events$/, status: 503, count: 1 });
+  recorder.warning(machine, failed);
+  await time.settle();
+  assert.equal(posts(server), 1);
+  await time.tick(499);
+  assert.equal(posts(server), 1);
+  await time.tick(1);
+  assert.equal(posts(server), 2);
+  assert.equal(about(server, machine).length, 1);
+  assert.deepEqual(logs, []);
+  await recorder.stop();
+});
+
+Deno.test("the tunables are kept within their bounds", async () => {
+  using time = installFakeTime({ now: START });
+  await using server = new FakeApiServer();
+  const { recorder, errors, gate } = setup(server, {
+    queueLength: 0, // at least 1
+    attempts: Number.NaN, // the default, 3
+    retryWait: -5, // at least 100 ms
+  });
+  const refusal = server.refuse({
+    method: "POST",
+    path: /\/events$/,
+    status: 503,
+  });
+  recorder.warning(machine, failed);
+  await time.settle();
+  assert.equal(posts(server), 1);
+  await time.tick(99);
+  assert.equal(posts(server), 1);
+  await time.tick(1);
+  assert.equal(posts(server), 2);
+  await time.tick(100);
+  assert.equal(posts(server), ATTEMPTS);
+  assert.equal(errors.length, 1);
+  gate.close();
+  refusal.allow();
+  recorder.warning({ ...machine, name: "m2" }, failed); // in flight
+  await time.settle();
+  recorder.warning({ ...machine, name: "m3" }, failed); // queued: 1 fits
+  recorder.warning({ ...machine, name: "m4" }, failed); // dropped
+  assert.equal(recorder.dropped, 1);
+  gate.open();
+  await recorder.stop({ timeout: Infinity });
+  assert.equal(about(server, { kind: "Machine", name: "m3" }).length, 1);
+});
+
+Deno.test("retryWait is capped at one hour, attempts at 100", async () => {
+  using time = installFakeTime({ now: START });
+  await using server = new FakeApiServer();
+  const { recorder, errors } = setup(server, {
+    retryWait: Infinity,
+    attempts: 1e9,
+  });
+  server.refuse({ method: "POST", path: /\/events$/, status: 503 });
+  recorder.warning(machine, failed);
+  await time.settle();
+  await time.tick(3_600_000 * 99);
+  assert.equal(posts(server), 100);
+  assert.equal(errors.length, 1);
+  await recorder.stop();
+});
+
+Deno.test("stop's timeout option sets its bound; NaN is the default", async () => {
+  using time = installFakeTime({ now: START });
+  await using server = new FakeApiServer();
+  const { recorder, gate } = setup(server);
+  gate.close();
+  recorder.warning(machine, failed);
+  await time.settle();
+  let result: unknown = "pending";
+  const outcome = (): unknown => result;
+  const first = recorder.stop({ timeout: 1_000 }).catch((error) =>
+    result = error
+  );
+  await time.tick(999);
+  assert.equal(outcome(), "pending");
+  await time.tick(1);
+  assert.ok(outcome() instanceof StopTimeoutError);
+  assert.match(
+    ((outcome() as Error).cause as Error).message,
+    /took longer than 1000 ms/,
+  );
+  await first;
+  gate.open();
+  await recorder.done;
+  // A second recorder: NaN means 5 s.
+  const other = setup(server);
+  other.gate.close();
+  other.recorder.warning(machine, failed);
+  await time.settle();
+  result = "pending";
+  const second = other.recorder.stop({ timeout: Number.NaN }).catch((error) =>
+    result = error
+  );
+  await time.tick(STOP_TIMEOUT - 1);
+  assert.equal(outcome(), "pending");
+  await time.tick(1);
+  assert.ok(outcome() instanceof StopTimeoutError);
+  await second;
+  other.gate.open();
+  await other.recorder.done;
+});
+
+Deno.test("await using stops the recorder: the queue is written", async () => {
+  using _time = installFakeTime({ now: START });
+  await using server = new FakeApiServer();
+  let done: Promise<void> | undefined;
+  {
+    await using recorder = setup(server).recorder;
+    done = recorder.done;
+    recorder.warning(machine, failed);
+  }
+  assert.equal(about(server, machine).length, 1);
+  await done;
+});
+
+Deno.test("by default errors go to console.error naming the recorder", async () => {
+  using _time = installFakeTime({ now: START });
+  await using server = new FakeApiServer();
+  const client = new Client(server.url, { fetch: server.fetch });
+  const recorder = new Recorder(client, "test-operator", { instance: "p" });
+  await recorder.stop();
+  const printed: unknown[][] = [];
+  // deno-lint-ignore no-console -- the test replaces the default error sink to read it.
+  const original = console.error;
+  // deno-lint-ignore no-console -- as above.
+  console.error = (...args: unknown[]): void => void printed.push(args);
+  try {
+    recorder.warning(machine, failed);
+  } finally {
+    // deno-lint-ignore no-console -- as above.
+    console.error = original;
+  }
+  assert.equal(printed.length, 1);
+  assert.match(
+    String(printed[0]?.[0]),
+    /^Event recorder test-operator: Dropped the Warning Event StepFailed about the Machine m1: the recorder has stopped$/,
+  );
 });

@@ -56,7 +56,7 @@ export interface SetConditionOptions {
  *   condition: { type: "Ready", status: "False", reason: "MountFailed", message: "No answer" },
  *   bad: "False",
  * });
- * await recorder.shutdown();
+ * await recorder.stop();
  * assert.equal(server.eventsAbout({ kind: "Machine", name: "m1" })[0]?.type, "Warning");
  * ```
  *

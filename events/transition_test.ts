@@ -49,7 +49,7 @@ Deno.test("transition posts a Warning for the bad status and Normal otherwise", 
   });
   // No bad status: always Normal.
   transition(recorder, machine, { condition: ready("False", "Starting") });
-  await recorder.shutdown();
+  await recorder.stop();
   assert.deepEqual(written(server), [
     { type: "Warning", reason: "MountFailed", message: "No answer" },
     { type: "Normal", reason: "Serving", message: "Up" },
@@ -70,7 +70,7 @@ Deno.test("setCondition posts one Event per transition, none for a new message a
   assert.equal(set(ready("False", "MountFailed", "No answer")), true); // reason
   assert.equal(set(ready("True", "Serving", "Up")), true); // status
   assert.equal(set(ready("True", "Serving", "Up")), false); // same
-  await recorder.shutdown();
+  await recorder.stop();
   assert.equal(list.length, 1);
   assert.equal(list[0]?.reason, "Serving");
   assert.deepEqual(written(server), [

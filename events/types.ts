@@ -18,18 +18,18 @@ export const WARNING: EventType = "Warning";
  */
 export interface ObjectReference {
   /** Group and version, such as `example.com/v1`. */
-  apiVersion?: string;
+  apiVersion?: string | undefined;
   /** Kind, such as `Machine`. */
   kind: string;
   /**
    * Namespace; absent or empty for a cluster-scoped object, whose Events go
    * in `default`.
    */
-  namespace?: string;
+  namespace?: string | undefined;
   /** Name of the object. */
   name: string;
   /** UID of the object. */
-  uid?: string;
+  uid?: string | undefined;
 }
 
 /**

@@ -153,7 +153,7 @@ if (keepRunning) {
 
 say();
 say("4. Shutting down (Events first, then the Lease)");
-await operator.shutdown();
+await operator.stop();
 
 say();
 say("Events");

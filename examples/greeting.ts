@@ -5,7 +5,12 @@
  *
  * @module
  */
-import { apiPath, type KubeObject } from "../apiclient/mod.ts";
+import {
+  collectionPath,
+  type KubeObject,
+  objectPath,
+  type Resource,
+} from "../apiclient/mod.ts";
 import type { Condition } from "../conditions/mod.ts";
 
 /** A ConfigMap, as far as the example reads it. */
@@ -53,6 +58,16 @@ export interface Greeting extends KubeObject {
   status?: GreetingStatus;
 }
 
+/** The Greetings collection (all namespaces). */
+export const GREETINGS: Resource = {
+  group: GROUP,
+  version: VERSION,
+  resource: RESOURCE,
+};
+
+/** The ConfigMaps collection (all namespaces). */
+export const CONFIGMAPS: Resource = { version: "v1", resource: "configmaps" };
+
 /**
  * The path of the Greetings of `namespace`, or of one Greeting.
  *
@@ -61,13 +76,7 @@ export interface Greeting extends KubeObject {
  * @returns The API path.
  */
 export function greetingPath(namespace: string, name?: string): string {
-  return apiPath({
-    group: GROUP,
-    version: VERSION,
-    resource: RESOURCE,
-    namespace,
-    ...(name === undefined ? {} : { name }),
-  });
+  return pathOf(GREETINGS, namespace, name);
 }
 
 /**
@@ -78,12 +87,13 @@ export function greetingPath(namespace: string, name?: string): string {
  * @returns The API path.
  */
 export function configMapPath(namespace: string, name?: string): string {
-  return apiPath({
-    version: "v1",
-    resource: "configmaps",
-    namespace,
-    ...(name === undefined ? {} : { name }),
-  });
+  return pathOf(CONFIGMAPS, namespace, name);
+}
+
+function pathOf(resource: Resource, namespace: string, name?: string): string {
+  return name === undefined
+    ? collectionPath({ ...resource, namespace })
+    : objectPath({ ...resource, namespace, name });
 }
 
 /**

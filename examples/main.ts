@@ -76,6 +76,6 @@ if (!stop.signal.aborted) {
   );
 }
 log("signal received");
-await operator.shutdown();
+await operator.stop();
 Deno.removeSignalListener("SIGTERM", onSignal);
 Deno.removeSignalListener("SIGINT", onSignal);

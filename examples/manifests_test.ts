@@ -117,7 +117,7 @@ Deno.test("RBAC grants exactly the requests the operator sends", async () => {
   await user.delete(greetingPath(ns, "hello"));
   await settle();
   assert.equal(server.object(configMapPath(ns, "hello-greeting")), undefined);
-  await operator.shutdown();
+  await operator.stop();
 
   const rbac = granted();
   const refused = [...sent].filter((v) => !rbac.has(v));

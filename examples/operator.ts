@@ -13,42 +13,38 @@
  * - `conditions` and `events`: the `Ready` condition, and one Event per
  *   transition and per ConfigMap written.
  *
- * Shutdown order ({@linkcode GreetingOperator.shutdown}): stop the watches
- * and the pass in flight, write the queued Events (`Recorder.shutdown`), then
- * step down (`Lead.stepDown`), last, because a step-down must come after the
- * last write, and the recorder's writes pass the write guard.
+ * Shutdown order ({@linkcode GreetingOperator.stop}): stop the watches
+ * and the pass in flight, write the queued Events (`Recorder.stop`), then
+ * stop the election (`Lead.stop`), last, because its release must come after
+ * the last write, and the recorder's writes pass the write guard.
  *
  * @module
  */
 import {
   type Client,
+  collectionPath,
   NotFoundError,
+  objectKey,
+  objectPath,
+  objectRef,
   type OwnerReference,
 } from "../apiclient/mod.ts";
 import { type Condition, set } from "../conditions/mod.ts";
 import { Lead, REQUEST_TIMEOUT } from "../election/mod.ts";
 import { Recorder, transition } from "../events/mod.ts";
 import type { ObjectReference } from "../events/mod.ts";
-import {
-  type Collection,
-  finalState,
-  readOne,
-  start,
-} from "../informer/mod.ts";
-import { key, settleStatus, Versions, written } from "../memo/mod.ts";
+import { Collection, finalState, readOne } from "../informer/mod.ts";
+import { settleStatus, Versions, written } from "../memo/mod.ts";
 import {
   API_VERSION,
   type ConfigMap,
   configMapName,
-  configMapPath,
+  CONFIGMAPS,
   type Greeting,
-  greetingPath,
-  GROUP,
+  GREETINGS,
   KIND,
   MANAGED_BY,
   OPERATOR,
-  RESOURCE,
-  VERSION,
 } from "./greeting.ts";
 
 export { REQUEST_TIMEOUT };
@@ -93,9 +89,9 @@ const READY = "Ready";
 
 /**
  * A running Greeting operator: it leads, watches, and reconciles until
- * {@linkcode GreetingOperator.shutdown}.
+ * {@linkcode GreetingOperator.stop}.
  */
-export class GreetingOperator {
+export class GreetingOperator implements AsyncDisposable {
   /** The election's identity of this process. */
   readonly identity: string;
   /** What the operator did so far. */
@@ -138,6 +134,7 @@ export class GreetingOperator {
     this.#recorder = new Recorder(this.#client, OPERATOR, {
       instance: options.pod,
       log: (line) => this.#log(`events: ${line}`),
+      onError: (error) => this.#log(`events: ${message(error)}`),
     });
     const signal = this.#stop.signal;
     const namespace = options.namespace;
@@ -147,27 +144,24 @@ export class GreetingOperator {
       // that is correct, so nothing needs to run again.
       this.#synced += 1;
     };
-    this.#greetings = start<Greeting>(this.#client, {
-      group: GROUP,
-      version: VERSION,
-      resource: RESOURCE,
+    this.#greetings = new Collection<Greeting>(this.#client, {
+      ...GREETINGS,
       namespace,
     }, {
       signal,
       synced: onSynced("Greetings"),
       handler: {
-        add: (g) => this.#enqueue(key(g)),
-        update: (_, g) => this.#enqueue(key(g)),
+        add: (g) => this.#enqueue(objectKey(g)),
+        update: (_, g) => this.#enqueue(objectKey(g)),
         delete: (g) => {
           const last = finalState(g);
-          if (last) this.#enqueue(key(last));
+          if (last) this.#enqueue(objectKey(last));
         },
       },
-      report: (error) => this.#log(`Greetings watch: ${message(error)}`),
+      onError: (error) => this.#log(`Greetings watch: ${message(error)}`),
     });
-    this.#configMaps = start<ConfigMap>(this.#client, {
-      version: "v1",
-      resource: "configmaps",
+    this.#configMaps = new Collection<ConfigMap>(this.#client, {
+      ...CONFIGMAPS,
       namespace,
       labelSelector: `${MANAGED_BY}=${OPERATOR}`,
     }, {
@@ -178,7 +172,7 @@ export class GreetingOperator {
         update: (_, c) => this.#enqueueOwner(c),
         delete: (c) => this.#enqueueOwner(finalState(c)),
       },
-      report: (error) => this.#log(`ConfigMaps watch: ${message(error)}`),
+      onError: (error) => this.#log(`ConfigMaps watch: ${message(error)}`),
     });
   }
 
@@ -196,14 +190,17 @@ export class GreetingOperator {
   ): Promise<GreetingOperator> {
     const log = options.log ?? (() => {});
     log(`${options.pod}: waiting for the Lease`);
-    const lead = await Lead.start(client, {
-      name: options.leaseName ?? OPERATOR,
-      namespace: options.leaseNamespace,
+    const lead = new Lead(client, {
+      lease: {
+        namespace: options.leaseNamespace,
+        name: options.leaseName ?? OPERATOR,
+      },
       pod: options.pod,
-      report: (line) => log(`election: ${line}`),
-      ...(options.exit ? { exit: options.exit } : {}),
-      ...(options.signal ? { signal: options.signal } : {}),
+      log: (line) => log(`election: ${line}`),
+      onError: (error) => log(`election: ${message(error)}`),
+      exit: options.exit,
     });
+    await lead.leading({ signal: options.signal });
     log(`leading as ${lead.identity}`);
     return new GreetingOperator(lead, client, options);
   }
@@ -230,9 +227,14 @@ export class GreetingOperator {
    *
    * @returns A promise that resolves when the Lease is released.
    */
-  shutdown(): Promise<void> {
+  stop(): Promise<void> {
     this.#shutdown ??= this.#shutdownOnce();
     return this.#shutdown;
+  }
+
+  /** Stops the operator (for `await using`). */
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.stop();
   }
 
   async #shutdownOnce(): Promise<void> {
@@ -247,9 +249,9 @@ export class GreetingOperator {
       this.#draining,
     ]);
     this.#log("shutting down: writing the queued Events");
-    await this.#recorder.shutdown();
+    await this.#recorder.stop();
     this.#log("shutting down: stepping down");
-    await this.#lead.stepDown();
+    await this.#lead.stop();
     this.#log("stopped; the Lease is released");
   }
 
@@ -305,14 +307,15 @@ export class GreetingOperator {
   /** Makes the world match one Greeting. */
   async #pass(greetingKey: string): Promise<void> {
     const signal = this.#stop.signal;
-    const [namespace, name] = greetingKey.split("/") as [string, string];
-    const path = greetingPath(namespace, name);
+    const greetingRef = objectRef(GREETINGS, greetingKey);
+    const { namespace = "", name } = greetingRef;
     let greeting: Greeting;
     try {
-      greeting = await readOne<Greeting>(this.#client, {
+      greeting = await readOne<Greeting>(this.#client, greetingRef, {
         view: this.#greetings.view(),
         versions: this.#versions,
-      }, { key: greetingKey, path, signal });
+        signal,
+      });
     } catch (error) {
       if (!(error instanceof NotFoundError)) throw error;
       await this.#removeOrphan(namespace, name);
@@ -328,14 +331,15 @@ export class GreetingOperator {
       uid,
     };
     const cmName = configMapName(name);
-    const cmKey = `${namespace}/${cmName}`;
-    const cmPath = configMapPath(namespace, cmName);
+    const cmRef = { ...CONFIGMAPS, namespace, name: cmName };
+    const cmKey = objectKey(cmRef);
     let configMap: ConfigMap | undefined;
     try {
-      configMap = await readOne<ConfigMap>(this.#client, {
+      configMap = await readOne<ConfigMap>(this.#client, cmRef, {
         view: this.#configMaps.view(),
         versions: this.#versions,
-      }, { key: cmKey, path: cmPath, signal });
+        signal,
+      });
     } catch (error) {
       if (!(error instanceof NotFoundError)) throw error;
     }
@@ -361,9 +365,9 @@ export class GreetingOperator {
     } else {
       if (configMap === undefined) {
         await written(
-          cmKey,
+          cmRef,
           () =>
-            this.#client.create<ConfigMap>(configMapPath(namespace), {
+            this.#client.create<ConfigMap>(collectionPath(cmRef), {
               apiVersion: "v1",
               kind: "ConfigMap",
               metadata: {
@@ -395,8 +399,11 @@ export class GreetingOperator {
         // The store's copy names its resourceVersion: a copy changed since
         // is refused (409) and the pass runs again.
         await written(
-          cmKey,
-          () => this.#client.replace<ConfigMap>(cmPath, next, { signal }),
+          cmRef,
+          () =>
+            this.#client.replace<ConfigMap>(objectPath(cmRef), next, {
+              signal,
+            }),
           { versions: this.#versions, signal },
         );
         this.counts.updated += 1;
@@ -422,8 +429,8 @@ export class GreetingOperator {
       this.#client,
       structuredClone(greeting),
       {
+        resource: GREETINGS,
         versions: this.#versions,
-        path,
         signal,
         apply: (copy) => {
           const before = JSON.stringify(copy.status ?? {});
@@ -454,14 +461,15 @@ export class GreetingOperator {
    * API server has none, and the delete is harmless where it runs too.
    */
   async #removeOrphan(namespace: string, name: string): Promise<void> {
-    const cmKey = `${namespace}/${configMapName(name)}`;
+    const cm = { ...CONFIGMAPS, namespace, name: configMapName(name) };
+    const cmKey = objectKey(cm);
     const held = this.#configMaps.store.get(cmKey);
     const owner = held?.metadata.ownerReferences?.find((r) =>
       r.controller && r.kind === KIND && r.name === name
     );
     if (held === undefined || owner === undefined) return;
     try {
-      await this.#client.delete(configMapPath(namespace, configMapName(name)), {
+      await this.#client.delete(objectPath(cm), {
         // Only the copy this operator made, never a later one of that name.
         body: { preconditions: { uid: held.metadata.uid } },
         signal: this.#stop.signal,

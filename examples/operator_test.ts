@@ -120,7 +120,7 @@ Deno.test("the example operator reconciles Greetings end to end", async () => {
   );
 
   // Shut down in order: the Events are written, then the Lease released.
-  await operator.shutdown();
+  await operator.stop();
   assert.equal(server.leaseHolder(ns, "greeting-operator") ?? "", "");
   const reasons = (name: string): string[] =>
     server.eventsAbout({ kind: KIND, name, namespace: ns }).map((e) =>
@@ -174,7 +174,7 @@ Deno.test("a second copy waits, then takes over when the leader steps down", asy
   await time.tick(20_000);
   assert.equal(second, undefined); // it waits while the first leads
 
-  await first.shutdown();
+  await first.stop();
   await time.tick(11_000); // a waiting copy reads within 5 to 11 s
   const next = await starting;
   assert.equal(second, next);
@@ -190,7 +190,7 @@ Deno.test("a second copy waits, then takes over when the leader steps down", asy
   );
   assert.equal(first.counts.created, 0);
   assert.equal(next.counts.created, 1);
-  await next.shutdown();
+  await next.stop();
 });
 
 Deno.test("a failed pass runs again after retryDelay", async () => {
@@ -237,7 +237,7 @@ Deno.test("a failed pass runs again after retryDelay", async () => {
       ?.message,
     "Hi",
   );
-  await operator.shutdown();
+  await operator.stop();
 });
 
 Deno.test("shutdown writes the queued Events before it releases the Lease", async () => {
@@ -272,7 +272,7 @@ Deno.test("shutdown writes the queued Events before it releases the Lease", asyn
   assert.deepEqual(server.eventsAbout({ kind: KIND, name: "hello" }), []);
 
   let stopped = false;
-  const stopping = operator.shutdown().then(() => stopped = true);
+  const stopping = operator.stop().then(() => stopped = true);
   await time.tick(1_000);
   // The recorder still writes: the Lease is held, the guard allows.
   assert.equal(stopped, false);
@@ -332,5 +332,5 @@ Deno.test("after a lost Lease the operator's writes are refused before they are 
   assert.ok(operator.counts.failures >= 1);
   await time.tick(30_000); // the elector gives up and calls exit(1)
   assert.deepEqual(exits, [1]);
-  await operator.shutdown();
+  await operator.stop();
 });

@@ -9,7 +9,7 @@ import {
   installFakeTime,
   type RecordedRequest,
 } from "../testing/mod.ts";
-import type { Handler } from "./collection.ts";
+import type { Handler } from "./types.ts";
 import { DeletedFinalStateUnknown } from "./tombstone.ts";
 
 export const CM = "/api/v1/namespaces/default/configmaps";

@@ -1,14 +1,12 @@
 // The reflector: reads a collection, watches it from the version that read
 // answered, resumes, reads again after a 410, backs off while the server
 // fails, and never gives up until its signal ends. One task does all of it,
-// and also applies each change to the store and runs the handler, so the
-// store always holds at least what a handler was told.
+// and hands each change to the delivery (`_delivery.ts`) in order.
 import type { Client } from "../apiclient/client.ts";
 import { ApiError } from "../apiclient/errors.ts";
-import type { KubeList, KubeObject, WatchEvent } from "../apiclient/types.ts";
-import { apiPath } from "../apiclient/path.ts";
+import type { KubeList, KubeObject } from "../apiclient/types.ts";
+import { collectionPath, objectKey as keyOf } from "../apiclient/resource.ts";
 import { sleep } from "../_internal/sleep.ts";
-import { key as keyOf } from "../memo/keys.ts";
 import { Backoff } from "./_backoff.ts";
 import {
   eventError,
@@ -18,10 +16,10 @@ import {
   isTransient,
   retryAfterMs,
 } from "./_errors.ts";
-import { compareKeys, MemoryStore } from "./_store.ts";
-import type { CollectionOptions, Handler, Source } from "./collection.ts";
-import { DeletedFinalStateUnknown } from "./tombstone.ts";
-import { describe } from "../_internal/errors.ts";
+import { cursor, type Open } from "./_cursor.ts";
+import { Delivery, type Read, versionOf } from "./_delivery.ts";
+import type { MemoryStore } from "./_store.ts";
+import type { CollectionOptions, Source } from "./types.ts";
 
 /** Objects per page of a list. */
 export const PAGE_SIZE = 500;
@@ -36,56 +34,10 @@ export const SHORT_WATCH = 1_000;
 /** The bookmark annotation that ends the initial events of a streaming list. */
 export const INITIAL_EVENTS_END = "k8s.io/initial-events-end";
 
-/**
- * The events of one watch, one at a time. `next` answers at once while the
- * last network read's batch lasts, and a promise only when it must read: the
- * first sync of a big collection then costs one await per read, not per
- * object.
- */
-interface Events<T extends KubeObject> {
-  next():
-    | IteratorResult<WatchEvent<T>, undefined>
-    | Promise<IteratorResult<WatchEvent<T>, undefined>>;
-}
-
-/** Walks the batches of a watch stream one event at a time. */
-function cursor<T extends KubeObject>(
-  batches: AsyncIterator<WatchEvent<T>[]>,
-): Events<T> {
-  let batch: WatchEvent<T>[] = [];
-  let index = 0;
-  const more = async (): Promise<IteratorResult<WatchEvent<T>, undefined>> => {
-    for (;;) {
-      const read = await batches.next();
-      if (read.done) return { done: true, value: undefined };
-      batch = read.value;
-      index = 0;
-      if (batch.length > 0) return { done: false, value: batch[index++]! };
-    }
-  };
-  return {
-    next: () =>
-      index < batch.length ? { done: false, value: batch[index++]! } : more(),
-  };
-}
-
-interface Open<T extends KubeObject> {
-  events: Events<T>;
-  cancel(): Promise<void>;
-}
-
 type Step<T extends KubeObject> =
   | { next: "read"; wait: number }
   | { next: "watch"; wait: number; open?: Open<T> }
   | { next: "quiet" };
-
-function versionOf(object: KubeObject): string {
-  return object.metadata?.resourceVersion ?? "";
-}
-
-function isPromise(value: unknown): value is Promise<unknown> {
-  return typeof (value as Promise<unknown> | undefined)?.then === "function";
-}
 
 /** A list that holds everything the read found, and the version it shows. */
 interface Listed {
@@ -93,24 +45,15 @@ interface Listed {
   resourceVersion: string;
 }
 
-/** A whole read of the collection, decoded as it arrives. */
-interface Read<T extends KubeObject> {
-  items: Map<string, T>;
-  /** Keys whose copy did not decode, with its version. */
-  undecodable: Map<string, string>;
-  add(raw: KubeObject): void;
-  remove(key: string): void;
-}
-
-/** One collection's reflector, store and handler delivery. */
-export class Informer<T extends KubeObject> {
+/** One collection's reflector: the loop of reads and watches. */
+export class Reflector<T extends KubeObject> {
   readonly store: MemoryStore<T>;
   #client: Client;
   #path: string;
   #source: Source;
   #options: CollectionOptions<T>;
-  #handler: Handler<T>;
-  #report: (error: unknown) => void;
+  #delivery: Delivery<T>;
+  #onError: (error: unknown) => void;
   #signal: AbortSignal;
   #backoff: Backoff;
 
@@ -130,23 +73,18 @@ export class Informer<T extends KubeObject> {
     source: Source,
     options: CollectionOptions<T> & {
       signal: AbortSignal;
-      report: (error: unknown) => void;
+      onError: (error: unknown) => void;
     },
   ) {
     this.#client = client;
     this.#source = source;
-    this.#path = apiPath({
-      group: source.group,
-      version: source.version,
-      resource: source.resource,
-      namespace: source.namespace,
-    });
+    this.#path = collectionPath(source);
     this.#options = options;
-    this.#handler = options.handler ?? {};
-    this.#report = options.report;
+    this.#onError = options.onError;
     this.#signal = options.signal;
     this.#backoff = new Backoff();
-    this.store = new MemoryStore<T>(options.indexers, options.report);
+    this.#delivery = new Delivery<T>(options);
+    this.store = this.#delivery.store;
   }
 
   /** The first read is in the store, and a watch is allowed (see `synced`). */
@@ -193,7 +131,7 @@ export class Informer<T extends KubeObject> {
           // Nothing above should throw; if something does, start over after
           // a wait rather than stop.
           if (signal.aborted) break;
-          this.#report(error);
+          this.#onError(error);
           step = { next: "read", wait: this.#wait(error) };
         }
       }
@@ -239,7 +177,7 @@ export class Informer<T extends KubeObject> {
     try {
       callback();
     } catch (error) {
-      this.#report(error);
+      this.#onError(error);
     }
   }
 
@@ -315,7 +253,7 @@ export class Informer<T extends KubeObject> {
       this.#accept(true);
       // Each object is trimmed and decoded as it arrives, so the raw copies
       // (managedFields and all) never pile up for the whole read.
-      const initial = this.#newRead();
+      const initial = this.#delivery.newRead();
       let end: string | undefined;
       let failure: unknown;
       try {
@@ -396,7 +334,7 @@ export class Informer<T extends KubeObject> {
       if (this.#isAbsent(error)) {
         this.#lastVersion = "";
         this.#versionUnavailable = false;
-        await this.#replace(this.#newRead(), "");
+        await this.#replace(this.#delivery.newRead(), "");
         return { next: "quiet" };
       }
       this.#listFailed(error);
@@ -411,7 +349,7 @@ export class Informer<T extends KubeObject> {
       return { next: "read", wait: this.#wait(error) };
     }
     this.#versionUnavailable = false;
-    const read = this.#newRead();
+    const read = this.#delivery.newRead();
     for (const raw of listed.items) read.add(raw);
     await this.#replace(read, listed.resourceVersion);
     return { next: "watch", wait: 0 };
@@ -423,7 +361,7 @@ export class Informer<T extends KubeObject> {
     try {
       listFailed(error);
     } catch (thrown) {
-      this.#report(thrown);
+      this.#onError(thrown);
     }
   }
 
@@ -433,7 +371,7 @@ export class Informer<T extends KubeObject> {
     try {
       return absent(error);
     } catch (thrown) {
-      this.#report(thrown);
+      this.#onError(thrown);
       return false;
     }
   }
@@ -528,12 +466,12 @@ export class Informer<T extends KubeObject> {
         switch (event.type) {
           case "ADDED":
           case "MODIFIED": {
-            const applied = this.#apply(object as T);
+            const applied = this.#delivery.apply(object as T);
             if (applied !== undefined) await applied;
             break;
           }
           case "DELETED": {
-            const removed = this.#remove(object as T);
+            const removed = this.#delivery.remove(object as T);
             if (removed !== undefined) await removed;
             break;
           }
@@ -574,166 +512,14 @@ export class Informer<T extends KubeObject> {
     return { next: "watch", wait: 0 };
   }
 
-  // --------------------------------------------------------------- delivery
-
-  #newRead(): Read<T> {
-    const items = new Map<string, T>();
-    const undecodable = new Map<string, string>();
-    return {
-      items,
-      undecodable,
-      add: (raw) => {
-        const key = keyOf(raw);
-        const item = this.#ingest(raw, key);
-        if (item === undefined) {
-          items.delete(key);
-          undecodable.set(key, versionOf(raw));
-        } else {
-          if (undecodable.size > 0) undecodable.delete(key);
-          items.set(key, item);
-        }
-      },
-      remove: (key) => {
-        items.delete(key);
-        undecodable.delete(key);
-      },
-    };
-  }
-
-  /** Trims, transforms and decodes one object; undefined when it fails. */
-  #ingest(raw: KubeObject, key: string): T | undefined {
-    const meta = raw.metadata;
-    if (meta !== undefined && meta.managedFields !== undefined) {
-      // A copy without the field, not a delete: deleting a property that is
-      // not the last one turns the object into a slow, larger dictionary.
-      const { managedFields: _, ...rest } = meta;
-      raw.metadata = rest;
-    }
-    const { transform, decode } = this.#options;
-    if (transform === undefined && decode === undefined) return raw as T;
-    try {
-      const shaped = transform === undefined ? raw : transform(raw) ?? raw;
-      return decode === undefined ? shaped as T : decode(shaped);
-    } catch (error) {
-      // The report names the object: a copy dropped without a word would
-      // leave nobody a way to learn why an edit was ignored.
-      const message = describe(error);
-      this.#report(
-        new Error(
-          `${raw.kind ?? "Object"} ${key} does not decode: ${message}`,
-          {
-            cause: error,
-          },
-        ),
-      );
-      return undefined;
-    }
-  }
-
-  /** Runs one handler call; answers its promise only when it made one. */
-  #deliver(
-    call: (() => void | Promise<void>) | undefined,
-  ): Promise<void> | undefined {
-    if (call === undefined) return undefined;
-    let result: unknown;
-    try {
-      result = call();
-    } catch (error) {
-      this.#report(error);
-      return undefined;
-    }
-    if (!isPromise(result)) return undefined;
-    return result.then(() => {}, (error) => this.#report(error));
-  }
-
-  #apply(raw: KubeObject): Promise<void> | undefined {
-    const key = keyOf(raw);
-    const version = versionOf(raw);
-    const item = this.#ingest(raw, key);
-    if (item === undefined) {
-      this.store.setUndecodable(key, version);
-      return undefined;
-    }
-    const previous = this.store.set(key, item);
-    const handler = this.#handler;
-    if (previous !== undefined) {
-      if (handler.update === undefined) return undefined;
-      return this.#deliver(() => handler.update!(previous, item));
-    }
-    if (handler.add === undefined) return undefined;
-    return this.#deliver(() => handler.add!(item));
-  }
-
-  #remove(raw: KubeObject): Promise<void> | undefined {
-    const key = keyOf(raw);
-    const held = this.store.has(key);
-    const lastDecoded = this.store.lastDecoded(key);
-    this.store.delete(key);
-    const handler = this.#handler;
-    if (handler.delete === undefined) return undefined;
-    const final = this.#ingest(raw, key);
-    if (final !== undefined) return this.#deliver(() => handler.delete!(final));
-    if (!held) return undefined;
-    // The final copy did not decode: hand over the last one that did.
-    return this.#deliver(() =>
-      handler.delete!(new DeletedFinalStateUnknown<T>(key, lastDecoded))
-    );
-  }
-
-  /**
-   * Replaces the store with a whole read and tells the handler what changed:
-   * adds and updates in the read's order, then a delete with a final-state-
-   * unknown marker for each object that vanished while no watch was open.
-   */
+  /** Replaces the store with a whole read (see `Delivery.replace`). */
   async #replace(read: Read<T>, version: string): Promise<void> {
-    const { items: next, undecodable } = read;
-    const before = this.store.entries();
-    const beforeUndecodable = this.store.undecodable();
-    this.store.replace(next, undecodable);
     if (version !== "") this.#lastVersion = version;
-    const handler = this.#handler;
-    // A stop in the middle ends the calls: done must not wait for the rest
-    // of a relist of thousands of objects, nor call synced after the end.
-    const signal = this.#signal;
-    if (handler.add || handler.update) {
-      for (const [key, item] of next) {
-        if (signal.aborted) return;
-        const previous = before.get(key);
-        let pending: Promise<void> | undefined;
-        if (previous === undefined) {
-          if (handler.add) pending = this.#deliver(() => handler.add!(item));
-        } else if (versionOf(previous) !== versionOf(item)) {
-          if (handler.update) {
-            pending = this.#deliver(() => handler.update!(previous, item));
-          }
-        }
-        if (pending !== undefined) await pending;
-      }
-    }
-    if (handler.delete) {
-      const gone: [string, T | undefined][] = [];
-      for (const [key, previous] of before) {
-        if (!next.has(key) && !undecodable.has(key)) gone.push([key, previous]);
-      }
-      for (const [key, { last }] of beforeUndecodable) {
-        if (!next.has(key) && !undecodable.has(key)) gone.push([key, last]);
-      }
-      gone.sort(([a], [b]) => compareKeys(a, b));
-      for (const [key, previous] of gone) {
-        if (signal.aborted) return;
-        const pending = this.#deliver(() =>
-          handler.delete!(new DeletedFinalStateUnknown<T>(key, previous))
-        );
-        if (pending !== undefined) await pending;
-      }
-    }
-    if (!this.#firstRead && !signal.aborted) {
+    await this.#delivery.replace(read);
+    if (!this.#firstRead && !this.#signal.aborted) {
       this.#firstRead = true;
-      const synced = this.#options.synced;
-      if (synced !== undefined) {
-        const pending = this.#deliver(synced);
-        if (pending !== undefined) await pending;
-      }
+      const pending = this.#delivery.deliver(this.#options.synced);
+      if (pending !== undefined) await pending;
     }
   }
 }

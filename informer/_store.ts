@@ -27,15 +27,15 @@ export class MemoryStore<T extends KubeObject> implements Store<T> {
   #indices = new Map<string, Map<string, Set<string>>>();
   /** key → the values it is indexed under, one list per indexer. */
   #indexed = new Map<string, (readonly string[])[]>();
-  #report: (error: unknown) => void;
+  #onError: (error: unknown) => void;
 
   constructor(
     indexers: Indexers<T> | undefined,
-    report: (error: unknown) => void,
+    onError: (error: unknown) => void,
   ) {
     this.#indexers = Object.entries(indexers ?? {});
     for (const [name] of this.#indexers) this.#indices.set(name, new Map());
-    this.#report = report;
+    this.#onError = onError;
   }
 
   get size(): number {
@@ -162,7 +162,7 @@ export class MemoryStore<T extends KubeObject> implements Store<T> {
       try {
         values = indexer(item);
       } catch (error) {
-        this.#report(error);
+        this.#onError(error);
         values = [];
       }
       all.push(values);

@@ -1,24 +1,19 @@
 import assert from "node:assert/strict";
 import type { KubeObject } from "../apiclient/types.ts";
-import * as memo from "../memo/mod.ts";
-import { pathOfKey, Versions, written } from "../memo/mod.ts";
+import { Versions, written } from "../memo/mod.ts";
 import {
   cached,
   cachedList,
+  Collection,
   currentList,
   list,
-  readFresh,
   readOne,
-  settleStatus,
-  start,
   view,
 } from "./mod.ts";
 import { change, CM, harness, make } from "./_harness_test_util.ts";
 
 const CONFIGMAPS = { version: "v1", resource: "configmaps" };
-const path = pathOfKey((namespace, name) =>
-  `/api/v1/namespaces/${namespace}/configmaps/${name}`
-);
+const ref = (name: string) => ({ ...CONFIGMAPS, namespace: "default", name });
 
 function gets(h: ReturnType<typeof harness>): number {
   return h.server.count({ method: "GET", path: /configmaps\/[^/]+$/ });
@@ -28,22 +23,21 @@ Deno.test("readOne answers the store's copy while it is current, else the API se
   await using h = harness();
   await make(h.client, "a");
   const versions = new Versions();
-  await using c = start(h.client, CONFIGMAPS);
+  await using c = new Collection(h.client, CONFIGMAPS);
   await h.time.settle();
-  const held = { view: c.view(), versions };
-  const options = { key: "default/a", path: path("default/a") };
-  assert.equal((await readOne(h.client, held, options)).metadata.name, "a");
+  const options = { view: c.view(), versions };
+  assert.equal((await readOne(h.client, ref("a"), options)).metadata.name, "a");
   assert.equal(gets(h), 0);
   // Our own write, not yet in the store: the store's copy is older.
   h.server.refuse({ watch: true, status: 503 });
   h.server.cutWatches();
   const made = await written(
-    "default/a",
+    ref("a"),
     () => change(h.client, "a", { k: "1" }),
     { versions },
   );
   assert.equal(c.store.get("default/a")?.metadata.resourceVersion, "1");
-  const read = await readOne(h.client, held, options);
+  const read = await readOne(h.client, ref("a"), options);
   assert.equal(read.metadata.resourceVersion, made.metadata.resourceVersion);
   assert.equal(gets(h), 1);
 });
@@ -52,16 +46,13 @@ Deno.test("once the watch delivers the write, the store answers again", async ()
   await using h = harness();
   await make(h.client, "a");
   const versions = new Versions();
-  await using c = start(h.client, CONFIGMAPS);
+  await using c = new Collection(h.client, CONFIGMAPS);
   await h.time.settle();
-  await written("default/a", () => change(h.client, "a", { k: "1" }), {
+  await written(ref("a"), () => change(h.client, "a", { k: "1" }), {
     versions,
   });
   await h.time.settle();
-  const read = await readOne(h.client, { view: c.view(), versions }, {
-    key: "default/a",
-    path: path("default/a"),
-  });
+  const read = await readOne(h.client, ref("a"), { view: c.view(), versions });
   assert.equal(read.metadata.resourceVersion, "2");
   assert.equal(gets(h), 0);
 });
@@ -70,36 +61,32 @@ Deno.test("a store that is not ready answers nothing, and every read goes to the
   await using h = harness();
   await make(h.client, "a");
   const versions = new Versions();
-  await using c = start(h.client, CONFIGMAPS);
+  await using c = new Collection(h.client, CONFIGMAPS);
   await h.time.settle();
   h.server.refuse({ watch: true, status: 403 });
   h.server.cutWatches();
   await h.time.settle();
   assert.equal(c.view().ready(), false);
   assert.equal(cached(c.view(), "default/a"), undefined);
-  await readOne(h.client, { view: c.view(), versions }, {
-    key: "default/a",
-    path: path("default/a"),
-  });
+  await readOne(h.client, ref("a"), { view: c.view(), versions });
   assert.equal(gets(h), 1);
   assert.equal(versions.noted("default/a"), true);
   // No collection at all: the same.
-  await readOne(h.client, { view: view(undefined) }, {
-    key: "default/a",
-    path: path("default/a"),
-  });
+  await readOne(h.client, ref("a"), { view: view(CONFIGMAPS) });
   assert.equal(gets(h), 2);
+  await readOne(h.client, ref("a"));
+  assert.equal(gets(h), 3);
 });
 
 Deno.test("cachedList answers decoded copies in key order", async () => {
   await using h = harness();
   for (const name of ["c", "a", "b", "bad"]) await make(h.client, name);
-  await using c = start(h.client, CONFIGMAPS, {
+  await using c = new Collection(h.client, CONFIGMAPS, {
     decode: (o) => {
       if (o.metadata.name === "bad") throw new Error("bad");
       return o;
     },
-    report: () => {},
+    onError: () => {},
   });
   await h.time.settle();
   assert.deepEqual(
@@ -112,29 +99,25 @@ Deno.test("currentList of a whole store also answers objects the operator just c
   await using h = harness();
   await make(h.client, "a");
   const versions = new Versions();
-  await using whole = start(h.client, CONFIGMAPS);
-  await using scoped = start(h.client, { ...CONFIGMAPS, namespace: "default" });
+  await using whole = new Collection(h.client, CONFIGMAPS);
+  await using scoped = new Collection(h.client, {
+    ...CONFIGMAPS,
+    namespace: "default",
+  });
   await h.time.settle();
   assert.equal(whole.view().whole, true);
   assert.equal(scoped.view().whole, false);
   h.server.refuse({ watch: true, status: 503 });
   h.server.cutWatches();
-  await written("default/new", () => make(h.client, "new"), { versions });
-  const fromWhole = await currentList(h.client, {
-    view: whole.view(),
-    versions,
-  }, { path });
+  await written(ref("new"), () => make(h.client, "new"), { versions });
+  const fromWhole = await currentList(h.client, whole.view(), { versions });
   assert.deepEqual(fromWhole.map((o) => o.metadata.name), ["a", "new"]);
-  const fromScoped = await currentList(h.client, {
-    view: scoped.view(),
-    versions,
-  }, { path });
+  const fromScoped = await currentList(h.client, scoped.view(), { versions });
   assert.deepEqual(fromScoped.map((o) => o.metadata.name), ["a"]);
   // Asked to, a scoped view answers them too.
-  const told = await currentList(h.client, {
-    view: scoped.view({ whole: true }),
+  const told = await currentList(h.client, scoped.view({ whole: true }), {
     versions,
-  }, { path });
+  });
   assert.deepEqual(told.map((o) => o.metadata.name), ["a", "new"]);
 });
 
@@ -142,24 +125,22 @@ Deno.test("currentList reads stale and undecodable copies fresh, and leaves out 
   await using h = harness();
   for (const name of ["a", "b", "c", "d"]) await make(h.client, name);
   const versions = new Versions();
-  await using c = start(h.client, CONFIGMAPS, {
+  await using c = new Collection(h.client, CONFIGMAPS, {
     decode: (o) => {
       if (o.metadata.name === "d") throw new Error("bad");
       return o;
     },
-    report: () => {},
+    onError: () => {},
   });
   await h.time.settle();
   h.server.refuse({ watch: true, status: 503 });
   h.server.cutWatches();
-  await written("default/b", () => change(h.client, "b", { k: "1" }), {
+  await written(ref("b"), () => change(h.client, "b", { k: "1" }), {
     versions,
   });
   versions.note("default/c", "stale");
   await h.client.delete(`${CM}/c`);
-  const items = await currentList(h.client, { view: c.view(), versions }, {
-    path,
-  });
+  const items = await currentList(h.client, c.view(), { versions });
   assert.deepEqual(
     items.map((o) => `${o.metadata.name} ${o.metadata.resourceVersion}`),
     ["a 1", "b 5", "d 4"],
@@ -172,11 +153,10 @@ Deno.test("list reads the API server and notes versions until the store is ready
   await make(h.client, "a");
   const versions = new Versions();
   h.server.refuse({ watch: true, status: 403 });
-  await using c = start<KubeObject>(h.client, CONFIGMAPS);
+  await using c = new Collection<KubeObject>(h.client, CONFIGMAPS);
   await h.time.settle();
-  const options = { listPath: "/api/v1/configmaps", path };
   const before = h.server.count({ path: "/api/v1/configmaps" });
-  const listed = await list(h.client, { view: c.view(), versions }, options);
+  const listed = await list(h.client, c.view(), { versions });
   assert.deepEqual(listed.map((o) => o.metadata.name), ["a"]);
   assert.equal(h.server.count({ path: "/api/v1/configmaps" }), before + 1);
   assert.equal(versions.current("default/a", "1"), true);
@@ -186,18 +166,35 @@ Deno.test("list reads the API server and notes versions until the store is ready
 Deno.test("list answers from a ready store with no request", async () => {
   await using h = harness();
   await make(h.client, "a");
-  await using c = start(h.client, CONFIGMAPS);
+  await using c = new Collection(h.client, CONFIGMAPS);
   await h.time.settle();
   const before = h.server.requests.length;
-  const listed = await list(h.client, {
-    view: c.view(),
-    versions: new Versions(),
-  }, { listPath: "/api/v1/configmaps", path });
+  const listed = await list(h.client, c.view(), { versions: new Versions() });
   assert.deepEqual(listed.map((o) => o.metadata.name), ["a"]);
   assert.equal(h.server.requests.length, before);
 });
 
-Deno.test("readFresh and settleStatus are the memo's", () => {
-  assert.equal(readFresh, memo.readFresh);
-  assert.equal(settleStatus, memo.settleStatus);
+Deno.test("list of a view without a watch lists the API server with the source's selectors", async () => {
+  await using h = harness();
+  await make(h.client, "a");
+  await h.client.create(CM, {
+    metadata: { name: "b", labels: { app: "web" } },
+  });
+  const versions = new Versions();
+  const scoped = view({ ...CONFIGMAPS, labelSelector: "app=web" });
+  const listed = await list(h.client, scoped, { versions });
+  assert.deepEqual(listed.map((o) => o.metadata.name), ["b"]);
+  assert.equal(versions.noted("default/b"), true);
+  assert.equal(versions.noted("default/a"), false);
+});
+
+Deno.test("readOne refuses a view of another resource", async () => {
+  await using h = harness();
+  const secrets = view({ version: "v1", resource: "secrets" });
+  await assert.rejects(
+    readOne(h.client, ref("a"), { view: secrets }),
+    (error: unknown) =>
+      error instanceof TypeError &&
+      /through a view of secrets/.test(error.message),
+  );
 });

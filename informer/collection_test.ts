@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import type { KubeObject } from "../apiclient/types.ts";
-import { DeletedFinalStateUnknown, finalState, start } from "./mod.ts";
+import { Collection, DeletedFinalStateUnknown, finalState } from "./mod.ts";
 import { change, CM, harness, make, recorder } from "./_harness_test_util.ts";
 
 const CONFIGMAPS = { version: "v1", resource: "configmaps" };
@@ -16,7 +16,7 @@ Deno.test("managedFields are gone before transform runs and before the store hol
     data: { big: "x".repeat(100), keep: "1" },
   } as KubeObject);
   const seen: unknown[] = [];
-  await using c = start<ConfigMap>(h.client, CONFIGMAPS, {
+  await using c = new Collection<ConfigMap>(h.client, CONFIGMAPS, {
     transform: (object) => {
       seen.push(object.metadata.managedFields);
       delete (object as ConfigMap).data?.big;
@@ -40,14 +40,14 @@ Deno.test("decode converts each copy; one that fails is reported and held withou
   const reported: string[] = [];
   const causes: unknown[] = [];
   const { log, handler } = recorder<ConfigMap & { n: number }>();
-  await using c = start(h.client, CONFIGMAPS, {
+  await using c = new Collection(h.client, CONFIGMAPS, {
     handler,
     decode: (object) => {
       const n = Number((object as ConfigMap).data?.n);
       if (Number.isNaN(n)) throw new Error(`${object.metadata.name} is bad`);
       return { ...object, n };
     },
-    report: (error) => {
+    onError: (error) => {
       reported.push((error as Error).message);
       causes.push((error as Error).cause);
     },
@@ -84,12 +84,12 @@ Deno.test("an object that never decoded and is deleted arrives as a marker with 
   await using h = harness();
   await make(h.client, "bad");
   const deleted: unknown[] = [];
-  await using _ = start(h.client, CONFIGMAPS, {
+  await using _ = new Collection(h.client, CONFIGMAPS, {
     handler: { delete: (o) => void deleted.push(o) },
     decode: () => {
       throw new Error("never");
     },
-    report: () => {},
+    onError: () => {},
   });
   await h.time.settle();
   await h.client.delete(`${CM}/bad`);
@@ -104,7 +104,7 @@ Deno.test("a handler that throws or rejects is reported, and the next events sti
   await using h = harness();
   const reported: unknown[] = [];
   const added: string[] = [];
-  await using _ = start(h.client, CONFIGMAPS, {
+  await using _ = new Collection(h.client, CONFIGMAPS, {
     handler: {
       add: (o) => {
         added.push(o.metadata.name!);
@@ -115,7 +115,7 @@ Deno.test("a handler that throws or rejects is reported, and the next events sti
     synced: () => {
       throw new Error("synced");
     },
-    report: (error) => void reported.push((error as Error).message),
+    onError: (error) => void reported.push((error as Error).message),
   });
   await h.time.settle();
   for (const name of ["a", "b", "c"]) await make(h.client, name);
@@ -137,7 +137,7 @@ Deno.test("handler calls run one at a time, in order, each awaited", async () =>
     log.push(`end ${what}`);
     running--;
   };
-  await using c = start(h.client, CONFIGMAPS, {
+  await using c = new Collection(h.client, CONFIGMAPS, {
     handler: {
       add: (o) => slow(`add ${o.metadata.name}`),
       update: (_, o) => slow(`update ${o.metadata.name}`),
@@ -167,7 +167,7 @@ Deno.test("a relist hands over only the differences: adds and updates in key ord
   for (const name of ["a", "b", "c", "d"]) await make(h.client, name);
   const { log, handler } = recorder();
   let synced = 0;
-  await using c = start(h.client, CONFIGMAPS, {
+  await using c = new Collection(h.client, CONFIGMAPS, {
     handler,
     synced: () => void synced++,
   });
@@ -195,7 +195,7 @@ Deno.test("indexes answer through the collection's store", async () => {
   await using h = harness();
   h.server.put(`${CM}/a`, { metadata: { labels: { app: "web" } } });
   h.server.put(`${CM}/b`, { metadata: { labels: { app: "db" } } });
-  await using c = start(h.client, CONFIGMAPS, {
+  await using c = new Collection(h.client, CONFIGMAPS, {
     indexers: { app: (o) => [o.metadata.labels?.app ?? ""] },
   });
   await h.time.settle();
@@ -212,7 +212,7 @@ Deno.test("indexes answer through the collection's store", async () => {
 Deno.test("reopened counts each accepted watch after the first", async () => {
   await using h = harness();
   let reopened = 0;
-  await using _ = start(h.client, CONFIGMAPS, {
+  await using _ = new Collection(h.client, CONFIGMAPS, {
     reopened: () => void reopened++,
   });
   await h.time.settle();
@@ -233,14 +233,16 @@ Deno.test("reopened counts each accepted watch after the first", async () => {
 Deno.test("stop and an aborted signal end the watch; the store stays readable", async () => {
   await using h = harness();
   await make(h.client, "a");
-  const c = start(h.client, CONFIGMAPS);
+  const c = new Collection(h.client, CONFIGMAPS);
   await h.time.settle();
   await c.stop();
   assert.equal(h.server.openWatches, 0);
   assert.equal(c.store.size, 1);
   await c.stop(); // twice is fine
   const before = h.server.requests.length;
-  const aborted = start(h.client, CONFIGMAPS, { signal: AbortSignal.abort() });
+  const aborted = new Collection(h.client, CONFIGMAPS, {
+    signal: AbortSignal.abort(),
+  });
   await aborted.done;
   assert.equal(h.server.requests.length, before);
   assert.equal(aborted.synced(), false);
@@ -252,7 +254,7 @@ Deno.test("a stop in the middle of a read ends the handler calls, skips synced, 
   const stop = new AbortController();
   const added: string[] = [];
   let synced = 0;
-  const c = start(h.client, CONFIGMAPS, {
+  const c = new Collection(h.client, CONFIGMAPS, {
     handler: {
       add: (o) => {
         added.push(o.metadata.name!);

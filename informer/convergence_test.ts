@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import type { KubeObject } from "../apiclient/types.ts";
 import type { Refusal } from "../testing/mod.ts";
-import { finalState, start } from "./mod.ts";
+import { Collection, finalState } from "./mod.ts";
 import { CM, harness } from "./_harness_test_util.ts";
 
 /** A small seeded PRNG (mulberry32), so a failing seed can be replayed. */
@@ -35,7 +35,10 @@ async function run(seed: number): Promise<void> {
   const mirror = new Map<string, string>();
   const refusals: Refusal[] = [];
   let pageSized = false;
-  await using c = start(h.client, { version: "v1", resource: "configmaps" }, {
+  await using c = new Collection(h.client, {
+    version: "v1",
+    resource: "configmaps",
+  }, {
     handler: {
       add: (o) => {
         assert.equal(mirror.has(`default/${o.metadata.name}`), false);
@@ -56,7 +59,7 @@ async function run(seed: number): Promise<void> {
         assert.equal(mirror.delete(key), true, `delete of unknown ${key}`);
       },
     },
-    report: (error) => {
+    onError: (error) => {
       throw new Error(`seed ${seed}: unexpected report`, { cause: error });
     },
   });

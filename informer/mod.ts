@@ -3,7 +3,7 @@
  * current by a watch, and cached reads that never answer a copy older than
  * the operator's own writes.
  *
- * - {@linkcode start} runs the reflector of one collection: a streaming list
+ * - {@linkcode Collection} runs the reflector of one collection: a streaming list
  *   (or a paginated list, limit 500), then a watch with bookmarks from that
  *   version; it resumes closed watches from the last version delivered,
  *   lists again after a 410 (never at an older view), backs off 800 ms
@@ -22,60 +22,50 @@
  * @example A store, a write, and a read that is never older than the write
  * ```ts
  * import assert from "node:assert/strict";
- * import { Client } from "@liken/kubernetes/apiclient";
- * import { readOne, start } from "@liken/kubernetes/informer";
+ * import { Client, collectionPath } from "@liken/kubernetes/apiclient";
+ * import { Collection, readOne } from "@liken/kubernetes/informer";
  * import { Versions, written } from "@liken/kubernetes/memo";
  * import { FakeApiServer } from "@liken/kubernetes/testing";
  *
  * await using server = new FakeApiServer();
  * const client = new Client(server.url, { fetch: server.fetch });
  * const versions = new Versions();
+ * const configMaps = { version: "v1", resource: "configmaps" };
  * const { promise: synced, resolve } = Promise.withResolvers<void>();
- * await using configMaps = start(client, { version: "v1", resource: "configmaps" }, {
- *   synced: resolve,
- * });
+ * await using watch = new Collection(client, configMaps, { synced: resolve });
  * await synced;
  *
- * const path = "/api/v1/namespaces/default/configmaps";
- * const made = await written("default/web", () =>
- *   client.create(path, { metadata: { name: "web" }, data: { a: "1" } }), { versions });
- * // Whether or not the watch delivered it yet, the read answers the write.
- * const read = await readOne(client, { view: configMaps.view(), versions }, {
- *   key: "default/web",
- *   path: `${path}/web`,
+ * const web = { ...configMaps, namespace: "default", name: "web" };
+ * const made = await written(web, () =>
+ *   client.create(collectionPath(web), { metadata: { name: "web" }, data: { a: "1" } }), {
+ *   versions,
  * });
+ * // Whether or not the watch delivered it yet, the read answers the write.
+ * const read = await readOne(client, web, { view: watch.view(), versions });
  * assert.equal(read.metadata.resourceVersion, made.metadata.resourceVersion);
  * ```
  *
  * @module
  */
 
-export {
-  Collection,
-  type CollectionOptions,
-  type Handler,
-  type Source,
-  start,
-} from "./collection.ts";
+export { Collection } from "./collection.ts";
 export {
   cached,
   cachedList,
   currentList,
-  type CurrentListOptions,
-  type Held,
   list,
-  type ListOptions,
-  readFresh,
-  type ReadFreshOptions,
   readOne,
   type ReadOneOptions,
-  type Settled,
-  settleStatus,
-  type SettleStatusOptions,
-  type View,
-  view,
-  type ViewOptions,
 } from "./cache.ts";
-export { type One, watchOne, type WatchOneOptions } from "./one.ts";
+export { watchOne, type WatchOneOptions } from "./one.ts";
 export type { Indexers, Store } from "./store.ts";
 export { DeletedFinalStateUnknown, finalState } from "./tombstone.ts";
+export type {
+  CollectionOptions,
+  Handler,
+  Source,
+  View,
+  ViewOptions,
+  Watched,
+} from "./types.ts";
+export { view } from "./view.ts";

@@ -2,21 +2,9 @@
 // passes each new version to whoever owns it.
 import type { Client } from "../apiclient/client.ts";
 import type { KubeObject } from "../apiclient/types.ts";
-import { Collection, type CollectionOptions } from "./collection.ts";
-
-/** The object {@linkcode watchOne} follows. */
-export interface One {
-  /** The API group; empty or absent for the core group. */
-  group?: string | undefined;
-  /** The group's version, such as `v1`. */
-  version: string;
-  /** The resource's plural name, such as `secrets`. */
-  resource: string;
-  /** The namespace; empty or absent for a cluster-scoped kind. */
-  namespace?: string | undefined;
-  /** The object's name. */
-  name: string;
-}
+import type { ObjectRef } from "../apiclient/resource.ts";
+import { Collection } from "./collection.ts";
+import type { CollectionOptions } from "./types.ts";
 
 /**
  * Options of {@linkcode watchOne}: the owner's callbacks, and the options of
@@ -73,25 +61,23 @@ export interface WatchOneOptions<T extends KubeObject = KubeObject>
  *
  * @typeParam T The kind of the object.
  * @param client The API client.
- * @param one The object.
+ * @param ref The object.
  * @param options The owner's callbacks, and the signal that ends the watch.
  * @returns The running collection (its store holds at most the one object).
  */
 export function watchOne<T extends KubeObject = KubeObject>(
   client: Client,
-  one: One,
+  ref: ObjectRef,
   options: WatchOneOptions<T>,
 ): Collection<T> {
   const { seen, synced, ...rest } = options;
   let arrived = false;
   // Set below, before the first event can run: the watch starts on a later
   // turn of the event loop.
+  const { name: _, ...resource } = ref;
   const collection: Collection<T> = new Collection<T>(client, {
-    group: one.group,
-    version: one.version,
-    resource: one.resource,
-    namespace: one.namespace,
-    fieldSelector: `metadata.name=${one.name}`,
+    ...resource,
+    fieldSelector: `metadata.name=${ref.name}`,
   }, {
     ...rest,
     handler: {

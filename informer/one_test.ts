@@ -77,7 +77,7 @@ Deno.test("a copy that does not decode is reported, not seen, and not absent", a
       if ((o as { data?: { bad?: string } }).data?.bad) throw new Error("bad");
       return o;
     },
-    report: (e) => void reported.push(e),
+    onError: (e) => void reported.push(e),
   });
   await h.time.settle();
   await change(h.client, "ca", { bad: "2" });

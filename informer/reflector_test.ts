@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { NotFoundError } from "../apiclient/mod.ts";
 import type { KubeObject } from "../apiclient/types.ts";
-import { start } from "./mod.ts";
+import { Collection } from "./mod.ts";
 import {
   change,
   CM,
@@ -21,7 +21,7 @@ Deno.test("the first read is a streaming list whose stream goes on as the watch"
   await make(h.client, "a");
   await make(h.client, "b");
   const { log, handler } = recorder();
-  await using c = start(h.client, CONFIGMAPS, {
+  await using c = new Collection(h.client, CONFIGMAPS, {
     handler,
     synced: () => void log.push("synced"),
   });
@@ -46,7 +46,7 @@ Deno.test("a server that refuses streaming lists is read with paginated lists fr
     });
   }
   h.server.refuse({ watch: true, status: 422, count: 1 });
-  await using c = start(h.client, CONFIGMAPS);
+  await using c = new Collection(h.client, CONFIGMAPS);
   await h.time.settle();
   assert.equal(c.synced(), true);
   assert.equal(c.store.size, 1201);
@@ -90,7 +90,7 @@ Deno.test("an expired continue token falls back to one full list", async () => {
   });
   for (let i = 0; i < 600; i++) h.server.put(`${CM}/cm-${i}`, { metadata: {} });
   h.server.refuse({ watch: true, status: 400, count: 1 });
-  await using c = start(h.client, CONFIGMAPS);
+  await using c = new Collection(h.client, CONFIGMAPS);
   await h.time.settle();
   assert.deepEqual(reads(h.server), [
     "stream rv=",
@@ -108,7 +108,7 @@ Deno.test("a closed watch resumes from the last delivered version without a reli
   await make(h.client, "a");
   const { log, handler } = recorder();
   let reopened = 0;
-  await using c = start(h.client, CONFIGMAPS, {
+  await using c = new Collection(h.client, CONFIGMAPS, {
     handler,
     reopened: () => void reopened++,
   });
@@ -129,7 +129,7 @@ Deno.test("after the server restarts the watch resumes without a relist and reco
   await make(h.client, "a");
   const { log, handler } = recorder();
   let recovered = 0;
-  await using c = start(h.client, CONFIGMAPS, {
+  await using c = new Collection(h.client, CONFIGMAPS, {
     handler,
     recovered: () => void recovered++,
   });
@@ -154,7 +154,7 @@ Deno.test("410 Gone relists at a view no older than the last seen, with tombston
   await make(h.client, "a");
   await make(h.client, "b");
   const { log, handler } = recorder();
-  await using c = start(h.client, CONFIGMAPS, { handler });
+  await using c = new Collection(h.client, CONFIGMAPS, { handler });
   await h.time.settle();
   h.server.cutWatches();
   h.server.remove(`${CM}/a`);
@@ -181,7 +181,7 @@ Deno.test("410 Gone relists at a view no older than the last seen, with tombston
 Deno.test("bookmarks move the version a watch resumes from", async () => {
   await using h = harness({ bookmarkInterval: 1_000 });
   await make(h.client, "a");
-  await using _ = start(h.client, CONFIGMAPS);
+  await using _ = new Collection(h.client, CONFIGMAPS);
   await h.time.settle();
   // Writes to another kind move the server's version only.
   await h.client.create("/api/v1/namespaces/default/secrets", {
@@ -196,7 +196,7 @@ Deno.test("bookmarks move the version a watch resumes from", async () => {
 
 Deno.test("failures back off 800 ms doubling to 30 s with jitter, and honour Retry-After", async () => {
   await using h = harness();
-  await using c = start(h.client, CONFIGMAPS);
+  await using c = new Collection(h.client, CONFIGMAPS);
   await h.time.settle();
   const refusal = h.server.refuse({ watch: true, status: 500 });
   h.server.cutWatches();
@@ -232,7 +232,7 @@ Deno.test("failures back off 800 ms doubling to 30 s with jitter, and honour Ret
 
 Deno.test("the backoff starts from 800 ms again after two minutes of health", async () => {
   await using h = harness();
-  await using _ = start(h.client, CONFIGMAPS);
+  await using _ = new Collection(h.client, CONFIGMAPS);
   await h.time.settle();
   const refusal = h.server.refuse({ watch: true, status: 503 });
   h.server.cutWatches();
@@ -268,7 +268,7 @@ Deno.test("a silent watch is ended after its timeout plus a margin", async () =>
       return server.fetch(input, init);
     },
   });
-  await using _ = start(h.client, CONFIGMAPS);
+  await using _ = new Collection(h.client, CONFIGMAPS);
   await h.time.settle();
   stall = true;
   h.server.cutWatches();
@@ -291,7 +291,7 @@ Deno.test("a 403 on the watch makes the store unready until a watch is accepted 
   await using h = harness();
   await make(h.client, "a");
   let recovered = 0;
-  await using c = start(h.client, CONFIGMAPS, {
+  await using c = new Collection(h.client, CONFIGMAPS, {
     recovered: () => void recovered++,
   });
   await h.time.settle();
@@ -313,8 +313,8 @@ Deno.test("a 403 on the watch makes the store unready until a watch is accepted 
 
 Deno.test("a 401 makes the store unready too; a 500 does only with unreadyOnWatchError", async () => {
   await using h = harness();
-  await using lax = start(h.client, CONFIGMAPS);
-  await using strict = start(h.client, CONFIGMAPS, {
+  await using lax = new Collection(h.client, CONFIGMAPS);
+  await using strict = new Collection(h.client, CONFIGMAPS, {
     unreadyOnWatchError: true,
   });
   await h.time.settle();
@@ -341,7 +341,7 @@ Deno.test("a malformed or truncated watch line resumes the watch after a wait, w
   await using h = harness();
   await make(h.client, "a");
   const { log, handler } = recorder();
-  await using c = start(h.client, CONFIGMAPS, { handler });
+  await using c = new Collection(h.client, CONFIGMAPS, { handler });
   await h.time.settle();
   h.server.corruptNextWatchLine();
   await change(h.client, "a", { k: "1" });
@@ -362,7 +362,7 @@ Deno.test("an absent collection reads as empty, asks nothing until the recheck, 
   const { log, handler } = recorder();
   const failed: unknown[] = [];
   let recovered = 0;
-  await using c = start(h.client, widgets, {
+  await using c = new Collection(h.client, widgets, {
     handler,
     absent: (error) => error instanceof NotFoundError,
     listFailed: (error) => void failed.push(error),
@@ -397,7 +397,7 @@ Deno.test("a recheck interval can be set, and a collection that goes away emptie
   await using h = harness();
   const { log, handler } = recorder();
   await make(h.client, "a");
-  await using c = start(h.client, CONFIGMAPS, {
+  await using c = new Collection(h.client, CONFIGMAPS, {
     handler,
     absent: (error) => error instanceof NotFoundError,
     absentRecheck: 10_000,
@@ -421,7 +421,7 @@ Deno.test("listFailed runs for each failed list, and the reflector keeps trying"
   h.server.refuse({ watch: true, status: 400, count: 1 });
   const refusal = h.server.refuse({ watch: false, status: 500 });
   const failed: number[] = [];
-  await using c = start(h.client, CONFIGMAPS, {
+  await using c = new Collection(h.client, CONFIGMAPS, {
     listFailed: (error) =>
       void failed.push((error as { status: number }).status),
   });
@@ -451,7 +451,7 @@ Deno.test("an ERROR event other than 410 resumes or relists after a wait", async
     },
   });
   await make(h.client, "a");
-  await using c = start(h.client, CONFIGMAPS);
+  await using c = new Collection(h.client, CONFIGMAPS);
   await h.time.settle();
   script.push(
     JSON.stringify({
@@ -487,7 +487,7 @@ Deno.test("a watch that closes at once with no event waits before the next", asy
       return server.fetch(input, init);
     },
   });
-  await using _ = start(h.client, CONFIGMAPS);
+  await using _ = new Collection(h.client, CONFIGMAPS);
   await h.time.settle();
   h.server.cutWatches();
   await h.time.tick(10_000);
@@ -499,7 +499,7 @@ Deno.test("a watch that closes at once with no event waits before the next", asy
 Deno.test("selectors and the namespace reach every request", async () => {
   await using h = harness();
   h.server.refuse({ watch: true, status: 422, count: 1 });
-  await using _ = start(h.client, {
+  await using _ = new Collection(h.client, {
     version: "v1",
     resource: "configmaps",
     namespace: "default",
@@ -520,7 +520,7 @@ Deno.test("the signal stops the watch; done settles after the last handler retur
   await make(h.client, "a");
   const controller = new AbortController();
   const finished: string[] = [];
-  const c = start(h.client, CONFIGMAPS, {
+  const c = new Collection(h.client, CONFIGMAPS, {
     handler: {
       add: async (o) => {
         await new Promise((r) => setTimeout(r, 5_000));
@@ -554,7 +554,7 @@ Deno.test("a streaming list that ends without its end marker falls back to lists
   });
   await make(h.client, "a");
   const { log, handler } = recorder();
-  await using c = start(h.client, CONFIGMAPS, { handler });
+  await using c = new Collection(h.client, CONFIGMAPS, { handler });
   await h.time.settle();
   assert.equal(c.synced(), false);
   await h.time.tick(600_000);
@@ -568,7 +568,7 @@ Deno.test("a list at a version the server has not reached is retried at once at 
   await using h = harness();
   await make(h.client, "a");
   h.server.refuse({ watch: true, status: 422, count: 1 });
-  await using c = start(h.client, CONFIGMAPS);
+  await using c = new Collection(h.client, CONFIGMAPS);
   await h.time.settle();
   h.server.cutWatches();
   h.server.put(`${CM}/b`, { metadata: {} });

@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { Client } from "../apiclient/mod.ts";
 import { FakeApiServer } from "../testing/mod.ts";
-import { start } from "./mod.ts";
+import { Collection } from "./mod.ts";
 
 const CM = "/api/v1/namespaces/default/configmaps";
 
@@ -21,7 +21,7 @@ Deno.test({
     const client = new Client(served.url);
     const added: string[] = [];
     const synced = Promise.withResolvers<void>();
-    const collection = start(
+    const collection = new Collection(
       client,
       { version: "v1", resource: "configmaps" },
       {

@@ -19,9 +19,9 @@ export interface LoadKubeconfigOptions {
    * `KUBECONFIG` variable lists (missing ones skipped, as kubectl does), else
    * `$HOME/.kube/config`. A file named here must exist.
    */
-  path?: string | string[];
+  path?: string | string[] | undefined;
   /** The context to use. Default: the kubeconfig's `current-context`. */
-  context?: string;
+  context?: string | undefined;
   /**
    * Accept a cluster that sets `insecure-skip-tls-verify: true`. Deno's
    * `fetch` cannot skip verification for one client; only the process flag
@@ -30,16 +30,16 @@ export interface LoadKubeconfigOptions {
    * verified against the default roots (and fails for a private CA): nothing
    * is trusted silently. Default `false`: such a cluster is refused.
    */
-  allowInsecureSkipTlsVerify?: boolean;
+  allowInsecureSkipTlsVerify?: boolean | undefined;
   /** The limit of one request in milliseconds. Default 30 s. */
-  timeout?: number;
+  timeout?: number | undefined;
   /**
    * The limit of one exec credential plugin run in milliseconds, after which
    * the plugin is killed. Default {@linkcode DEFAULT_EXEC_TIMEOUT}.
    */
-  execTimeout?: number;
+  execTimeout?: number | undefined;
   /** Ends the loading. */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
 }
 
 /** A client made from a kubeconfig, and what the kubeconfig chose. */

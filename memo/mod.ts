@@ -8,8 +8,10 @@
  * server reply per object, so a pass can spot a cached copy that predates
  * its own write and fetch the object instead of acting twice. The helpers
  * ({@linkcode readFresh}, {@linkcode readList}, {@linkcode written},
- * {@linkcode settleStatus}) record their replies; each accepts
- * `Versions | undefined`, where `undefined` records nothing.
+ * {@linkcode settleStatus}) name the object by an `ObjectRef` (or the
+ * collection by a `Resource`) from `@liken/kubernetes/apiclient` and record
+ * their replies; each takes `versions` as an option, where none records
+ * nothing.
  *
  * Needs no permissions of its own; the client's requests need
  * `--allow-net=<api host>`.
@@ -17,34 +19,38 @@
  * @example A write the watch has not delivered yet
  * ```ts
  * import assert from "node:assert/strict";
- * import { Client } from "@liken/kubernetes/apiclient";
- * import { key, readFresh, Versions, written } from "@liken/kubernetes/memo";
+ * import {
+ *   Client,
+ *   collectionPath,
+ *   objectKey,
+ *   objectPath,
+ * } from "@liken/kubernetes/apiclient";
+ * import { readFresh, Versions, written } from "@liken/kubernetes/memo";
  * import { FakeApiServer } from "@liken/kubernetes/testing";
  *
  * await using server = new FakeApiServer();
  * const client = new Client(server.url, { fetch: server.fetch });
  * const versions = new Versions();
- * const path = "/api/v1/namespaces/default/configmaps/web";
+ * const web = { version: "v1", resource: "configmaps", namespace: "default", name: "web" };
  *
- * const made = await client.create("/api/v1/namespaces/default/configmaps", {
+ * const made = await client.create(collectionPath(web), {
  *   metadata: { name: "web" },
  *   data: { mode: "a" },
  * });
  * // The store holds `made`; then the operator writes again.
  * const next = await written(
- *   key(made),
- *   () => client.replace(path, { ...made, data: { mode: "b" } }),
+ *   web,
+ *   () => client.replace(objectPath(web), { ...made, data: { mode: "b" } }),
  *   { versions },
  * );
  * // The store's copy is now stale: read the object from the server.
  * const stored = made;
- * assert.equal(versions.current(key(stored), stored.metadata.resourceVersion!), false);
- * const fresh = await readFresh<typeof next>(client, { versions, key: key(stored), path });
+ * assert.equal(versions.current(objectKey(stored), stored.metadata.resourceVersion!), false);
+ * const fresh = await readFresh<typeof next>(client, web, { versions });
  * assert.deepEqual(fresh.data, { mode: "b" });
  * ```
  *
  * @module
  */
 export * from "./versions.ts";
-export * from "./keys.ts";
 export * from "./requests.ts";

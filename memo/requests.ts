@@ -3,51 +3,42 @@
 import type { Client } from "../apiclient/client.ts";
 import { isStale } from "../apiclient/errors.ts";
 import type { KubeList, KubeObject } from "../apiclient/types.ts";
-import { key as keyOf } from "./keys.ts";
+import {
+  collectionPath,
+  objectKey,
+  objectPath,
+  type ObjectRef,
+  objectRef,
+  type Resource,
+} from "../apiclient/resource.ts";
 import type { Versions } from "./versions.ts";
 
-/** Options of {@linkcode readFresh}. */
-export interface ReadFreshOptions {
-  /** The memo to note the answer in; `undefined` notes nothing. */
-  versions: Versions | undefined;
-  /** The object's store key (`namespace/name`, or `name`). */
-  key: string;
-  /** The object's API path. */
-  path: string;
-  /** Ends the wait for the object's earlier requests, and the read. */
+/**
+ * What every memo request takes: the memo and a signal. Also the options of
+ * {@linkcode readFresh} and {@linkcode written}.
+ */
+export interface MemoOptions {
+  /** The memo to note the answer in; absent or `undefined` notes nothing. */
+  versions?: Versions | undefined;
+  /**
+   * Ends the wait for the object's earlier requests, and the request (for
+   * {@linkcode written}, pass it to the request as well).
+   */
   signal?: AbortSignal | undefined;
 }
 
 /** Options of {@linkcode readList}. */
-export interface ReadListOptions {
-  /** The memo to note the answers in; `undefined` notes nothing. */
-  versions: Versions | undefined;
-  /**
-   * The collection's API path, with the selector of the watch the list
-   * stands in for, and without `resourceVersion` (see {@linkcode readList}).
-   */
-  path: string;
-  /** Ends the list. */
-  signal?: AbortSignal | undefined;
-}
-
-/** Options of {@linkcode written}. */
-export interface WrittenOptions {
-  /** The memo to note the answer in; absent or `undefined` notes nothing. */
-  versions?: Versions | undefined;
-  /**
-   * Ends the wait for the object's earlier requests. Pass it to the request
-   * as well to end the request itself.
-   */
-  signal?: AbortSignal | undefined;
+export interface ReadListOptions extends MemoOptions {
+  /** A label selector, such as `app=web`, of the watch the list stands in for. */
+  labelSelector?: string | undefined;
+  /** A field selector, such as `metadata.name=web`. */
+  fieldSelector?: string | undefined;
 }
 
 /** Options of {@linkcode settleStatus}. */
-export interface SettleStatusOptions<T extends KubeObject> {
-  /** The memo to note each answer in; `undefined` notes nothing. */
-  versions: Versions | undefined;
-  /** The object's API path, without `/status`. */
-  path: string;
+export interface SettleStatusOptions<T extends KubeObject> extends MemoOptions {
+  /** The object's collection; the name and namespace come from the object. */
+  resource: Resource;
   /**
    * Computes the desired status from the object it receives, stores it on
    * that object, and returns `false` when the object already had it (so no
@@ -56,8 +47,6 @@ export interface SettleStatusOptions<T extends KubeObject> {
    * object it is given.
    */
   apply: (copy: T) => boolean;
-  /** Ends the requests. */
-  signal?: AbortSignal | undefined;
 }
 
 /** What {@linkcode settleStatus} did. */
@@ -91,28 +80,28 @@ export interface Settled<T extends KubeObject> {
  * await client.create("/api/v1/namespaces/default/configmaps", { metadata: { name: "web" } });
  *
  * const versions = new Versions();
- * const fresh = await readFresh(client, {
- *   versions,
- *   key: "default/web",
- *   path: "/api/v1/namespaces/default/configmaps/web",
- * });
+ * const web = { version: "v1", resource: "configmaps", namespace: "default", name: "web" };
+ * const fresh = await readFresh(client, web, { versions });
  * assert.equal(versions.current("default/web", fresh.metadata.resourceVersion!), true);
  * ```
  *
  * @typeParam T The object's type.
  * @param client The API client.
- * @param options The memo, the object's key and path, and a signal.
+ * @param ref The object.
+ * @param options The memo and a signal.
  * @returns The server's copy.
  */
 export function readFresh<T extends KubeObject>(
   client: Client,
-  options: ReadFreshOptions,
+  ref: ObjectRef,
+  options: MemoOptions = {},
 ): Promise<T> {
-  const { versions, key, path, signal } = options;
+  const { signal } = options;
+  const path = objectPath(ref);
   return written(
-    key,
+    ref,
     () => client.get<T>(path, signal === undefined ? {} : { signal }),
-    { versions, signal },
+    options,
   );
 }
 
@@ -123,12 +112,11 @@ export function readFresh<T extends KubeObject>(
  * while the list was in flight keep the writer's version; a failed list
  * records nothing.
  *
- * Caveat: the path must not carry a `resourceVersion`, and never
- * `resourceVersion=0`. Without one, the server answers from etcd, which
- * includes every write it has acknowledged, and only then may the list's
- * versions replace earlier notes. With `resourceVersion=0` the answer may
- * come from the server's watch cache, which can trail those writes, and the
- * memo would end up trusting an outdated copy.
+ * The list asks for no `resourceVersion`, so the server answers from etcd,
+ * which includes every write it has acknowledged; only such an answer may
+ * replace earlier notes. (With `resourceVersion=0` the answer may come from
+ * the server's watch cache, which can trail those writes, and the memo would
+ * end up trusting an outdated copy.)
  *
  * @example
  * ```ts
@@ -142,24 +130,29 @@ export function readFresh<T extends KubeObject>(
  * await client.create("/api/v1/namespaces/default/configmaps", { metadata: { name: "a" } });
  *
  * const versions = new Versions();
- * const items = await readList(client, {
- *   versions,
- *   path: "/api/v1/namespaces/default/configmaps",
- * });
+ * const configMaps = { version: "v1", resource: "configmaps", namespace: "default" };
+ * const items = await readList(client, configMaps, { versions });
  * assert.equal(items.length, 1);
  * assert.equal(versions.noted("default/a"), true);
  * ```
  *
  * @typeParam T The type of the items.
  * @param client The API client.
- * @param options The memo, the collection's path, and a signal.
+ * @param resource The collection.
+ * @param options The memo, the selectors, and a signal.
  * @returns The listed objects.
  */
 export async function readList<T extends KubeObject>(
   client: Client,
-  options: ReadListOptions,
+  resource: Resource,
+  options: ReadListOptions = {},
 ): Promise<T[]> {
-  const { versions, path, signal } = options;
+  const { versions, labelSelector, fieldSelector, signal } = options;
+  const query = new URLSearchParams();
+  if (labelSelector) query.set("labelSelector", labelSelector);
+  if (fieldSelector) query.set("fieldSelector", fieldSelector);
+  const text = query.toString();
+  const path = collectionPath(resource) + (text === "" ? "" : `?${text}`);
   const get = (): Promise<KubeList<T>> =>
     client.get<KubeList<T>>(path, signal === undefined ? {} : { signal });
   if (versions === undefined) return (await get()).items ?? [];
@@ -168,7 +161,7 @@ export async function readList<T extends KubeObject>(
     items = (await get()).items ?? [];
     const listed = new Map<string, string>();
     for (const item of items) {
-      listed.set(keyOf(item), item.metadata.resourceVersion ?? "");
+      listed.set(objectKey(item), item.metadata.resourceVersion ?? "");
     }
     return listed;
   });
@@ -193,8 +186,9 @@ export async function readList<T extends KubeObject>(
  * await using server = new FakeApiServer();
  * const client = new Client(server.url, { fetch: server.fetch });
  * const versions = new Versions();
+ * const web = { version: "v1", resource: "configmaps", namespace: "default", name: "web" };
  * const made = await written(
- *   "default/web",
+ *   web,
  *   () => client.create("/api/v1/namespaces/default/configmaps", { metadata: { name: "web" } }),
  *   { versions },
  * );
@@ -204,17 +198,18 @@ export async function readList<T extends KubeObject>(
  * ```
  *
  * @typeParam T The object's type.
- * @param key The object's store key.
+ * @param ref The object the request writes.
  * @param request Sends the request and answers the server's copy.
  * @param options The memo and a signal.
  * @returns The server's copy.
  */
 export async function written<T extends KubeObject>(
-  key: string,
+  ref: ObjectRef,
   request: () => Promise<T>,
-  options: WrittenOptions = {},
+  options: MemoOptions = {},
 ): Promise<T> {
   const { versions, signal } = options;
+  const key = objectKey(ref);
   if (versions === undefined) return await request();
   let answer: T | undefined;
   await versions.send(key, async () => {
@@ -261,8 +256,8 @@ export async function written<T extends KubeObject>(
  *   spec: { containers: [] },
  * });
  * const { landed, object } = await settleStatus(client, pod, {
+ *   resource: { version: "v1", resource: "pods" },
  *   versions: new Versions(),
- *   path: "/api/v1/namespaces/default/pods/p",
  *   apply: (copy) => {
  *     if (copy.status?.phase === "Running") return false;
  *     copy.status = { phase: "Running" };
@@ -278,7 +273,7 @@ export async function written<T extends KubeObject>(
  * @param held The caller's copy, changed in place: `apply` edits it, a
  *   stale write swaps in the fresh copy, and a landed write the reply. Pass
  *   a clone, never the cache's own object.
- * @param options The memo, the object's path, `apply`, and a signal.
+ * @param options The object's collection, `apply`, the memo, and a signal.
  * @returns Whether a write landed, and the newest copy.
  */
 export async function settleStatus<T extends KubeObject>(
@@ -286,18 +281,19 @@ export async function settleStatus<T extends KubeObject>(
   held: T,
   options: SettleStatusOptions<T>,
 ): Promise<Settled<T>> {
-  const { versions, path, apply, signal } = options;
-  const key = keyOf(held);
+  const { resource, apply, signal } = options;
+  const ref = objectRef(resource, held);
+  const path = objectPath(ref);
   const write = (copy: T): Promise<T> =>
     written(
-      key,
+      ref,
       () =>
         client.replaceStatus<T>(
           path,
           copy,
           signal === undefined ? {} : { signal },
         ),
-      { versions, signal },
+      options,
     );
   const land = async (): Promise<Settled<T>> => {
     const answer = await write(held);
@@ -312,7 +308,7 @@ export async function settleStatus<T extends KubeObject>(
   } catch (error) {
     if (!isStale(error)) throw error;
   }
-  const fresh = await readFresh<T>(client, { versions, key, path, signal });
+  const fresh = await readFresh<T>(client, ref, options);
   // A deep copy keeps `fresh` (the answer when no write is needed) apart
   // from what `apply` changes on `held`.
   replaceContents(held, structuredClone(fresh));

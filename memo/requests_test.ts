@@ -16,8 +16,15 @@ interface Widget extends KubeObject {
   status?: { phase?: string; observed?: number };
 }
 
+const WIDGETS = {
+  group: "example.com",
+  version: "v1",
+  resource: "widgets",
+  namespace: "demo",
+};
 const COLLECTION = "/apis/example.com/v1/namespaces/demo/widgets";
 const path = (name: string): string => `${COLLECTION}/${name}`;
+const ref = (name: string) => ({ ...WIDGETS, name });
 
 function newServer(): FakeApiServer {
   const server = new FakeApiServer();
@@ -77,11 +84,7 @@ Deno.test("readFresh: reads from the server and notes the version", async () => 
   const made = await client.create(COLLECTION, widget("a"));
   const versions = new Versions();
   const before = server.requests.length;
-  const fresh = await readFresh<Widget>(client, {
-    versions,
-    key: "demo/a",
-    path: path("a"),
-  });
+  const fresh = await readFresh<Widget>(client, ref("a"), { versions });
   assert.deepEqual(seen(server, before), [`GET ${path("a")}`]);
   assert.equal(fresh.metadata.resourceVersion, made.metadata.resourceVersion);
   assert.equal(
@@ -97,7 +100,7 @@ Deno.test("readFresh: a 404 notes the empty version and rejects", async () => {
   const versions = new Versions();
   versions.note("demo/gone", "5");
   await assert.rejects(
-    readFresh(client, { versions, key: "demo/gone", path: path("gone") }),
+    readFresh(client, ref("gone"), { versions }),
     NotFoundError,
   );
   assert.equal(versions.noted("demo/gone"), true);
@@ -108,10 +111,8 @@ Deno.test("readFresh: an absent memo reads and records nothing", async () => {
   await using server = newServer();
   const client = new Client(server.url, { fetch: server.fetch });
   await client.create(COLLECTION, widget("a", 3));
-  const fresh = await readFresh<Widget>(client, {
+  const fresh = await readFresh<Widget>(client, ref("a"), {
     versions: undefined,
-    key: "demo/a",
-    path: path("a"),
   });
   assert.equal(fresh.spec?.size, 3);
 });
@@ -124,7 +125,7 @@ Deno.test("readList: notes every listed object and sends no resourceVersion", as
   const versions = new Versions();
   versions.note("demo/a", "old");
   const before = server.requests.length;
-  const items = await readList<Widget>(client, { versions, path: COLLECTION });
+  const items = await readList<Widget>(client, WIDGETS, { versions });
   const sent = server.requests.slice(before);
   assert.deepEqual(sent.map((request) => request.path), [COLLECTION]);
   assert.equal(sent[0]!.query.has("resourceVersion"), false);
@@ -145,10 +146,10 @@ Deno.test("readList: a write noted while the list is in flight keeps its version
   );
   const client = new Client(server.url, { fetch: held.fetch });
   const versions = new Versions();
-  const listing = readList<Widget>(client, { versions, path: COLLECTION });
+  const listing = readList<Widget>(client, WIDGETS, { versions });
   await held.answered;
   const newer = await written(
-    "demo/a",
+    ref("a"),
     () => plain.replace(path("a"), { ...made, spec: { size: 2 } }),
     { versions },
   );
@@ -177,7 +178,7 @@ Deno.test("readList: a list that fails notes nothing", async () => {
   versions.note("demo/a", "1");
   server.refuse({ method: "GET", path: COLLECTION, status: 500, count: 1 });
   await assert.rejects(
-    readList(client, { versions, path: COLLECTION }),
+    readList(client, WIDGETS, { versions }),
     ApiError,
   );
   assert.equal(versions.current("demo/a", "1"), true);
@@ -188,9 +189,8 @@ Deno.test("readList: an absent memo lists and records nothing", async () => {
   await using server = newServer();
   const client = new Client(server.url, { fetch: server.fetch });
   await client.create(COLLECTION, widget("a"));
-  const items = await readList<Widget>(client, {
+  const items = await readList<Widget>(client, WIDGETS, {
     versions: undefined,
-    path: COLLECTION,
   });
   assert.equal(items.length, 1);
 });
@@ -200,7 +200,7 @@ Deno.test("written: notes the server's copy; unheld until the watch has it", asy
   const client = new Client(server.url, { fetch: server.fetch });
   const versions = new Versions();
   const made = await written(
-    "demo/a",
+    ref("a"),
     () => client.create(COLLECTION, widget("a")),
     { versions },
   );
@@ -217,7 +217,7 @@ Deno.test("written: a failed write notes the empty version and rethrows", async 
   const client = new Client(server.url, { fetch: server.fetch });
   const versions = new Versions();
   const made = await written(
-    "demo/a",
+    ref("a"),
     () => client.create(COLLECTION, widget("a")),
     { versions },
   );
@@ -225,7 +225,7 @@ Deno.test("written: a failed write notes the empty version and rethrows", async 
   await client.replace(path("a"), { ...made, spec: { size: 5 } });
   await assert.rejects(
     written(
-      "demo/a",
+      ref("a"),
       () => client.replace(path("a"), { ...made, spec: { size: 6 } }),
       { versions },
     ),
@@ -243,7 +243,7 @@ Deno.test("written: a reply without metadata resolves and notes the empty versio
   versions.note("demo/a", "4");
   const reply = { kind: "Status", status: "Success" } as unknown as Widget;
   assert.equal(
-    await written("demo/a", () => Promise.resolve(reply), { versions }),
+    await written(ref("a"), () => Promise.resolve(reply), { versions }),
     reply,
   );
   assert.equal(versions.noted("demo/a"), true);
@@ -254,7 +254,7 @@ Deno.test("written: an absent memo sends the request and answers it", async () =
   await using server = newServer();
   const client = new Client(server.url, { fetch: server.fetch });
   const made = await written(
-    "demo/a",
+    ref("a"),
     () => client.create(COLLECTION, widget("a")),
   );
   assert.equal(made.metadata.name, "a");
@@ -272,18 +272,14 @@ Deno.test("written: two writers of one object; the second is sent only after the
   const versions = new Versions();
   const before = server.requests.length;
   const first = written(
-    "demo/a",
+    ref("a"),
     () => client.replace(path("a"), { ...made, spec: { size: 2 } }),
     { versions },
   );
-  const second = written(
-    "demo/a",
-    async () => {
-      const current = await client.get<Widget>(path("a"));
-      return client.replace(path("a"), { ...current, spec: { size: 3 } });
-    },
-    { versions },
-  );
+  const second = written(ref("a"), async () => {
+    const current = await client.get<Widget>(path("a"));
+    return client.replace(path("a"), { ...current, spec: { size: 3 } });
+  }, { versions });
   await held.answered;
   await flush();
   // The second writer has sent nothing while the first answer is out.
@@ -321,8 +317,8 @@ Deno.test("settleStatus: 200 writes once and answers the server's copy", async (
   const given: Widget[] = [];
   const before = server.requests.length;
   const { landed, object } = await settleStatus(client, held, {
+    resource: WIDGETS,
     versions,
-    path: path("a"),
     apply: markReady(given),
   });
   assert.deepEqual(seen(server, before), [`PUT ${path("a")}/status`]);
@@ -335,14 +331,14 @@ Deno.test("settleStatus: 200 writes once and answers the server's copy", async (
     true,
   );
   // The held copy now is the server's answer (a copy of it), as in the
-  // reference: a second settle from it is not refused as stale.
+  // seed: a second settle from it is not refused as stale.
   assert.equal(held.status?.phase, "Ready");
   assert.equal(held.metadata.resourceVersion, object.metadata.resourceVersion);
   assert.notEqual(held, object);
   const again = server.requests.length;
   const second = await settleStatus(client, held, {
+    resource: WIDGETS,
     versions,
-    path: path("a"),
     apply: (copy) => {
       copy.status = { phase: "Done" };
       return true;
@@ -358,8 +354,9 @@ Deno.test("settleStatus: a copy that needs no write sends nothing", async () => 
   const held = await client.create(COLLECTION, widget("a"));
   const before = server.requests.length;
   const result = await settleStatus(client, held, {
+    resource: WIDGETS,
     versions: new Versions(),
-    path: path("a"),
+
     apply: () => false,
   });
   assert.deepEqual(seen(server, before), []);
@@ -377,8 +374,8 @@ Deno.test("settleStatus: 409 then 200 reads again, applies to the fresh copy, wr
   const given: Widget[] = [];
   const before = server.requests.length;
   const { landed, object } = await settleStatus(client, held, {
+    resource: WIDGETS,
     versions,
-    path: path("a"),
     apply: markReady(given),
   });
   assert.deepEqual(seen(server, before), [
@@ -419,8 +416,9 @@ Deno.test("settleStatus: a refused 409 (fault injection) follows the same sequen
   });
   const before = server.requests.length;
   const { landed, object } = await settleStatus(client, held, {
+    resource: WIDGETS,
     versions: new Versions(),
-    path: path("a"),
+
     apply: markReady([]),
   });
   assert.deepEqual(seen(server, before), [
@@ -445,8 +443,8 @@ Deno.test("settleStatus: the fresh copy no longer needs the write", async () => 
   const given: Widget[] = [];
   const before = server.requests.length;
   const { landed, object } = await settleStatus(client, held, {
+    resource: WIDGETS,
     versions,
-    path: path("a"),
     apply: markReady(given),
   });
   assert.deepEqual(seen(server, before), [
@@ -476,8 +474,8 @@ Deno.test("settleStatus: 404 reads again and rejects with NotFoundError", async 
   const before = server.requests.length;
   await assert.rejects(
     settleStatus(client, held, {
+      resource: WIDGETS,
       versions,
-      path: path("a"),
       apply: markReady(given),
     }),
     NotFoundError,
@@ -505,8 +503,8 @@ Deno.test("settleStatus: another error is not retried and the held copy keeps th
   const before = server.requests.length;
   await assert.rejects(
     settleStatus(client, held, {
+      resource: WIDGETS,
       versions,
-      path: path("a"),
       apply: markReady([]),
     }),
     (error) => error instanceof ApiError && error.status === 500,
@@ -533,8 +531,9 @@ Deno.test("settleStatus: a second refusal rejects after exactly one retry", asyn
   const before = server.requests.length;
   await assert.rejects(
     settleStatus(client, held, {
+      resource: WIDGETS,
       versions: new Versions(),
-      path: path("a"),
+
       apply: markReady([]),
     }),
     ConflictError,
@@ -553,8 +552,9 @@ Deno.test("settleStatus: an absent memo settles all the same", async () => {
   const held = await client.create(COLLECTION, widget("a"));
   await client.replace(path("a"), { ...held, spec: { size: 4 } });
   const { landed, object } = await settleStatus(client, held, {
+    resource: WIDGETS,
     versions: undefined,
-    path: path("a"),
+
     apply: markReady([]),
   });
   assert.equal(landed, true);
@@ -568,8 +568,9 @@ Deno.test("settleStatus: the answered fresh copy is apart from what apply change
   await client.replace(path("a"), { ...held, spec: { size: 9 } });
   let calls = 0;
   const { landed, object } = await settleStatus(client, held, {
+    resource: WIDGETS,
     versions: new Versions(),
-    path: path("a"),
+
     apply: (copy) => {
       calls++;
       copy.status = { phase: calls === 1 ? "Ready" : "Scratch" };

@@ -1,4 +1,4 @@
-import { Client } from "../apiclient/mod.ts";
+import { Client, objectPath } from "../apiclient/mod.ts";
 import { FakeApiServer } from "../testing/mod.ts";
 import { readFresh } from "./requests.ts";
 import { Versions } from "./versions.ts";
@@ -89,7 +89,13 @@ Deno.bench({
 // and without the memo (which already holds 10k other keys).
 const server = new FakeApiServer();
 const client = new Client(server.url, { fetch: server.fetch });
-const objectPath = "/api/v1/namespaces/default/configmaps/bench";
+const bench = {
+  version: "v1",
+  resource: "configmaps",
+  namespace: "default",
+  name: "bench",
+};
+const benchPath = objectPath(bench);
 await client.create("/api/v1/namespaces/default/configmaps", {
   metadata: { name: "bench" },
 });
@@ -99,7 +105,7 @@ Deno.bench({
   group: "one read through the client",
   baseline: true,
   async fn(): Promise<void> {
-    await client.get(objectPath);
+    await client.get(benchPath);
   },
 });
 
@@ -107,10 +113,6 @@ Deno.bench({
   name: "readFresh (memo of 10k keys)",
   group: "one read through the client",
   async fn(): Promise<void> {
-    await readFresh(client, {
-      versions,
-      key: "default/bench",
-      path: objectPath,
-    });
+    await readFresh(client, bench, { versions });
   },
 });

@@ -12,13 +12,13 @@ import type { FieldError } from "./_status.ts";
 
 /** The fields of an Event the checks read. */
 interface CheckedEvent extends KubeObject {
-  involvedObject?: { namespace?: string };
-  eventTime?: string | null;
-  reportingComponent?: string;
-  reportingInstance?: string;
-  action?: string;
-  reason?: string;
-  message?: string;
+  involvedObject?: { namespace?: string | undefined } | undefined;
+  eventTime?: string | null | undefined;
+  reportingComponent?: string | undefined;
+  reportingInstance?: string | undefined;
+  action?: string | undefined;
+  reason?: string | undefined;
+  message?: string | undefined;
 }
 
 const REPORTING_INSTANCE_LIMIT = 128;

@@ -4,7 +4,10 @@
  * @module
  */
 import type { Status, StatusCause, StatusDetails } from "../apiclient/types.ts";
-import type { RegisteredResource } from "./_registry.ts";
+import { failure } from "../_internal/status.ts";
+import type { RegisteredResource } from "./types.ts";
+
+export { failure };
 
 /** A failure a handler throws; the router turns it into a Status answer. */
 export class StatusError extends Error {
@@ -65,26 +68,6 @@ export function defaultMessage(code: number): string {
     default:
       return `the server responded with the status code ${code}`;
   }
-}
-
-/** A Failure Status. */
-export function failure(
-  code: number,
-  reason: string,
-  message: string,
-  details?: StatusDetails,
-): Status {
-  const status: Status = {
-    kind: "Status",
-    apiVersion: "v1",
-    metadata: {},
-    status: "Failure",
-    message,
-    reason,
-  };
-  if (details !== undefined) status.details = details;
-  status.code = code;
-  return status;
 }
 
 /** `configmaps` or `leases.coordination.k8s.io`, as messages name a resource. */
@@ -216,4 +199,16 @@ export function statusResponse(
     status: status.code ?? 500,
     headers: { "content-type": "application/json", ...headers },
   });
+}
+
+/** 405 for a verb the path does not allow. */
+export function methodNotAllowed(): StatusError {
+  return new StatusError(
+    failure(
+      405,
+      "MethodNotAllowed",
+      "the server does not allow this method on the requested resource",
+      {},
+    ),
+  );
 }

@@ -490,6 +490,39 @@ Deno.test("object, put and remove reach the store directly", async () => {
   assert.throws(() => server.object(CM), TypeError);
 });
 
+Deno.test("object, put and remove take an ObjectRef as well as a path", async () => {
+  await using server = new FakeApiServer();
+  const ref = {
+    version: "v1",
+    resource: "configmaps",
+    namespace: "default",
+    name: "x",
+  };
+  const stored = server.put(
+    ref,
+    { metadata: {}, data: { k: "v" } } as KubeObject,
+  );
+  assert.equal(stored.metadata.name, "x");
+  assert.equal(stored.metadata.namespace, "default");
+  assert.deepEqual(server.object(`${CM}/x`), stored);
+  assert.deepEqual(server.object(ref), stored);
+  const lease = {
+    group: "coordination.k8s.io",
+    version: "v1",
+    resource: "leases",
+    namespace: "ns",
+    name: "l",
+  };
+  server.holdLease({ namespace: "ns", name: "l", identity: "me" });
+  assert.equal(server.object(lease)?.kind, "Lease");
+  assert.equal(server.remove(ref), true);
+  assert.equal(server.remove(`${CM}/x`), false);
+  assert.throws(
+    () => server.object({ version: "v1", resource: "nothings", name: "x" }),
+    TypeError,
+  );
+});
+
 Deno.test("Events: cluster-scoped objects only in default or kube-system, namespaces must match", async () => {
   await using server = new FakeApiServer();
   const event = (_namespace: string, involved?: string) => ({
@@ -713,6 +746,35 @@ Deno.test("landAfterNextRead: the reader's conditional update then conflicts", a
   assert.equal(ok.status, 200);
   assert.equal(server.count({ method: "GET" }), 2);
   assert.equal(server.count({ method: "PUT", path }), 2);
+});
+
+Deno.test("landAfterNextRead takes an ObjectRef as well as a path", async () => {
+  await using server = new FakeApiServer();
+  const path = "/apis/coordination.k8s.io/v1/namespaces/ns/leases/l";
+  server.holdLease({ namespace: "ns", name: "l", identity: "me" });
+  server.landAfterNextRead({
+    path: {
+      group: "coordination.k8s.io",
+      version: "v1",
+      resource: "leases",
+      namespace: "ns",
+      name: "l",
+    },
+  });
+  const read = await call(server, "GET", path);
+  const update = await call(server, "PUT", path, read.body);
+  assert.equal(update.status, 409);
+});
+
+Deno.test("stop() ends the watches, as disposing does, and may be repeated", async () => {
+  const server = new FakeApiServer();
+  const res = await server.fetch(`${server.url}${CM}?watch=1`);
+  assert.equal(server.openWatches, 1);
+  await server.stop();
+  assert.equal(server.openWatches, 0);
+  await res.body?.cancel();
+  await server.stop();
+  await server[Symbol.asyncDispose]();
 });
 
 Deno.test("requests log records method, path, query, parsed body and time", async () => {

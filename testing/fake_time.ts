@@ -94,7 +94,7 @@ function realMacrotask(): Promise<void> {
 /** Options for {@linkcode installFakeTime}. */
 export interface InstallFakeTimeOptions {
   /** The fake clock's start, as epoch milliseconds or a `Date`. Default 0. */
-  now?: number | Date;
+  now?: number | Date | undefined;
 }
 
 /** Options for {@linkcode FakeTime.settle}. */
@@ -103,20 +103,20 @@ export interface SettleOptions {
    * How many consecutive quiet rounds (a real macrotask passed and no timer
    * was due) end the settle. Default 3.
    */
-  quietRounds?: number;
+  quietRounds?: number | undefined;
   /**
    * The most rounds to run before giving up with an error, which catches a
    * timer that keeps rescheduling itself for "now". Default 10 000.
    */
-  maxRounds?: number;
+  maxRounds?: number | undefined;
 }
 
 /** Options for {@linkcode FakeTime.waitFor}. */
 export interface WaitForOptions {
   /** Real milliseconds to wait before throwing. Default 5 000. */
-  timeout?: number;
+  timeout?: number | undefined;
   /** Real milliseconds between two checks. Default 1. */
-  interval?: number;
+  interval?: number | undefined;
 }
 
 /**

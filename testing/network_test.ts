@@ -106,3 +106,22 @@ Deno.test({
     assert.ok(refused instanceof TypeError, "the port no longer listens");
   },
 });
+
+Deno.test({
+  name: "served: stop() stops listening, as disposing does",
+  timeout: TIMEOUT,
+  async fn(): Promise<void> {
+    await using server = new FakeApiServer();
+    const served = await server.serve();
+    const ok = await fetch(`${served.url}${CM}`);
+    assert.equal(ok.status, 200);
+    await ok.body?.cancel();
+    await served.stop();
+    const refused = await fetch(`${served.url}${CM}`).then(
+      (r) => r.body?.cancel(),
+      (e) => e,
+    );
+    assert.ok(refused instanceof TypeError, "the port no longer listens");
+    await served[Symbol.asyncDispose]();
+  },
+});

@@ -13,16 +13,16 @@ export type ServiceAccountFile = "token" | "ca.crt" | "namespace";
 /** Options for {@linkcode fakeServiceAccount}. */
 export interface FakeServiceAccountOptions {
   /** The bearer token in `token`. Default `"test-token"`. */
-  token?: string;
+  token?: string | undefined;
   /** The cluster CA (PEM) in `ca.crt`. Default `testCerts.caCert`. */
-  ca?: string;
+  ca?: string | undefined;
   /** The pod's namespace in `namespace`. Default `"default"`. */
-  namespace?: string;
+  namespace?: string | undefined;
   /**
    * The directory to make the temp dir in. Default: the system temp dir
    * (`TMPDIR`).
    */
-  dir?: string;
+  dir?: string | undefined;
 }
 
 /**

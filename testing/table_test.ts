@@ -1,7 +1,6 @@
 import assert from "node:assert/strict";
 import { FakeApiServer } from "./fake_server.ts";
 import { installFakeTime } from "./fake_time.ts";
-import { humanDuration, negotiateTable } from "./_table.ts";
 import { Lines } from "./_test_util.ts";
 
 /** What kubectl get sends for lists, single gets and get -w. */
@@ -49,70 +48,6 @@ async function table(
 function names(t: Json): string[] {
   return t.columnDefinitions.map((c: { name: string }) => c.name);
 }
-
-Deno.test("table: negotiateTable picks the first clause it can answer", () => {
-  assert.equal(negotiateTable(KUBECTL), "meta.k8s.io/v1");
-  assert.equal(negotiateTable(null), undefined);
-  assert.equal(negotiateTable("application/json"), undefined);
-  assert.equal(negotiateTable("*/*"), undefined);
-  assert.equal(
-    negotiateTable("application/json;as=Table;v=v1beta1;g=meta.k8s.io"),
-    "meta.k8s.io/v1beta1",
-  );
-  // Plain JSON first wins, as the API server reads clauses in order.
-  assert.equal(
-    negotiateTable(
-      "application/json, application/json;as=Table;v=v1;g=meta.k8s.io",
-    ),
-    undefined,
-  );
-  // q values reorder the clauses.
-  assert.equal(
-    negotiateTable(
-      "application/json;q=0.5, application/json;as=Table;v=v1;g=meta.k8s.io",
-    ),
-    "meta.k8s.io/v1",
-  );
-  // Conversions the fake lacks, and other media types, are skipped.
-  assert.equal(
-    negotiateTable(
-      "application/vnd.kubernetes.protobuf;as=Table;v=v1;g=meta.k8s.io,application/json;as=PartialObjectMetadataList;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1;g=meta.k8s.io",
-    ),
-    "meta.k8s.io/v1",
-  );
-  assert.equal(
-    negotiateTable("application/json;as=Table;v=v2;g=meta.k8s.io"),
-    undefined,
-  );
-});
-
-Deno.test("table: humanDuration matches the API server's", () => {
-  const s = 1000;
-  const cases: [number, string][] = [
-    [-5 * s, "<invalid>"],
-    [-1 * s, "0s"],
-    [0, "0s"],
-    [119 * s, "119s"],
-    [120 * s, "2m"],
-    [125 * s, "2m5s"],
-    [10 * 60 * s, "10m"],
-    [179 * 60 * s, "179m"],
-    [3 * 3600 * s, "3h"],
-    [(3 * 3600 + 120) * s, "3h2m"],
-    [8 * 3600 * s, "8h"],
-    [47 * 3600 * s, "47h"],
-    [48 * 3600 * s, "2d"],
-    [(50 * 3600) * s, "2d2h"],
-    [8 * 86400 * s, "8d"],
-    [729 * 86400 * s, "729d"],
-    [730 * 86400 * s, "2y"],
-    [735 * 86400 * s, "2y5d"],
-    [9 * 365 * 86400 * s, "9y"],
-  ];
-  for (const [ms, text] of cases) {
-    assert.equal(humanDuration(ms), text, `${ms}`);
-  }
-});
 
 Deno.test("table: a ConfigMap list is a Table of NAME DATA AGE with metadata rows", async () => {
   using time = installFakeTime({ now: START });

@@ -1,0 +1,55 @@
+/**
+ * The error of a `stop()` whose bound ended before the work it waits for.
+ * Every long-lived object that drains work on stop throws this one class,
+ * and its module re-exports it.
+ *
+ * @module
+ */
+
+/**
+ * A `stop()` gave up: its timeout or its signal ended before the object's
+ * work had finished. What was still pending is in the message and in
+ * {@linkcode StopTimeoutError.pending}; the timeout's `TimeoutError` or the
+ * signal's reason is the `cause`. Work already started may still complete
+ * after this; nothing new is started.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { StopTimeoutError } from "@liken/kubernetes/events";
+ *
+ * const error = new StopTimeoutError(
+ *   "The Event recorder",
+ *   "its last write had not returned; queued Events not written: 2",
+ * );
+ * assert.equal(error.name, "StopTimeoutError");
+ * assert.equal(
+ *   error.message,
+ *   "The Event recorder did not finish stopping: its last write had not returned; queued Events not written: 2",
+ * );
+ * ```
+ */
+export class StopTimeoutError extends Error {
+  /** What stopped, such as `The Event recorder`. */
+  readonly subject: string;
+  /** What was still pending when the stop gave up. */
+  readonly pending: string;
+
+  /**
+   * Makes the error.
+   *
+   * @param subject What stopped, capitalized: it starts the message.
+   * @param pending What was still pending, such as `2 queued Events`.
+   * @param options The cause: the timeout's error or the signal's reason.
+   */
+  constructor(
+    subject: string,
+    pending: string,
+    options?: { cause?: unknown } | undefined,
+  ) {
+    super(`${subject} did not finish stopping: ${pending}`, options);
+    this.name = "StopTimeoutError";
+    this.subject = subject;
+    this.pending = pending;
+  }
+}

@@ -1,0 +1,110 @@
+// The in-cluster configuration, found where client-go's rest.InClusterConfig
+// finds it: the API server's address in KUBERNETES_SERVICE_HOST and
+// KUBERNETES_SERVICE_PORT, the CA and token in the ServiceAccount directory;
+// plus the pod's namespace from the same directory.
+import { InClusterConfigError } from "./errors.ts";
+import {
+  type ClientOptions,
+  type InClusterOptions,
+  SERVICE_ACCOUNT_DIR,
+} from "./options.ts";
+import { describe } from "../_internal/errors.ts";
+
+/** What {@linkcode inClusterConfig} answers: a client's server and options. */
+export interface InClusterConfig {
+  server: string;
+  options: ClientOptions;
+}
+
+/**
+ * Reads the pod's environment and ServiceAccount. Every configuration failure
+ * is an {@linkcode InClusterConfigError} naming the file or variable.
+ */
+export async function inClusterConfig(
+  options: InClusterOptions,
+): Promise<InClusterConfig> {
+  const dir = options.serviceAccountDir ?? SERVICE_ACCOUNT_DIR;
+  const server = options.server ?? serverFromEnvironment();
+  const caPath = `${dir}/ca.crt`;
+  let ca: string;
+  try {
+    ca = await Deno.readTextFile(caPath);
+  } catch (cause) {
+    throw new InClusterConfigError(
+      `Cannot read the ServiceAccount CA ${caPath}: ${describe(cause)}`,
+      { cause },
+    );
+  }
+  if (
+    !/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/.test(ca)
+  ) {
+    throw new InClusterConfigError(
+      `The ServiceAccount CA ${caPath} holds no certificate`,
+    );
+  }
+  const tokenPath = `${dir}/token`;
+  try {
+    await Deno.stat(tokenPath);
+  } catch (cause) {
+    throw new InClusterConfigError(
+      `Cannot read the ServiceAccount token ${tokenPath}: ${describe(cause)}`,
+      { cause },
+    );
+  }
+  let namespace: string | undefined;
+  try {
+    namespace = (await Deno.readTextFile(`${dir}/namespace`)).trim() ||
+      undefined;
+  } catch {
+    namespace = undefined;
+  }
+  let httpClient: Deno.HttpClient;
+  try {
+    httpClient = Deno.createHttpClient({ caCerts: [ca] });
+  } catch (cause) {
+    throw new InClusterConfigError(
+      `The ServiceAccount CA ${caPath} holds no valid certificate: ${
+        describe(cause)
+      }`,
+      { cause },
+    );
+  }
+  const clientOptions: ClientOptions = { httpClient, serviceAccountDir: dir };
+  if (options.timeout !== undefined) clientOptions.timeout = options.timeout;
+  if (namespace !== undefined) clientOptions.namespace = namespace;
+  return { server, options: clientOptions };
+}
+
+/** The server the environment names; an IPv6 host goes in brackets. */
+function serverFromEnvironment(): string {
+  const host = Deno.env.get("KUBERNETES_SERVICE_HOST");
+  const port = Deno.env.get("KUBERNETES_SERVICE_PORT");
+  if (!host || !port) {
+    throw new InClusterConfigError(
+      "Not running in a cluster: KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT are unset (pass `server` to name the API server)",
+    );
+  }
+  const bracketed = host.includes(":") && !host.startsWith("[")
+    ? `[${host}]`
+    : host;
+  return `https://${bracketed}:${port}`;
+}
+
+/**
+ * Reads the ServiceAccount token, as the `Authorization` header value, or
+ * `undefined` for an empty file. The kubelet rotates the token, so it is read
+ * on every request.
+ */
+export async function readToken(path: string): Promise<string | undefined> {
+  let token: string;
+  try {
+    token = await Deno.readTextFile(path);
+  } catch (cause) {
+    throw new Error(
+      `Cannot read the ServiceAccount token ${path}: ${describe(cause)}`,
+      { cause },
+    );
+  }
+  token = token.trim();
+  return token ? `Bearer ${token}` : undefined;
+}

@@ -1,0 +1,207 @@
+// One exchange with the API server: the write guard, the headers and the
+// token, the body, the request deadline and signals, then the answer read
+// whole (or its headers, for a stream) and decoded.
+import {
+  MalformedResponseError,
+  RequestTimeoutError,
+  WriteRefusedError,
+} from "./errors.ts";
+import {
+  type ClientOptions,
+  DEFAULT_TIMEOUT,
+  type Outcome,
+  type RequestOptions,
+} from "./options.ts";
+import {
+  bytesOf,
+  decodeJson,
+  errorFor,
+  readBody,
+  readErrorText,
+  textOf,
+} from "./_decode.ts";
+import { type Deadline, Deadlines } from "./_deadlines.ts";
+import { readToken } from "./_in_cluster.ts";
+import { MAX_TIMER } from "../_internal/sleep.ts";
+import { join } from "../_internal/signals.ts";
+
+/** A request's options as the client sends them. */
+export interface SendOptions extends RequestOptions {
+  accept?: string | undefined;
+}
+
+/** The status of the last answer, which the observer hears. */
+export interface Answer {
+  status: number;
+}
+
+/** What a client and the clients its builders answer share. */
+export interface Shared {
+  server: string;
+  fetch: typeof fetch;
+  httpClient: Deno.HttpClient | undefined;
+  authorization: (() => Promise<string | undefined>) | undefined;
+  timeout: number;
+  namespace: string | undefined;
+  deadlines: Deadlines;
+}
+
+/** What one client's builders bound it to. */
+export interface Bound {
+  signal: AbortSignal | undefined;
+  waitSignal: AbortSignal | undefined;
+  guard: (() => void) | undefined;
+  observer: ((outcome: Outcome) => void) | undefined;
+}
+
+/** The shared part of a new client of `server`. */
+export function createShared(server: string, options: ClientOptions): Shared {
+  const httpClient = options.httpClient;
+  const serviceAccountDir = options.serviceAccountDir;
+  let authorization = options.authorization;
+  if (authorization === undefined && serviceAccountDir) {
+    authorization = () => readToken(`${serviceAccountDir}/token`);
+  }
+  return {
+    server: server.replace(/\/+$/, ""),
+    fetch: options.fetch ??
+      (httpClient
+        ? (input, init) => fetch(input, { ...init, client: httpClient })
+        : (input, init) => fetch(input, init)),
+    httpClient,
+    authorization,
+    timeout: requestTimeout(options.timeout),
+    namespace: options.namespace,
+    deadlines: new Deadlines(),
+  };
+}
+
+/** Checks a request timeout: absent or 0 means the default. */
+function requestTimeout(ms: number | undefined): number {
+  if (ms === undefined || ms === 0) return DEFAULT_TIMEOUT;
+  if (!(ms > 0)) {
+    throw new RangeError(
+      `The request timeout must be a positive number of milliseconds: ${ms}`,
+    );
+  }
+  return ms;
+}
+
+/** The signal that ends a stream: the request's and the client's. */
+export function streamSignal(
+  bound: Bound,
+  signal: AbortSignal | undefined,
+): AbortSignal | undefined {
+  const boundSignal = bound.signal;
+  if (!signal) return boundSignal;
+  return boundSignal ? AbortSignal.any([signal, boundSignal]) : signal;
+}
+
+/**
+ * Sends once. A `json` or `bytes` answer is read whole within the timeout;
+ * a `stream` answer returns with its body unread once headers arrived.
+ */
+export async function open(
+  shared: Shared,
+  bound: Bound,
+  method: string,
+  path: string,
+  options: SendOptions,
+  mode: "stream",
+  answer: Answer,
+): Promise<Response>;
+export async function open(
+  shared: Shared,
+  bound: Bound,
+  method: string,
+  path: string,
+  options: SendOptions,
+  mode: "json" | "bytes",
+  answer: Answer,
+): Promise<unknown>;
+export async function open(
+  shared: Shared,
+  bound: Bound,
+  method: string,
+  path: string,
+  options: SendOptions,
+  mode: "json" | "bytes" | "stream",
+  answer: Answer,
+): Promise<unknown> {
+  answer.status = 0;
+  const { guard, signal: boundSignal } = bound;
+  if (guard && method !== "GET") {
+    try {
+      guard();
+    } catch (cause) {
+      throw new WriteRefusedError(method, path, cause);
+    }
+  }
+  // A plain record: Deno's fetch takes it on a cheaper path than a Headers
+  // object (measured: about 30 µs a request on loopback).
+  const headers: Record<string, string> = {
+    Accept: options.accept ?? "application/json",
+  };
+  const authorize = shared.authorization;
+  if (authorize !== undefined) {
+    const authorization = await authorize();
+    if (authorization) headers.Authorization = authorization;
+  }
+  let body: BodyInit | undefined;
+  if (options.body !== undefined) {
+    body = typeof options.body === "string" ||
+        options.body instanceof Uint8Array ||
+        options.body instanceof ReadableStream
+      ? options.body as BodyInit
+      : JSON.stringify(options.body);
+    headers["Content-Type"] = options.contentType ?? "application/json";
+  }
+  const timeout = shared.timeout;
+  let deadline: Deadline | undefined;
+  let signal: AbortSignal | undefined;
+  // setTimeout fires at once for a longer delay, so a longer limit means none.
+  if (timeout <= MAX_TIMER) {
+    const timer = new AbortController();
+    deadline = shared.deadlines.add(
+      timeout,
+      () => timer.abort(new RequestTimeoutError(method, path, timeout)),
+    );
+    signal = timer.signal;
+  }
+  // One signal needs no combining; AbortSignal.any costs an allocation and
+  // a registration on each source.
+  if (boundSignal !== undefined) signal = join(signal, boundSignal);
+  if (options.signal !== undefined) signal = join(signal, options.signal);
+  try {
+    const init: RequestInit = { method, headers };
+    if (signal !== undefined) init.signal = signal;
+    if (body !== undefined) init.body = body;
+    let response: Response;
+    try {
+      response = await shared.fetch(shared.server + path, init);
+    } catch (error) {
+      if (signal?.aborted) throw signal.reason;
+      throw error;
+    }
+    const status = response.status;
+    answer.status = status;
+    if (status < 200 || status > 299) {
+      const text = await readErrorText(response, signal);
+      throw errorFor(method, path, response, text);
+    }
+    if (mode === "stream") {
+      if (!response.body) {
+        throw new MalformedResponseError("the answer has no body to stream", {
+          method,
+          path,
+        });
+      }
+      return response;
+    }
+    if (mode === "bytes") return await readBody(response, signal, bytesOf);
+    const text = await readBody(response, signal, textOf);
+    return decodeJson(text, status, method, path);
+  } finally {
+    if (deadline !== undefined) shared.deadlines.done(deadline);
+  }
+}

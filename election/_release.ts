@@ -1,0 +1,147 @@
+/**
+ * The two releases of a Lease: client-go's, when a lead ends, and this
+ * library's second one after a stop, which clears the Lease when a late
+ * renewal made the first conflict.
+ *
+ * @module
+ */
+
+import { ConflictError, NotFoundError } from "../apiclient/mod.ts";
+import { bounded } from "../_internal/signals.ts";
+import { sleep } from "../_internal/sleep.ts";
+import {
+  formatMicroTime,
+  type Lease,
+  type LeaseRecord,
+  parseMicroTime,
+} from "./_lease.ts";
+import type { ElectionState } from "./_state.ts";
+import { LeaseRequestError } from "./errors.ts";
+import { LEASE_DURATION, RENEW_DEADLINE, REQUEST_TIMEOUT } from "./timings.ts";
+
+/**
+ * client-go's release: clears the Lease if this process last held it.
+ *
+ * After a stop at once: its caller's writes have returned. After a loss only
+ * at T+25 s (T: the send time of the last accepted renewal), once every
+ * write the guard allowed (until T+10 s) has ended at the client
+ * (REQUEST_TIMEOUT later). client-go releases as soon as the renewal fails,
+ * at T+15 s, and another copy can then act while such a write is still in
+ * flight. The release on a loss ends by T+29 s, so the process exits before
+ * another copy could take an unreleased Lease.
+ *
+ * @param state The election.
+ * @param stop Aborts on the stop.
+ */
+export async function release(
+  state: ElectionState,
+  stop: AbortSignal,
+): Promise<void> {
+  if (!state.observed || !state.isLeader()) return;
+  const requests = state.requests;
+  let limit = RENEW_DEADLINE;
+  if (!stop.aborted) {
+    const writesEnded = requests.renewed + RENEW_DEADLINE + REQUEST_TIMEOUT;
+    if (writesEnded > Date.now()) {
+      await sleep(writesEnded - Date.now(), stop);
+    }
+    // A stop during the wait releases at once, with the full bound.
+    if (!stop.aborted) {
+      limit = requests.renewed + LEASE_DURATION - 1_000 - Date.now();
+      if (limit <= 0) return;
+    }
+  }
+  const now = formatMicroTime(Date.now());
+  const record: LeaseRecord = {
+    holderIdentity: "",
+    leaseDurationSeconds: 1,
+    acquireTime: now,
+    renewTime: now,
+    leaseTransitions: state.observed.leaseTransitions,
+  };
+  const bound = bounded(limit, "The release");
+  try {
+    await requests.update(record, bound.signal);
+  } catch (error) {
+    state.diagnostics.onError(
+      new LeaseRequestError(`releasing ${state.subject}`, error),
+    );
+    return;
+  } finally {
+    bound.clear();
+  }
+  state.setObserved(record);
+  state.diagnostics.log(`released ${state.subject}`);
+}
+
+/**
+ * The second release: clears the Lease when it names this process or an
+ * expired earlier process of this pod, reading again after a conflict, at
+ * most 3 times. A Lease that names another process, or nobody, is left
+ * alone.
+ *
+ * @param state The election.
+ * @param signal Bounds the whole release.
+ */
+export async function clearIfHeld(
+  state: ElectionState,
+  signal: AbortSignal,
+): Promise<void> {
+  for (let attempt = 0; attempt < 3; attempt++) {
+    let lease: Lease;
+    try {
+      lease = await state.requests.read(signal);
+    } catch (error) {
+      if (!(error instanceof NotFoundError)) {
+        state.diagnostics.onError(
+          new LeaseRequestError(
+            `reading ${state.subject} to release it`,
+            error,
+          ),
+        );
+      }
+      return;
+    }
+    if (!mayClear(state, lease)) return;
+    const cleared: Lease = {
+      ...lease,
+      spec: {
+        ...lease.spec,
+        holderIdentity: "",
+        leaseDurationSeconds: 1,
+        renewTime: formatMicroTime(Date.now()),
+      },
+    };
+    try {
+      await state.requests.replace(cleared, signal);
+      state.diagnostics.log(`released ${state.subject}`);
+      return;
+    } catch (error) {
+      if (!(error instanceof ConflictError)) {
+        state.diagnostics.onError(
+          new LeaseRequestError(`releasing ${state.subject}`, error),
+        );
+        return;
+      }
+    }
+  }
+}
+
+function mayClear(state: ElectionState, lease: Lease): boolean {
+  const spec = lease.spec;
+  const holder = spec?.holderIdentity;
+  if (!holder) return false;
+  if (holder === state.identity) return true;
+  if (
+    typeof spec.renewTime !== "string" ||
+    typeof spec.leaseDurationSeconds !== "number"
+  ) {
+    return false;
+  }
+  return state.abandonedByThisPod(
+    holder,
+    parseMicroTime(spec.renewTime),
+    spec.leaseDurationSeconds,
+    Date.now(),
+  );
+}

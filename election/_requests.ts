@@ -1,0 +1,135 @@
+/**
+ * The elector's requests on its Lease, and the renewal clock they move.
+ *
+ * @module
+ */
+
+import type { Client } from "../apiclient/mod.ts";
+import {
+  collectionPath,
+  objectPath,
+  type ObjectRef,
+} from "../apiclient/resource.ts";
+import { bounded } from "../_internal/signals.ts";
+import { type Lease, type LeaseRecord, withRecord } from "./_lease.ts";
+import { REQUEST_TIMEOUT } from "./timings.ts";
+
+/**
+ * Reads and writes one Lease. Every write is conditional on the
+ * `resourceVersion` of the Lease last read or written.
+ */
+export class LeaseRequests {
+  /**
+   * The renewal clock: when the newest accepted write that names this
+   * process was sent; `-Infinity` before the first.
+   */
+  renewed = -Infinity;
+
+  #client: Client;
+  #ref: ObjectRef;
+  #identity: string;
+  // The Lease last read or written, whose resourceVersion the next write
+  // names.
+  #cached: Lease | undefined;
+
+  /**
+   * @param client Reaches the API server (no write guard).
+   * @param ref The Lease.
+   * @param identity This process's identity, which the renewal clock follows.
+   */
+  constructor(client: Client, ref: ObjectRef, identity: string) {
+    this.#client = client;
+    this.#ref = ref;
+    this.#identity = identity;
+  }
+
+  /** Reads the Lease, bounded by the request timeout. */
+  async get(signal: AbortSignal): Promise<Lease> {
+    const path = objectPath(this.#ref);
+    const lease = await this.#send(
+      (client, s) => client.get<Lease>(path, { signal: s }),
+      signal,
+    );
+    this.#cached = lease;
+    return lease;
+  }
+
+  /** Creates the Lease with `record`. */
+  async create(record: LeaseRecord, signal: AbortSignal): Promise<void> {
+    const body = withRecord({
+      apiVersion: "coordination.k8s.io/v1",
+      kind: "Lease",
+      metadata: { name: this.#ref.name, namespace: this.#ref.namespace ?? "" },
+    }, record);
+    const sent = Date.now();
+    const path = collectionPath(this.#ref);
+    this.#cached = await this.#send(
+      (client, s) => client.create<Lease>(path, body, { signal: s }),
+      signal,
+    );
+    this.#mark(sent, record);
+  }
+
+  /** Writes `record` over the copy last read or written. */
+  async update(record: LeaseRecord, signal: AbortSignal): Promise<void> {
+    if (!this.#cached) {
+      throw new TypeError("The Lease was not read before a write");
+    }
+    const body = withRecord(this.#cached, record);
+    const sent = Date.now();
+    const path = objectPath(this.#ref);
+    this.#cached = await this.#send(
+      (client, s) => client.replace<Lease>(path, body, { signal: s }),
+      signal,
+    );
+    this.#mark(sent, record);
+  }
+
+  /**
+   * Reads the Lease for the second release, bounded by `signal` only; the
+   * copy is not kept.
+   */
+  read(signal: AbortSignal): Promise<Lease> {
+    return this.#client.withWaitSignal(signal).get<Lease>(
+      objectPath(this.#ref),
+      { signal },
+    );
+  }
+
+  /**
+   * Writes `lease` as is for the second release, bounded by `signal` only;
+   * neither the copy nor the renewal clock change.
+   */
+  async replace(lease: Lease, signal: AbortSignal): Promise<void> {
+    await this.#client.withWaitSignal(signal).replace<Lease>(
+      objectPath(this.#ref),
+      lease,
+      { signal },
+    );
+  }
+
+  /**
+   * Each request, with its waits after a 429, ends at the request timeout or
+   * with the signal (a renewal round's deadline).
+   */
+  async #send<T>(
+    request: (client: Client, signal: AbortSignal) => Promise<T>,
+    signal: AbortSignal,
+  ): Promise<T> {
+    const bound = bounded(REQUEST_TIMEOUT, "The Lease request", signal);
+    try {
+      return await request(
+        this.#client.withWaitSignal(bound.signal),
+        bound.signal,
+      );
+    } finally {
+      bound.clear();
+    }
+  }
+
+  /** The renewal clock moves on each accepted write that names this process. */
+  #mark(sent: number, record: LeaseRecord): void {
+    if (record.holderIdentity !== this.#identity) return;
+    this.renewed = Math.max(this.renewed, sent);
+  }
+}

@@ -1,0 +1,102 @@
+/**
+ * The state one election shares between its parts: who this process is,
+ * where it stands, and client-go's bookkeeping of the record last seen.
+ *
+ * @module
+ */
+
+import type { Client } from "../apiclient/mod.ts";
+import type { ObjectRef } from "../apiclient/resource.ts";
+import type { Diagnostics } from "../_internal/diagnostics.ts";
+import type { LeaseRecord } from "./_lease.ts";
+import { LeaseRequests } from "./_requests.ts";
+
+/** Where this process stands: waiting for the Lease, leading, or done. */
+export type Phase = "waiting" | "leading" | "ended";
+
+/** The state of one election, read by the elector, the releases and the guard. */
+export class ElectionState {
+  /** The identity this process holds the Lease under: `<pod>_<suffix>`. */
+  readonly identity: string;
+  /** Names the Lease in lines and errors: `Lease <namespace>/<name>`. */
+  readonly subject: string;
+  /** The requests on the Lease, with the renewal clock. */
+  readonly requests: LeaseRequests;
+  /** Where lines and errors go. */
+  readonly diagnostics: Diagnostics;
+  /** Aborts on the stop. */
+  readonly stop = new AbortController();
+
+  /** Where this process stands. */
+  phase: Phase = "waiting";
+  /** Set by the stop, before anything else happens. */
+  stopping = false;
+
+  // client-go's bookkeeping: the record last seen, its raw form as read, and
+  // when this process first saw it (on its own clock).
+  /** The record last seen. */
+  observed: LeaseRecord | undefined;
+  /** The record last read, as JSON text, to compare two reads. */
+  observedRaw = "";
+  #observedTime = 0;
+  #prefix: string;
+
+  /**
+   * @param client Reaches the API server (no write guard).
+   * @param ref The Lease.
+   * @param pod The pod's name.
+   * @param diagnostics Where lines and errors go.
+   */
+  constructor(
+    client: Client,
+    ref: ObjectRef,
+    pod: string,
+    diagnostics: Diagnostics,
+  ) {
+    const suffix = crypto.getRandomValues(new Uint8Array(4));
+    this.identity = pod + "_" +
+      Array.from(suffix, (b) => b.toString(16).padStart(2, "0")).join("");
+    this.#prefix = pod + "_";
+    this.subject = `Lease ${ref.namespace}/${ref.name}`;
+    this.requests = new LeaseRequests(client, ref, this.identity);
+    this.diagnostics = diagnostics;
+  }
+
+  /** Whether the record last seen names this process. */
+  isLeader(): boolean {
+    return this.observed?.holderIdentity === this.identity;
+  }
+
+  /** Whether the record last seen is younger than its duration, by this clock. */
+  isLeaseValid(now: number): boolean {
+    const seconds = this.observed?.leaseDurationSeconds ?? 0;
+    return this.#observedTime + seconds * 1000 > now;
+  }
+
+  /** Notes `record` as seen now. */
+  setObserved(record: LeaseRecord): void {
+    this.observed = record;
+    this.#observedTime = Date.now();
+  }
+
+  /**
+   * Whether `holder` is an earlier process of this pod whose last renewal is
+   * a whole Lease duration old. Such a process has ended (the kubelet starts
+   * a container again only after its process ended) and wrote `renewTime`
+   * with this node's clock, so comparing it with this clock is sound; without
+   * this, a restart after an API server outage waits a whole duration more.
+   * A copy in another pod cannot tell an ended holder from a paused one, so
+   * it waits the whole duration from its own observation.
+   */
+  abandonedByThisPod(
+    holder: string,
+    renewed: number,
+    seconds: number,
+    now: number,
+  ): boolean {
+    if (holder === this.identity || !holder.startsWith(this.#prefix)) {
+      return false;
+    }
+    return now >= renewed + seconds * 1000;
+  }
+}

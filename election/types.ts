@@ -1,0 +1,88 @@
+/**
+ * The options of the election, shared by the facade and its parts.
+ *
+ * @module
+ */
+
+import type { DiagnosticsOptions } from "../_internal/diagnostics.ts";
+
+/**
+ * Options of a `Lead`: the Lease, the pod, the diagnostics and the
+ * hooks. The timings are not options (see the `timings` constants).
+ *
+ * `log` gets a line for each change of state (`holding…`, `waiting for…`,
+ * `lost…`, `released…`); default: none. `onError` gets a
+ * `LeaseRequestError` for each failed request of the Lease (a failure that
+ * repeats is handed over once), a `CallbackError` for a callback that threw,
+ * and an `ElectionError` if the elector itself failed; default:
+ * `console.error`.
+ *
+ * @example
+ * ```ts
+ * import type { LeadOptions } from "@liken/kubernetes/election";
+ *
+ * const lines: string[] = [];
+ * const options: LeadOptions = {
+ *   lease: { namespace: "default", name: "demo-operator" },
+ *   pod: "demo-operator-7d9f-x2x4b",
+ *   log: (line) => lines.push(line),
+ * };
+ * void options;
+ * ```
+ */
+export interface LeadOptions extends DiagnosticsOptions {
+  /**
+   * Which Lease: a `coordination.k8s.io/v1` Lease in `namespace`. It is
+   * created when absent.
+   */
+  lease: { namespace: string; name: string };
+  /**
+   * The name of the pod this process runs in, without `_`. The Lease names
+   * the holder as `<pod>_<8 hex digits>`: the pod is readable in the Lease's
+   * `holderIdentity`, and each start of the container competes afresh.
+   */
+  pod: string;
+  /**
+   * Called with code 1 when a lead ends without a stop. The default,
+   * `Deno.exit`, kills whatever work is still running, which must not go on
+   * once another copy may hold the Lease; the kubelet then starts the
+   * container again and it competes anew. Tests pass their own.
+   */
+  exit?: ((code: number) => void) | undefined;
+  /**
+   * Called when this process starts to lead. The signal aborts when the
+   * lead ends, before the release, so work stops first. Default: none.
+   */
+  onStartedLeading?: ((signal: AbortSignal) => void) | undefined;
+  /**
+   * Called when a lead of this process ended (lost or stopped), after the
+   * release. Unlike client-go, which calls it whenever its run returns, a
+   * process that never led does not get it. Default: none.
+   */
+  onStoppedLeading?: (() => void) | undefined;
+  /**
+   * Called when the Lease names another holder than last seen, including
+   * this process and `""` (nobody). Default: none.
+   */
+  onNewLeader?: ((identity: string) => void) | undefined;
+}
+
+/**
+ * Options of `Lead.leading`.
+ *
+ * @example
+ * ```ts
+ * import type { LeadingOptions } from "@liken/kubernetes/election";
+ *
+ * const options: LeadingOptions = { signal: AbortSignal.timeout(60_000) };
+ * void options;
+ * ```
+ */
+export interface LeadingOptions {
+  /**
+   * The stop: when it aborts before this process leads, the election stops
+   * (as `Lead.stop` does) and `leading` rejects with a
+   * `StoppedError`. Default: none.
+   */
+  signal?: AbortSignal | undefined;
+}

@@ -1,0 +1,78 @@
+/** The recorder's single write of one Event, and the parts of an Event. */
+
+import {
+  type Client,
+  collectionPath,
+  NotFoundError,
+  objectPath,
+  type Resource,
+} from "../apiclient/mod.ts";
+import { keyOf, type Series, SERIES_WINDOW } from "./_series.ts";
+import { HostnameError } from "./errors.ts";
+import type { Event, ObjectReference } from "./types.ts";
+
+/** The collection of core/v1 Events in a namespace. */
+function events(namespace: string | undefined): Resource {
+  return { version: "v1", resource: "events", namespace };
+}
+
+/**
+ * Writes one Event once: patches the Event of its open series (`count` and
+ * `lastTimestamp`, as client-go's event recorder does), or creates a new
+ * Event when there is none or the TTL deleted it. The paths come from
+ * `collectionPath` and `objectPath`, so the namespace and the name are
+ * encoded.
+ */
+export async function writeOnce(
+  client: Client,
+  series: Series,
+  event: Event,
+): Promise<void> {
+  const key = keyOf(event);
+  const last = Date.parse(event.lastTimestamp);
+  const collection = events(event.metadata.namespace);
+  const held = series.get(key);
+  if (held !== undefined && last - held.last < SERIES_WINDOW) {
+    const count = held.count + 1;
+    try {
+      await client.patch(
+        objectPath({ ...collection, name: held.name }),
+        { count, lastTimestamp: event.lastTimestamp },
+        { type: "merge" },
+      );
+      series.put(key, { name: held.name, count, last });
+      return;
+    } catch (error) {
+      if (!(error instanceof NotFoundError)) throw error;
+      // The TTL deleted the Event: the series starts again.
+      series.remove(key);
+    }
+  }
+  const created = await client.create<Event>(collectionPath(collection), event);
+  const name = created?.metadata?.name;
+  if (name) series.put(key, { name, count: 1, last });
+}
+
+/** The present time cut to the second, as the API server stores it. */
+export function timestamp(): string {
+  const seconds = Math.floor(Date.now() / 1000) * 1000;
+  return new Date(seconds).toISOString().replace(".000Z", "Z");
+}
+
+/** Copies the fields of a reference that are set, as Go's omitempty would. */
+export function reference(object: ObjectReference): ObjectReference {
+  const copy: ObjectReference = { kind: object.kind, name: object.name };
+  if (object.apiVersion) copy.apiVersion = object.apiVersion;
+  if (object.namespace) copy.namespace = object.namespace;
+  if (object.uid) copy.uid = object.uid;
+  return copy;
+}
+
+/** The host name, the default instance. */
+export function hostname(): string {
+  try {
+    return Deno.hostname();
+  } catch (cause) {
+    throw new HostnameError(cause);
+  }
+}

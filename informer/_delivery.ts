@@ -1,0 +1,211 @@
+// Delivery of a collection's changes: each object is trimmed, transformed
+// and decoded, written to the store, and only then handed to the handler, so
+// the store always holds at least what a handler was told.
+import type { KubeObject } from "../apiclient/types.ts";
+import { objectKey as keyOf } from "../apiclient/resource.ts";
+import { describe } from "../_internal/errors.ts";
+import { compareKeys, MemoryStore } from "./_store.ts";
+import { DeletedFinalStateUnknown } from "./tombstone.ts";
+import type { CollectionOptions, Handler } from "./types.ts";
+
+export function versionOf(object: KubeObject): string {
+  return object.metadata?.resourceVersion ?? "";
+}
+
+function isPromise(value: unknown): value is Promise<unknown> {
+  return typeof (value as Promise<unknown> | undefined)?.then === "function";
+}
+
+/** A whole read of the collection, decoded as it arrives. */
+export interface Read<T extends KubeObject> {
+  items: Map<string, T>;
+  /** Keys whose copy did not decode, with its version. */
+  undecodable: Map<string, string>;
+  add(raw: KubeObject): void;
+  remove(key: string): void;
+}
+
+/** What a {@linkcode Delivery} needs: the store's shape and the handler. */
+export type DeliveryOptions<T extends KubeObject> =
+  & Pick<
+    CollectionOptions<T>,
+    "handler" | "transform" | "decode" | "indexers"
+  >
+  & {
+    /** Ends a relist's calls part-way. */
+    signal: AbortSignal;
+    /** Receives decode failures and handler errors. */
+    onError: (error: unknown) => void;
+  };
+
+/** One collection's store and the handler calls that follow its changes. */
+export class Delivery<T extends KubeObject> {
+  readonly store: MemoryStore<T>;
+  #handler: Handler<T>;
+  #shape: Pick<CollectionOptions<T>, "transform" | "decode">;
+  #signal: AbortSignal;
+  #onError: (error: unknown) => void;
+
+  constructor(options: DeliveryOptions<T>) {
+    this.store = new MemoryStore<T>(options.indexers, options.onError);
+    this.#handler = options.handler ?? {};
+    this.#shape = { transform: options.transform, decode: options.decode };
+    this.#signal = options.signal;
+    this.#onError = options.onError;
+  }
+
+  /** A new, empty whole read whose objects are decoded as they arrive. */
+  newRead(): Read<T> {
+    const items = new Map<string, T>();
+    const undecodable = new Map<string, string>();
+    return {
+      items,
+      undecodable,
+      add: (raw) => {
+        const key = keyOf(raw);
+        const item = this.#ingest(raw, key);
+        if (item === undefined) {
+          items.delete(key);
+          undecodable.set(key, versionOf(raw));
+        } else {
+          if (undecodable.size > 0) undecodable.delete(key);
+          items.set(key, item);
+        }
+      },
+      remove: (key) => {
+        items.delete(key);
+        undecodable.delete(key);
+      },
+    };
+  }
+
+  /** Trims, transforms and decodes one object; undefined when it fails. */
+  #ingest(raw: KubeObject, key: string): T | undefined {
+    const meta = raw.metadata;
+    if (meta !== undefined && meta.managedFields !== undefined) {
+      // A copy without the field, not a delete: deleting a property that is
+      // not the last one turns the object into a slow, larger dictionary.
+      const { managedFields: _, ...rest } = meta;
+      raw.metadata = rest;
+    }
+    const { transform, decode } = this.#shape;
+    if (transform === undefined && decode === undefined) return raw as T;
+    try {
+      const shaped = transform === undefined ? raw : transform(raw) ?? raw;
+      return decode === undefined ? shaped as T : decode(shaped);
+    } catch (error) {
+      // The report names the object: a copy dropped without a word would
+      // leave nobody a way to learn why an edit was ignored.
+      const message = describe(error);
+      this.#onError(
+        new Error(
+          `${raw.kind ?? "Object"} ${key} does not decode: ${message}`,
+          {
+            cause: error,
+          },
+        ),
+      );
+      return undefined;
+    }
+  }
+
+  /** Runs one handler call; answers its promise only when it made one. */
+  deliver(
+    call: (() => void | Promise<void>) | undefined,
+  ): Promise<void> | undefined {
+    if (call === undefined) return undefined;
+    let result: unknown;
+    try {
+      result = call();
+    } catch (error) {
+      this.#onError(error);
+      return undefined;
+    }
+    if (!isPromise(result)) return undefined;
+    return result.then(() => {}, (error) => this.#onError(error));
+  }
+
+  /** Stores one added or modified object and tells the handler. */
+  apply(raw: KubeObject): Promise<void> | undefined {
+    const key = keyOf(raw);
+    const version = versionOf(raw);
+    const item = this.#ingest(raw, key);
+    if (item === undefined) {
+      this.store.setUndecodable(key, version);
+      return undefined;
+    }
+    const previous = this.store.set(key, item);
+    const handler = this.#handler;
+    if (previous !== undefined) {
+      if (handler.update === undefined) return undefined;
+      return this.deliver(() => handler.update!(previous, item));
+    }
+    if (handler.add === undefined) return undefined;
+    return this.deliver(() => handler.add!(item));
+  }
+
+  /** Removes one deleted object and tells the handler. */
+  remove(raw: KubeObject): Promise<void> | undefined {
+    const key = keyOf(raw);
+    const held = this.store.has(key);
+    const lastDecoded = this.store.lastDecoded(key);
+    this.store.delete(key);
+    const handler = this.#handler;
+    if (handler.delete === undefined) return undefined;
+    const final = this.#ingest(raw, key);
+    if (final !== undefined) return this.deliver(() => handler.delete!(final));
+    if (!held) return undefined;
+    // The final copy did not decode: hand over the last one that did.
+    return this.deliver(() =>
+      handler.delete!(new DeletedFinalStateUnknown<T>(key, lastDecoded))
+    );
+  }
+
+  /**
+   * Replaces the store with a whole read and tells the handler what changed:
+   * adds and updates in the read's order, then a delete with a final-state-
+   * unknown marker for each object that vanished while no watch was open.
+   */
+  async replace(read: Read<T>): Promise<void> {
+    const { items: next, undecodable } = read;
+    const before = this.store.entries();
+    const beforeUndecodable = this.store.undecodable();
+    this.store.replace(next, undecodable);
+    const handler = this.#handler;
+    // A stop in the middle ends the calls: done must not wait for the rest
+    // of a relist of thousands of objects, nor call synced after the end.
+    const signal = this.#signal;
+    if (handler.add || handler.update) {
+      for (const [key, item] of next) {
+        if (signal.aborted) return;
+        const previous = before.get(key);
+        let pending: Promise<void> | undefined;
+        if (previous === undefined) {
+          if (handler.add) pending = this.deliver(() => handler.add!(item));
+        } else if (versionOf(previous) !== versionOf(item)) {
+          if (handler.update) {
+            pending = this.deliver(() => handler.update!(previous, item));
+          }
+        }
+        if (pending !== undefined) await pending;
+      }
+    }
+    if (handler.delete) {
+      const gone: [string, T | undefined][] = [];
+      for (const [key, previous] of before) {
+        if (!next.has(key) && !undecodable.has(key)) gone.push([key, previous]);
+      }
+      for (const [key, { last }] of beforeUndecodable) {
+        if (!next.has(key) && !undecodable.has(key)) gone.push([key, last]);
+      }
+      gone.sort(([a], [b]) => compareKeys(a, b));
+      for (const [key, previous] of gone) {
+        if (signal.aborted) return;
+        const pending = this.deliver(() =>
+          handler.delete!(new DeletedFinalStateUnknown<T>(key, previous))
+        );
+        if (pending !== undefined) await pending;
+      }
+    }
+  }
+}

@@ -1,0 +1,171 @@
+// The shapes the informer's parts share, here so that none of its files
+// imports another in a cycle.
+import type { ApiError } from "../apiclient/errors.ts";
+import type { Resource } from "../apiclient/resource.ts";
+import type { KubeObject } from "../apiclient/types.ts";
+import type { DiagnosticsOptions } from "../_internal/diagnostics.ts";
+import type { Indexers, Store } from "./store.ts";
+import type { DeletedFinalStateUnknown } from "./tombstone.ts";
+
+/**
+ * The collection a watch follows, and the part of it. A selector makes the
+ * API server filter, so objects the operator never reads are never sent.
+ */
+export interface Source extends Resource {
+  /** A label selector, such as `app=web`. */
+  labelSelector?: string | undefined;
+  /** A field selector, such as `metadata.name=web`. */
+  fieldSelector?: string | undefined;
+}
+
+/**
+ * Receives each change after the store holds it. Calls come one at a time,
+ * in order; a call that returns a promise is awaited before the next event
+ * is read. A call that throws or rejects is reported and the watch goes on.
+ *
+ * @typeParam T The kind of the watched objects.
+ */
+export interface Handler<T extends KubeObject = KubeObject> {
+  /**
+   * An object the store did not hold (or held only undecoded) arrived.
+   *
+   * @param object The new copy.
+   */
+  add?(object: T): void | Promise<void>;
+  /**
+   * A held object changed. A relist calls it only for objects whose
+   * `resourceVersion` moved, as client-go's shared informer does for a
+   * handler without a resync period (its plain informer calls it for every
+   * object a relist finds again).
+   *
+   * @param old The copy the store held.
+   * @param object The new copy.
+   */
+  update?(old: T, object: T): void | Promise<void>;
+  /**
+   * An object went. After a relist, an object that vanished while no watch
+   * was open arrives as a {@linkcode DeletedFinalStateUnknown}.
+   *
+   * @param object The last copy, or the marker.
+   */
+  delete?(object: T | DeletedFinalStateUnknown<T>): void | Promise<void>;
+}
+
+/**
+ * The optional parts of a watch.
+ *
+ * @typeParam T The kind of the watched objects.
+ */
+export interface CollectionOptions<T extends KubeObject = KubeObject>
+  extends DiagnosticsOptions {
+  /** Receives each change. Leave it out when only the store is wanted. */
+  handler?: Handler<T> | undefined;
+  /**
+   * Called once, when the complete first read is in the store and the handler
+   * has been called for all of it. Work done before then read the API
+   * server directly and can have missed an edit made before the watch began,
+   * so this is the moment to run it again.
+   */
+  synced?: (() => void | Promise<void>) | undefined;
+  /**
+   * Called for every watch the API server opens after the first one.
+   * Servers end watches on their own schedule, so an occasional call is
+   * routine; frequent calls mean connections drop faster than they are
+   * useful. Refused watches and the wait of an absent collection don't count.
+   */
+  reopened?: (() => void) | undefined;
+  /**
+   * Called when a watch opens again after a failed attempt, such as at the
+   * end of an outage. The store is trusted again at once, while the changes
+   * made during the gap are still on their way, so a caller that acts on
+   * this should read the API server directly one time.
+   */
+  recovered?: (() => void) | undefined;
+  /**
+   * Tells which refusals mean the collection does not exist yet, typically
+   * a 404 for a custom resource whose definition is not installed. Such a
+   * collection reads as empty and is looked up again every `absentRecheck`
+   * ms, with no request in between.
+   */
+  absent?: ((error: ApiError) => boolean) | undefined;
+  /** Milliseconds between two asks for an absent collection. Default 5 min. */
+  absentRecheck?: number | undefined;
+  /** Called with the error whenever reading the whole collection fails. */
+  listFailed?: ((error: unknown) => void) | undefined;
+  /**
+   * Trims each object before the store holds it, after `managedFields` is
+   * removed. It may change the object in place or answer a new one.
+   */
+  transform?: ((object: KubeObject) => KubeObject | undefined) | undefined;
+  /**
+   * When `true`, every watch failure (not just 401 and 403) makes the store
+   * unready, and it stays so until a watch opens again.
+   */
+  unreadyOnWatchError?: boolean | undefined;
+  /** Named index functions the store keeps (see {@linkcode Store.byIndex}). */
+  indexers?: Indexers<T> | undefined;
+  /**
+   * Validates or converts each object (after `transform`). One that throws
+   * is reported and held without a value: handlers do not see it, reads
+   * skip it, and the store still knows the object exists.
+   */
+  decode?: ((object: KubeObject) => T) | undefined;
+  /** Ends the watch, as stopping the collection does. */
+  signal?: AbortSignal | undefined;
+}
+
+/**
+ * One watch's store as the cached reads take it. Without a watch the view is
+ * empty and never ready, which sends each read straight to the API server.
+ *
+ * @typeParam T The kind of the stored objects.
+ */
+export interface View<T extends KubeObject = KubeObject> {
+  /**
+   * The collection the view stands for: where reads go when the store may
+   * not answer, and the resource of every object read through it.
+   */
+  readonly source: Source;
+  /** The store, or `undefined` for no watch. */
+  readonly store: Store<T> | undefined;
+  /**
+   * Whether the store may answer: its first read is complete and the server
+   * has not refused its watch since.
+   *
+   * @returns `true` when reads may come from the store.
+   */
+  ready(): boolean;
+  /**
+   * Whether the watch covers every object of its kind (no namespace, no
+   * selector). Only such a store can stand for the whole kind, so only its
+   * lists add the objects the memo knows of and the watch has not brought.
+   */
+  readonly whole: boolean;
+}
+
+/** Options of {@linkcode view}. */
+export interface ViewOptions {
+  /**
+   * Whether the watch holds every object the operator writes of its kind.
+   * Default: `true` when the source has no namespace and no selector.
+   */
+  whole?: boolean | undefined;
+}
+
+/**
+ * What {@linkcode View} needs of a running watch.
+ *
+ * @typeParam T The kind of the watched objects.
+ */
+export interface Watched<T extends KubeObject = KubeObject> {
+  /** The collection the watch follows. */
+  readonly source: Source;
+  /** The objects the watch holds. */
+  readonly store: Store<T>;
+  /**
+   * Whether the store may answer reads.
+   *
+   * @returns `true` when it may.
+   */
+  synced(): boolean;
+}

@@ -1,0 +1,150 @@
+/**
+ * Creating objects: decoding a request body, `generateName`, validation, the
+ * fields the API server sets on create, and `metadata.managedFields`.
+ *
+ * @module
+ */
+import type { KubeObject } from "../apiclient/types.ts";
+import { clone } from "./_patch.ts";
+import { alreadyExists, badRequest, invalid } from "./_status.ts";
+import { eventErrors } from "./_events.ts";
+import {
+  apiVersionOf,
+  isObject,
+  json,
+  resourceKey,
+  storeKey,
+  timestamp,
+} from "./_objects.ts";
+import type { ServerState } from "./_state.ts";
+import type { EventObject, RegisteredResource } from "./types.ts";
+
+/** POST of an object (or an apply patch of an absent one). */
+export function createObject(
+  state: ServerState,
+  resource: RegisteredResource,
+  namespace: string | undefined,
+  body: unknown,
+  query: URLSearchParams,
+  apply = false,
+): Response {
+  const object = decodeObject(body, resource);
+  const meta = object.metadata;
+  if (resource.namespaced) {
+    if (
+      meta.namespace !== undefined && meta.namespace !== "" &&
+      meta.namespace !== namespace
+    ) {
+      throw badRequest(
+        "the namespace of the provided object does not match the namespace sent on the request",
+      );
+    }
+    meta.namespace = namespace!;
+  } else delete meta.namespace;
+  const rkey = resourceKey(resource);
+  if (!meta.name) {
+    if (!meta.generateName) {
+      throw invalid(resource.kind, "", [{
+        field: "metadata.name",
+        reason: "FieldValueRequired",
+        message: "Required value: name or generateName is required",
+      }], resource.group);
+    }
+    do {
+      meta.name = meta.generateName + state.suffix();
+    } while (
+      state.store.peek(rkey, storeKey(resource, namespace, meta.name))
+    );
+  }
+  const key = storeKey(resource, namespace, meta.name);
+  if (state.store.peek(rkey, key)) throw alreadyExists(resource, meta.name);
+  validateObject(resource, object);
+  delete meta.resourceVersion;
+  delete meta.deletionTimestamp;
+  delete (meta as Record<string, unknown>).deletionGracePeriodSeconds;
+  meta.uid = crypto.randomUUID();
+  meta.creationTimestamp = timestamp();
+  meta.generation = 1;
+  const record = object as KubeObject & { status?: unknown };
+  if (resource.statusSubresource) {
+    // The API server drops the status a create sends when the resource
+    // has a status subresource; a Namespace starts Active.
+    delete record.status;
+    if (resource.resource === "namespaces" && resource.group === "") {
+      record.status = { phase: "Active" };
+    }
+  }
+  manage(state, object, resource, apply ? "Apply" : "Update", undefined);
+  if (query.get("dryRun") === "All") return json(object, 201);
+  state.noteCreated(meta.uid);
+  return json(state.store.write(rkey, key, object), 201);
+}
+
+/**
+ * Records the request's manager in `metadata.managedFields` when the server
+ * keeps them: one entry per manager, operation and subresource, as the API
+ * server writes them (with empty field sets).
+ */
+export function manage(
+  state: ServerState,
+  object: KubeObject,
+  resource: RegisteredResource,
+  operation: "Apply" | "Update",
+  subresource: string | undefined,
+): void {
+  if (!state.managedFields) return;
+  const entry: Record<string, unknown> = {
+    manager: state.manager,
+    operation,
+    apiVersion: apiVersionOf(resource),
+    time: timestamp(),
+    fieldsType: "FieldsV1",
+    fieldsV1: {},
+  };
+  if (subresource) entry.subresource = subresource;
+  const others = (object.metadata.managedFields ?? []).filter((f) => {
+    const field = f as Record<string, unknown>;
+    return !(field.manager === entry.manager &&
+      field.operation === operation && field.subresource === subresource);
+  });
+  object.metadata.managedFields = [...others, entry];
+}
+
+/** A request body as an object of the resource, `apiVersion` and `kind` first. */
+export function decodeObject(
+  body: unknown,
+  resource: RegisteredResource,
+): KubeObject {
+  if (!isObject(body)) {
+    throw badRequest(
+      typeof body === "string"
+        ? `the body of the request was in an unknown format - accepted media types include: application/json, application/yaml`
+        : "Object 'Kind' is missing in the request body",
+    );
+  }
+  // apiVersion and kind first, as the API server writes them.
+  const object = {
+    ...clone(body),
+    apiVersion: apiVersionOf(resource),
+    kind: resource.kind,
+  } as unknown as KubeObject;
+  const ordered = {
+    apiVersion: object.apiVersion,
+    kind: object.kind,
+    ...object,
+  } as KubeObject;
+  if (!isObject(ordered.metadata)) ordered.metadata = {};
+  return ordered;
+}
+
+/** The validation the fake does: core/v1 Events only. */
+export function validateObject(
+  resource: RegisteredResource,
+  object: KubeObject,
+): void {
+  if (resource.group !== "" || resource.resource !== "events") return;
+  const errors = eventErrors(object as EventObject);
+  if (errors.length > 0) {
+    throw invalid("Event", object.metadata.name ?? "", errors);
+  }
+}

@@ -1,0 +1,177 @@
+/**
+ * Dispatch: what a request is (recorded as the server received it), which
+ * verb answers it, and the Status a failure becomes.
+ *
+ * @module
+ */
+import { PatchError } from "./_patch.ts";
+import {
+  failure,
+  methodNotAllowed,
+  noSuchResource,
+  StatusError,
+  statusResponse,
+} from "./_status.ts";
+import { discoveryResponse } from "./_discovery.ts";
+import { flag, listOptions } from "./_options.ts";
+import { TableEncoder } from "./_table.ts";
+import { parseRoute } from "./_route.ts";
+import { getObject, listObjects } from "./_reads.ts";
+import { createObject } from "./_create.ts";
+import { patchObject, updateObject } from "./_update.ts";
+import { deleteCollection, deleteObject } from "./_delete.ts";
+import { watchObjects } from "./_watch.ts";
+import type { ServerState } from "./_state.ts";
+import type { RecordedRequest } from "./types.ts";
+
+/** A request as the server reads it. */
+export interface Received {
+  /** The method, upper-cased. */
+  method: string;
+  /** The URL. */
+  url: URL;
+  /** The body's text; `""` for GET and HEAD. */
+  text: string;
+  /** The body, parsed as JSON when it is JSON. */
+  body: unknown;
+}
+
+/** Reads a request and records it in the state's requests. */
+export async function receive(
+  state: ServerState,
+  request: Request,
+): Promise<Received> {
+  const url = new URL(request.url);
+  const method = request.method.toUpperCase();
+  const text = method === "GET" || method === "HEAD"
+    ? ""
+    : await request.text();
+  let body: unknown = undefined;
+  if (text !== "") {
+    try {
+      body = JSON.parse(text);
+    } catch {
+      body = text;
+    }
+  }
+  const recorded: RecordedRequest = {
+    method,
+    path: url.pathname,
+    query: url.searchParams,
+    time: Date.now(),
+  };
+  if (body !== undefined) recorded.body = body;
+  state.requests.push(recorded);
+  return { method, url, text, body };
+}
+
+/**
+ * The Status answer of what a verb threw: its own Status, 422 for a patch
+ * that cannot apply, else 500. Rethrows when the client went away.
+ */
+export function failureResponse(error: unknown, request: Request): Response {
+  if (error instanceof StatusError) {
+    return statusResponse(error.status, error.headers);
+  }
+  if (error instanceof PatchError) {
+    return statusResponse(
+      failure(
+        422,
+        "Invalid",
+        "the server rejected our request due to an error in our request",
+        {
+          causes: [{
+            reason: "UnexpectedServerResponse",
+            message: error.message,
+          }],
+        },
+      ),
+    );
+  }
+  if (request.signal.aborted) throw error;
+  return statusResponse(
+    failure(
+      500,
+      "InternalError",
+      `Internal error occurred: ${(error as Error)?.message ?? error}`,
+    ),
+  );
+}
+
+/**
+ * Answers a request to the API: discovery, or a verb on a resource, as the
+ * path and the method name it.
+ */
+export function route(
+  state: ServerState,
+  method: string,
+  url: URL,
+  text: string,
+  body: unknown,
+  request: Request,
+): Response {
+  const path = url.pathname;
+  const discovered = discoveryResponse(path, state.resources);
+  if (discovered) return discovered;
+  if (!path.startsWith("/api/") && !path.startsWith("/apis/")) {
+    return new Response("404 page not found\n", {
+      status: 404,
+      headers: { "content-type": "text/plain; charset=utf-8" },
+    });
+  }
+  const route = parseRoute(state.resources, path);
+  if (!route) throw noSuchResource();
+  const { resource, namespace, name, subresource } = route;
+  if (subresource !== undefined && subresource !== "status") {
+    throw noSuchResource();
+  }
+  if (subresource === "status" && !resource.statusSubresource) {
+    throw noSuchResource();
+  }
+  const query = url.searchParams;
+  // The API server names the manager of a write by fieldManager, else by
+  // the client's user agent.
+  state.manager = query.get("fieldManager") ??
+    (request.headers.get("user-agent") ?? "unknown").split("/")[0]!;
+  switch (method) {
+    case "GET": {
+      // kubectl get asks for a Table (as=Table in Accept) to print.
+      const table = TableEncoder.negotiate(resource, {
+        accept: request.headers.get("accept"),
+        query,
+      });
+      if (flag(query, "watch")) {
+        const options = listOptions(query);
+        return watchObjects(
+          state,
+          route,
+          query,
+          options,
+          request.signal,
+          table,
+        );
+      }
+      return name === undefined
+        ? listObjects(state, resource, namespace, query, table)
+        : getObject(state, route, path, table);
+    }
+    case "POST":
+      if (name !== undefined) throw methodNotAllowed();
+      if (resource.namespaced && namespace === undefined) {
+        throw noSuchResource();
+      }
+      return createObject(state, resource, namespace, body, query);
+    case "PUT":
+      if (name === undefined) throw methodNotAllowed();
+      return updateObject(state, route, name, body, query);
+    case "PATCH":
+      if (name === undefined) throw methodNotAllowed();
+      return patchObject(state, route, name, text, request, query);
+    case "DELETE":
+      return name === undefined
+        ? deleteCollection(state, resource, namespace, query)
+        : deleteObject(state, route, name, body);
+    default:
+      throw methodNotAllowed();
+  }
+}

@@ -1,0 +1,146 @@
+/**
+ * The read verbs: `get` of one object (which may land a pending write after
+ * it, see `landAfterNextRead`), and `list` of a collection with selectors,
+ * pages and continue tokens, as the API server answers them.
+ *
+ * @module
+ */
+import { clone } from "./_patch.ts";
+import { bothSelectors, fieldSelector, labelSelector } from "./_selectors.ts";
+import type { Matcher } from "./_selectors.ts";
+import {
+  badRequest,
+  expired,
+  failure,
+  notFound,
+  StatusError,
+} from "./_status.ts";
+import { listOptions } from "./_options.ts";
+import { apiVersionOf, json, resourceKey, storeKey } from "./_objects.ts";
+import type { Route } from "./_route.ts";
+import type { ServerState } from "./_state.ts";
+import type { TableEncoder } from "./_table.ts";
+import type { RegisteredResource } from "./types.ts";
+
+const CONTINUE_EXPIRED =
+  "The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.";
+
+function encodeContinue(rv: number, start: string): string {
+  return btoa(JSON.stringify({ v: "meta.k8s.io/v1", rv, start: `${start}\0` }));
+}
+
+function decodeContinue(token: string): { rv: number; start: string } {
+  try {
+    const decoded = JSON.parse(atob(token));
+    if (
+      decoded.v !== "meta.k8s.io/v1" || !Number.isInteger(decoded.rv) ||
+      decoded.rv === 0 || typeof decoded.start !== "string"
+    ) throw new Error("bad token");
+    return { rv: decoded.rv, start: decoded.start.replace(/\0$/, "") };
+  } catch {
+    throw badRequest(
+      "continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)",
+    );
+  }
+}
+
+/** The label and field selectors of a request, as one matcher. */
+export function selectorOf(query: URLSearchParams): Matcher {
+  return bothSelectors(
+    labelSelector(query.get("labelSelector")),
+    fieldSelector(query.get("fieldSelector")),
+  );
+}
+
+/** GET of one object; then the pending write for its path, if any. */
+export function getObject(
+  state: ServerState,
+  route: Route,
+  path: string,
+  table?: TableEncoder,
+): Response {
+  const { resource, namespace, name } = route;
+  const stored = state.store.peek(
+    resourceKey(resource),
+    storeKey(resource, namespace, name!),
+  );
+  if (!stored) throw notFound(resource, name!);
+  const response = json(table ? table.object(stored) : stored);
+  const at = state.landings.findIndex((l) =>
+    l.path.replace(/\/$/, "") === path.replace(/\/$/, "")
+  );
+  if (at >= 0) {
+    const [landing] = state.landings.splice(at, 1);
+    const copy = clone(stored);
+    const changed = landing!.mutate?.(copy) ?? copy;
+    state.store.write(
+      resourceKey(resource),
+      storeKey(resource, namespace, name!),
+      changed,
+    );
+  }
+  return response;
+}
+
+/** GET of a collection: one page of the objects that match. */
+export function listObjects(
+  state: ServerState,
+  resource: RegisteredResource,
+  namespace: string | undefined,
+  query: URLSearchParams,
+  table?: TableEncoder,
+): Response {
+  const store = state.store;
+  const selected = selectorOf(query);
+  const filtered = query.has("labelSelector") || query.has("fieldSelector");
+  const options = listOptions(query);
+  const limit = Number(query.get("limit") ?? 0);
+  let rv = store.rv;
+  let start: string | undefined;
+  if (options.continue) {
+    const decoded = decodeContinue(options.continue);
+    if (decoded.rv > 0 && decoded.rv < store.compacted) {
+      // The API server answers a token to go on from the newest version.
+      const status = failure(410, "Expired", CONTINUE_EXPIRED);
+      status.metadata = { continue: encodeContinue(-1, decoded.start) };
+      throw new StatusError(status);
+    }
+    if (decoded.rv > 0) rv = decoded.rv;
+    start = decoded.start;
+  } else if (options.match === "Exact") {
+    const asked = Number(options.resourceVersion);
+    if (!Number.isInteger(asked) || asked <= 0) {
+      throw badRequest(
+        `invalid resource version: ${options.resourceVersion}`,
+      );
+    }
+    if (asked < store.compacted) {
+      throw expired("The resourceVersion for the provided list is too old.");
+    }
+    if (asked < rv) rv = asked;
+  }
+  const entries = rv === store.rv
+    ? store.all(resourceKey(resource))
+    : store.snapshot(resourceKey(resource), rv);
+  const prefix = namespace === undefined ? undefined : `${namespace}/`;
+  const matching = entries.filter(([key, object]) =>
+    (prefix === undefined || key.startsWith(prefix)) &&
+    (start === undefined || key > start) &&
+    selected(object)
+  );
+  const page = limit > 0 ? matching.slice(0, limit) : matching;
+  const metadata: Record<string, unknown> = { resourceVersion: String(rv) };
+  if (page.length < matching.length) {
+    metadata.continue = encodeContinue(rv, page[page.length - 1]![0]);
+    if (!filtered) {
+      metadata.remainingItemCount = matching.length - page.length;
+    }
+  }
+  const list = {
+    kind: resource.listKind,
+    apiVersion: apiVersionOf(resource),
+    metadata,
+    items: page.map(([, object]) => object),
+  };
+  return json(table ? table.list(list) : list);
+}

@@ -1,0 +1,82 @@
+/**
+ * What the fake API server holds between requests: the store, the resources
+ * it serves, what it received, its open watches, and the pending writes and
+ * corruption a test asked for. Its verbs, watches and helpers share it.
+ *
+ * @module
+ */
+import type { KubeObject } from "../apiclient/types.ts";
+import { BUILT_IN_RESOURCES } from "./_registry.ts";
+import { Store } from "./_store.ts";
+import type {
+  CorruptOptions,
+  RecordedRequest,
+  RegisteredResource,
+} from "./types.ts";
+import type { WatchStream } from "./_watch_stream.ts";
+
+const NAME_ALPHABET = "bcdfghjklmnpqrstvwxz2456789";
+
+/** A write to make after the next GET of an object's path. */
+export interface Landing {
+  /** The object's path. */
+  path: string;
+  /** Changes the object before it is written again. */
+  mutate?: ((object: KubeObject) => KubeObject | void) | undefined;
+}
+
+/** The state of one fake API server. */
+export class ServerState {
+  /** Every object, with history. */
+  readonly store: Store = new Store();
+  /** Every request received, oldest first. */
+  readonly requests: RecordedRequest[] = [];
+  /** The open watch streams. */
+  readonly watches: Set<WatchStream> = new Set();
+  /** The creation order of every object, by uid. */
+  readonly created: Map<string, number> = new Map();
+  /** Milliseconds between the bookmarks of a watch. */
+  readonly bookmarkInterval: number;
+  /** Whether writes record `metadata.managedFields`. */
+  readonly managedFields: boolean;
+  /** The resources served, built-in and registered. */
+  resources: RegisteredResource[] = [...BUILT_IN_RESOURCES];
+  /** The writes to make after a GET, by path. */
+  landings: Landing[] = [];
+  /** The field manager of the request being answered. */
+  manager = "unknown";
+  /** The corruption the next watch line gets. */
+  corrupt: CorruptOptions | undefined;
+  #createdCount = 0;
+  #nameSeed = 1;
+
+  /** A state with the built-in resources and no objects. */
+  constructor(options: { bookmarkInterval: number; managedFields: boolean }) {
+    this.bookmarkInterval = options.bookmarkInterval;
+    this.managedFields = options.managedFields;
+  }
+
+  /** Notes that the object of `uid` was created now. */
+  noteCreated(uid: string): void {
+    this.created.set(uid, ++this.#createdCount);
+  }
+
+  /** The suffix of the next `generateName`. */
+  suffix(): string {
+    // A deterministic sequence that looks like the API server's random one.
+    let n = (this.#nameSeed = (this.#nameSeed * 1103515245 + 12345) % 2 ** 31);
+    let out = "";
+    for (let i = 0; i < 5; i++) {
+      out += NAME_ALPHABET[n % NAME_ALPHABET.length];
+      n = Math.floor(n / NAME_ALPHABET.length);
+    }
+    return out;
+  }
+
+  /** Takes the corruption the next watch line gets, once. */
+  takeCorruption(): CorruptOptions | undefined {
+    const corrupt = this.corrupt;
+    this.corrupt = undefined;
+    return corrupt;
+  }
+}

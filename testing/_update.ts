@@ -1,0 +1,225 @@
+/**
+ * Updating objects: PUT and PATCH of an object or its `/status`, with the
+ * rules the API server applies to every write (resourceVersion conflicts,
+ * the fields a write cannot change, `generation`, finalizers).
+ *
+ * @module
+ */
+import type { KubeObject, ObjectMeta } from "../apiclient/types.ts";
+import { clone, deepEqual, jsonPatch, mergePatch } from "./_patch.ts";
+import {
+  badRequest,
+  conflict,
+  failure,
+  invalid,
+  notFound,
+  StatusError,
+} from "./_status.ts";
+import { json, resourceKey, storeKey } from "./_objects.ts";
+import {
+  createObject,
+  decodeObject,
+  manage,
+  validateObject,
+} from "./_create.ts";
+import type { Route } from "./_route.ts";
+import type { ServerState } from "./_state.ts";
+
+/** PUT of an object or its status. */
+export function updateObject(
+  state: ServerState,
+  route: Route,
+  name: string,
+  body: unknown,
+  query: URLSearchParams,
+): Response {
+  const { resource, namespace, subresource } = route;
+  const object = decodeObject(body, resource);
+  if (object.metadata.name !== undefined && object.metadata.name !== name) {
+    throw badRequest(
+      `the name of the object (${object.metadata.name}) does not match the name on the URL (${name})`,
+    );
+  }
+  if (
+    resource.namespaced && object.metadata.namespace !== undefined &&
+    object.metadata.namespace !== "" &&
+    object.metadata.namespace !== namespace
+  ) {
+    throw badRequest(
+      "the namespace of the provided object does not match the namespace sent on the request",
+    );
+  }
+  const key = storeKey(resource, namespace, name);
+  const existing = state.store.peek(resourceKey(resource), key);
+  if (!existing) throw notFound(resource, name);
+  const sent = object.metadata.resourceVersion;
+  if (sent && sent !== existing.metadata.resourceVersion) {
+    throw conflict(resource, name);
+  }
+  return commit(state, route, name, existing, object, subresource, query, 200);
+}
+
+/** PATCH of an object or its status: merge, JSON, strategic (merged as merge) and apply patches. */
+export function patchObject(
+  state: ServerState,
+  route: Route,
+  name: string,
+  text: string,
+  request: Request,
+  query: URLSearchParams,
+): Response {
+  const { resource, namespace } = route;
+  const type = (request.headers.get("content-type") ?? "").split(";")[0]!
+    .trim().toLowerCase();
+  const kinds = [
+    "application/merge-patch+json",
+    "application/json-patch+json",
+    "application/strategic-merge-patch+json",
+    "application/apply-patch+yaml",
+  ];
+  if (!kinds.includes(type)) {
+    throw new StatusError(failure(
+      415,
+      "UnsupportedMediaType",
+      `the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml`,
+    ));
+  }
+  let patch: unknown;
+  try {
+    patch = JSON.parse(text);
+  } catch (error) {
+    throw badRequest(`error decoding patch: ${(error as Error).message}`);
+  }
+  const apply = type === "application/apply-patch+yaml";
+  if (apply && !query.get("fieldManager")) {
+    throw invalid("PatchOptions", "", [{
+      field: "fieldManager",
+      reason: "FieldValueRequired",
+      message: "Required value: is required for apply patch",
+    }], "meta.k8s.io");
+  }
+  const key = storeKey(resource, namespace, name);
+  const existing = state.store.peek(resourceKey(resource), key);
+  if (!existing) {
+    if (!apply || route.subresource) throw notFound(resource, name);
+    const object = decodeObject(patch, resource);
+    object.metadata.name ??= name;
+    return createObject(state, resource, namespace, object, query, true);
+  }
+  const patched = type === "application/json-patch+json"
+    ? jsonPatch(existing, patch)
+    : mergePatch(existing, patch);
+  const object = decodeObject(patched, resource);
+  const sent = object.metadata.resourceVersion;
+  if (sent && sent !== existing.metadata.resourceVersion) {
+    throw conflict(resource, name);
+  }
+  object.metadata.name = name;
+  if (resource.namespaced) object.metadata.namespace = namespace!;
+  return commit(
+    state,
+    route,
+    name,
+    existing,
+    object,
+    route.subresource,
+    query,
+    200,
+    apply,
+  );
+}
+
+/** The rules every update and patch shares, then the write. */
+function commit(
+  state: ServerState,
+  route: Route,
+  name: string,
+  existing: KubeObject,
+  sent: KubeObject,
+  subresource: string | undefined,
+  query: URLSearchParams,
+  code: number,
+  apply = false,
+): Response {
+  const { resource, namespace } = route;
+  const rkey = resourceKey(resource);
+  const key = storeKey(resource, namespace, name);
+  type Full = KubeObject & { status?: unknown; [key: string]: unknown };
+  const old = existing as Full;
+  let next: Full;
+  if (subresource === "status") {
+    // A write to /status changes the status alone.
+    next = clone(old);
+    const status = (sent as Full).status;
+    if (status === undefined) delete next.status;
+    else next.status = clone(status);
+  } else {
+    next = clone(sent) as Full;
+    const meta: ObjectMeta = next.metadata;
+    meta.name = name;
+    if (resource.namespaced) meta.namespace = namespace!;
+    else delete meta.namespace;
+    meta.uid = old.metadata.uid!;
+    meta.creationTimestamp = old.metadata.creationTimestamp!;
+    copyOptional(meta, old.metadata, "deletionTimestamp");
+    copyOptional(meta, old.metadata, "deletionGracePeriodSeconds");
+    meta.generation = old.metadata.generation ?? 1;
+    if (resource.statusSubresource) {
+      // The object's own path ignores status when /status exists.
+      if (old.status === undefined) delete next.status;
+      else next.status = clone(old.status);
+    }
+    if (specChanged(old, next, resource.statusSubresource)) {
+      meta.generation += 1;
+    }
+  }
+  next.metadata.resourceVersion = old.metadata.resourceVersion!;
+  validateObject(resource, next);
+  if (state.managedFields && subresource !== "status") {
+    // managedFields is the server's to write; compare without it.
+    copyManaged(next.metadata, old.metadata);
+  }
+  if (deepEqual(next, old)) return json(old, code);
+  manage(state, next, resource, apply ? "Apply" : "Update", subresource);
+  if (query.get("dryRun") === "All") return json(next, code);
+  if (
+    next.metadata.deletionTimestamp &&
+    (next.metadata.finalizers ?? []).length === 0
+  ) {
+    // The last finalizer went: the object goes.
+    state.store.write(rkey, key, next);
+    return json(state.store.delete(rkey, key), code);
+  }
+  return json(state.store.write(rkey, key, next), code);
+}
+
+function copyOptional(
+  to: ObjectMeta,
+  from: ObjectMeta,
+  field: "deletionTimestamp" | "deletionGracePeriodSeconds",
+): void {
+  const record = from as Record<string, unknown>;
+  const target = to as Record<string, unknown>;
+  if (record[field] === undefined) delete target[field];
+  else target[field] = record[field];
+}
+
+function copyManaged(to: ObjectMeta, from: ObjectMeta): void {
+  if (from.managedFields === undefined) delete to.managedFields;
+  else to.managedFields = clone(from.managedFields);
+}
+
+function specChanged(
+  old: Record<string, unknown>,
+  next: Record<string, unknown>,
+  statusSubresource: boolean,
+): boolean {
+  const skip = new Set(["metadata", "apiVersion", "kind"]);
+  if (statusSubresource) skip.add("status");
+  const keys = new Set([...Object.keys(old), ...Object.keys(next)]);
+  for (const key of keys) {
+    if (skip.has(key)) continue;
+    if (!deepEqual(old[key], next[key])) return true;
+  }
+  return false;
+}

@@ -1,0 +1,241 @@
+/**
+ * The types the fake API server takes and answers: its options, what it
+ * records, the resources it serves, and the handles its faults and its
+ * network server give back.
+ *
+ * @module
+ */
+import type { ObjectRef, Resource } from "../apiclient/resource.ts";
+import type { KubeObject } from "../apiclient/types.ts";
+
+/**
+ * One column a resource adds to the Table the server answers `kubectl get`
+ * with, as a CustomResourceDefinition's `additionalPrinterColumns` declares it.
+ */
+export interface PrinterColumn {
+  /** The column's name, such as `Size`; kubectl prints it upper-cased. */
+  name: string;
+  /**
+   * The OpenAPI type of the cell: `string`, `integer`, `number`, `boolean`,
+   * or `date` (a timestamp, answered as an age such as `5m`).
+   */
+  type: string;
+  /** A simple JSONPath into the object, such as `.spec.size`. */
+  jsonPath: string;
+  /** What the column shows. Default: a description naming the path. */
+  description?: string | undefined;
+  /** 0 (default) shows the column always; higher only with `-o wide`. */
+  priority?: number | undefined;
+  /** An OpenAPI format for the cell, such as `name`. Default none. */
+  format?: string | undefined;
+}
+
+/**
+ * One resource the fake API server serves (one entry of discovery): a
+ * {@linkcode Resource} without a namespace, whose group is always set.
+ */
+export interface RegisteredResource extends Omit<Resource, "namespace"> {
+  /** API group; `""` for the core group (`/api/v1`). */
+  group: string;
+  /** Kind of one object, such as `ConfigMap`. */
+  kind: string;
+  /** Kind of a list of objects, such as `ConfigMapList`. */
+  listKind: string;
+  /** Whether objects live in a namespace. */
+  namespaced: boolean;
+  /** Whether the resource has a `/status` subresource. */
+  statusSubresource: boolean;
+  /** Short names kubectl accepts, such as `cm`. */
+  shortNames?: readonly string[] | undefined;
+  /** The verbs the resource supports, as discovery lists them. */
+  verbs: readonly string[];
+  /**
+   * The columns `kubectl get` shows after NAME, for a resource without
+   * built-in columns; absent: one AGE column, as for a custom resource
+   * whose definition declares none.
+   */
+  printerColumns?: readonly PrinterColumn[] | undefined;
+}
+
+/**
+ * A resource to serve, as {@linkcode FakeApiServer.register} takes it: the
+ * collection's {@linkcode Resource} fields (`group`, `version`, `resource`;
+ * a definition names no namespace) plus what discovery and Tables say of it.
+ */
+export interface ResourceDefinition extends Omit<Resource, "namespace"> {
+  /** Kind of one object, such as `Widget`. */
+  kind: string;
+  /** Whether objects live in a namespace. Default `true`. */
+  namespaced?: boolean | undefined;
+  /** Whether the resource has a `/status` subresource. Default `false`. */
+  statusSubresource?: boolean | undefined;
+  /** Kind of a list. Default `<kind>List`. */
+  listKind?: string | undefined;
+  /** Short names for discovery, such as `wd`. */
+  shortNames?: readonly string[] | undefined;
+  /**
+   * The columns `kubectl get` shows after NAME, as a
+   * CustomResourceDefinition's `additionalPrinterColumns` declares them
+   * (`jsonPath` for `JSONPath`). Absent: one AGE column, as the API server
+   * defaults. Ignored for the built-in kinds, which have their own columns.
+   */
+  printerColumns?: readonly PrinterColumn[] | undefined;
+}
+
+/** One request the server received, as {@linkcode FakeApiServer.requests} keeps it. */
+export interface RecordedRequest {
+  /** HTTP method, such as `GET`. */
+  method: string;
+  /** URL path, without the query. */
+  path: string;
+  /** The query parameters. */
+  query: URLSearchParams;
+  /** The body, parsed as JSON when it is JSON; absent when empty. */
+  body?: unknown;
+  /** When the request arrived (`Date.now()`, so fake time when faked). */
+  time: number;
+}
+
+/** Which requests to count; every field is optional. */
+export interface RequestFilter {
+  /** Only this HTTP method. Default: every method. */
+  method?: string | undefined;
+  /** Only this exact path, or paths the pattern matches. Default: every path. */
+  path?: string | RegExp | undefined;
+}
+
+/** Options for {@linkcode FakeApiServer.refuse}. */
+export interface RefuseOptions {
+  /**
+   * Only requests of this method (such as `PUT`), or of these methods (such
+   * as `["POST", "PATCH"]` to refuse writes alone). Default: every method.
+   */
+  method?: string | readonly string[] | undefined;
+  /** Only this exact path, or paths the pattern matches. Default: every path. */
+  path?: string | RegExp | undefined;
+  /** `true`: only watch requests; `false`: only other requests. Default: both. */
+  watch?: boolean | undefined;
+  /** The status code to answer, such as 403, 429, 500 or 503. */
+  status: number;
+  /** The Status `reason`. Default: the API server's reason for the code. */
+  reason?: string | undefined;
+  /** The Status `message`. Default: a message like the API server's. */
+  message?: string | undefined;
+  /** How many requests to refuse. Default: every one until `allow()`. */
+  count?: number | undefined;
+  /** Sets `details.retryAfterSeconds` in the Status body. Default: unset. */
+  retryAfterSeconds?: number | undefined;
+  /** Sets the `Retry-After` response header. Default: unset. */
+  retryAfterHeader?: number | string | undefined;
+}
+
+/** A refusal in force; made by {@linkcode FakeApiServer.refuse}. */
+export interface Refusal {
+  /** Ends the refusal. */
+  allow(): void;
+  /** How many more requests it refuses (`Infinity` without a count). */
+  readonly remaining: number;
+}
+
+/** Options for {@linkcode FakeApiServer.serve}. */
+export interface ServeOptions {
+  /** Serve HTTPS with the test certificate (see `testCerts`). Default `false`. */
+  tls?: boolean | undefined;
+}
+
+/** The fake served over the network; made by {@linkcode FakeApiServer.serve}. */
+export interface ServedApiServer extends AsyncDisposable {
+  /** Base URL, such as `https://127.0.0.1:41234`. */
+  readonly url: string;
+  /** The CA certificate (PEM) to trust for HTTPS; absent for plain HTTP. */
+  readonly caCert: string | undefined;
+  /** The port it listens on (kept across `down()`/`up()`). */
+  readonly port: number;
+  /**
+   * Stops listening and waits for the open responses to end; the same as
+   * `[Symbol.asyncDispose]()`. The in-memory server goes on.
+   */
+  stop(): Promise<void>;
+}
+
+/** Options for {@linkcode FakeApiServer.holdLease}. */
+export interface HoldLeaseOptions {
+  /** Namespace of the Lease. */
+  namespace: string;
+  /** Name of the Lease. */
+  name: string;
+  /** The holder to write (`holderIdentity`). */
+  identity: string;
+  /** When the holder last renewed. Default: now. */
+  renewTime?: Date | number | undefined;
+  /** When the holder acquired it. Default: `renewTime`. */
+  acquireTime?: Date | number | undefined;
+  /** `leaseDurationSeconds`. Default 30. */
+  leaseDurationSeconds?: number | undefined;
+  /** `leaseTransitions`. Default: the stored value, or absent. */
+  leaseTransitions?: number | undefined;
+}
+
+/** Options for {@linkcode FakeApiServer.landAfterNextRead}. */
+export interface LandAfterNextReadOptions {
+  /** The object (its path, or an {@linkcode ObjectRef}) whose next GET triggers the write. */
+  path: string | ObjectRef;
+  /**
+   * Changes the object before it is written again; answer a new object or
+   * change the given copy. Default: write it unchanged at a new version.
+   */
+  mutate?: ((object: KubeObject) => KubeObject | void) | undefined;
+}
+
+/** Which Events {@linkcode FakeApiServer.eventsAbout} answers. */
+export interface EventsAboutOptions {
+  /** Kind of the involved object. */
+  kind: string;
+  /** Name of the involved object. */
+  name: string;
+  /** Namespace of the involved object. Default: any. */
+  namespace?: string | undefined;
+}
+
+/** Options for {@linkcode FakeApiServer.corruptNextWatchLine}. */
+export interface CorruptOptions {
+  /**
+   * `true`: send the first half of the line, no newline, then end the stream.
+   * `false` (default): send a malformed JSON line and keep the stream open.
+   */
+  truncate?: boolean | undefined;
+}
+
+/** Options for {@linkcode FakeApiServer}. */
+export interface FakeApiServerOptions {
+  /** Base URL of the in-memory server. Default `http://apiserver.test`. */
+  url?: string | undefined;
+  /** Milliseconds between the bookmarks of a watch. Default 60 000. */
+  bookmarkInterval?: number | undefined;
+  /**
+   * Record `metadata.managedFields` on every create, update and patch, as
+   * the API server does (one entry per manager and operation; the field
+   * sets are left empty). Default `false`, which keeps objects short.
+   */
+  managedFields?: boolean | undefined;
+}
+
+/** A Kubernetes Event (core/v1) as the helpers read it. */
+export interface EventObject extends KubeObject {
+  /** The object the Event is about. */
+  involvedObject?: {
+    kind?: string | undefined;
+    name?: string | undefined;
+    namespace?: string | undefined;
+    uid?: string | undefined;
+    apiVersion?: string | undefined;
+  } | undefined;
+  /** Short machine-readable reason. */
+  reason?: string | undefined;
+  /** Human-readable message. */
+  message?: string | undefined;
+  /** `Normal` or `Warning`. */
+  type?: string | undefined;
+  /** How many times it happened. */
+  count?: number | undefined;
+}
