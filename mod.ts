@@ -18,6 +18,7 @@
  */
 export * as apiclient from "./apiclient/mod.ts";
 export * as conditions from "./conditions/mod.ts";
+export * as controller from "./controller/mod.ts";
 export * as election from "./election/mod.ts";
 export * as events from "./events/mod.ts";
 export * as informer from "./informer/mod.ts";

@@ -2,21 +2,22 @@
  * The example operator: for each `Greeting`, a ConfigMap that holds its
  * message, and a status that names the ConfigMap and says `Ready`.
  *
- * It uses every module of the library:
+ * It is one reconcile function on the library's `Controller`, which brings
+ * the rest:
  *
- * - `election`: one acting copy; its client carries the write guard
- *   (`client.withWriteGuard(lead.mayWrite)`).
- * - `informer`: watches on Greetings and on the ConfigMaps it made (by label),
- *   and cached reads (`readOne`) that never answer a copy older than its
- *   own writes.
+ * - `election`: one acting copy; the controller reconciles only while it
+ *   leads, and its client carries the write guard.
+ * - `informer`: watches on Greetings and on the ConfigMaps it made (by label,
+ *   mapped to their owner), and reads (`context.read`) that never answer a
+ *   copy older than the operator's own writes.
  * - `memo`: `written` notes each write; `settleStatus` writes the status.
  * - `conditions` and `events`: the `Ready` condition, and one Event per
  *   transition and per ConfigMap written.
  *
- * Shutdown order ({@linkcode GreetingOperator.stop}): stop the watches
- * and the pass in flight, write the queued Events (`Recorder.stop`), then
- * stop the election (`Lead.stop`), last, because its release must come after
- * the last write, and the recorder's writes pass the write guard.
+ * Shutdown order ({@linkcode GreetingOperator.stop}, done by the
+ * controller): stop the watches and the reconciles in flight, write the
+ * queued Events, then release the Lease, last, because the release must
+ * come after the last write and the recorder's writes pass the write guard.
  *
  * @module
  */
@@ -26,15 +27,18 @@ import {
   NotFoundError,
   objectKey,
   objectPath,
-  objectRef,
   type OwnerReference,
 } from "../apiclient/mod.ts";
 import { type Condition, set } from "../conditions/mod.ts";
+import {
+  Controller,
+  type ReconcileContext,
+  ReconcileError,
+} from "../controller/mod.ts";
 import { Lead, REQUEST_TIMEOUT } from "../election/mod.ts";
 import { Recorder, transition } from "../events/mod.ts";
 import type { ObjectReference } from "../events/mod.ts";
-import { Collection, finalState, readOne } from "../informer/mod.ts";
-import { settleStatus, Versions, written } from "../memo/mod.ts";
+import { settleStatus, written } from "../memo/mod.ts";
 import {
   API_VERSION,
   type ConfigMap,
@@ -56,24 +60,24 @@ export interface GreetingOperatorOptions {
   /** The namespace of the Lease (the operator's own namespace). */
   leaseNamespace: string;
   /** The Lease's name. Default `greeting-operator`. */
-  leaseName?: string;
+  leaseName?: string | undefined;
   /** The namespace to watch. Default: every namespace. */
-  namespace?: string;
+  namespace?: string | undefined;
   /** Receives one line per thing the operator does. Default: none. */
-  log?: (line: string) => void;
+  log?: ((line: string) => void) | undefined;
   /** Ends the process after a lost Lease. Default `Deno.exit`. */
-  exit?: (code: number) => void;
-  /** Milliseconds before a failed pass runs again. Default 5 s. */
-  retryDelay?: number;
+  exit?: ((code: number) => void) | undefined;
+  /** Milliseconds before a failed reconcile runs again. Default 5 s. */
+  retryDelay?: number | undefined;
   /** Ends the wait for the Lease. */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
 }
 
 /** What the operator did so far, for the demo and the tests. */
 export interface OperatorCounts {
-  /** Passes that ran to the end. */
+  /** Reconciles that ran to the end. */
   passes: number;
-  /** Passes that failed (and were scheduled again). */
+  /** Reconciles that failed (and were scheduled again). */
   failures: number;
   /** ConfigMaps created. */
   created: number;
@@ -103,81 +107,64 @@ export class GreetingOperator implements AsyncDisposable {
     deleted: 0,
     statuses: 0,
   };
+  /** The controller that runs the reconciles. */
+  readonly controller: Controller<Greeting>;
 
-  #lead: Lead;
-  #client: Client;
   #recorder: Recorder;
-  #versions = new Versions();
   #log: (line: string) => void;
-  #retryDelay: number;
-  #stop = new AbortController();
-  #greetings: Collection<Greeting>;
-  #configMaps: Collection<ConfigMap>;
-  #queue = new Set<string>();
-  #draining: Promise<void> | undefined;
-  #retries = new Map<string, ReturnType<typeof setTimeout>>();
-  #idle: (() => void)[] = [];
-  #synced = 0;
-  #shutdown: Promise<void> | undefined;
 
   private constructor(
     lead: Lead,
     client: Client,
     options: GreetingOperatorOptions,
   ) {
-    this.#lead = lead;
     this.identity = lead.identity;
-    this.#log = options.log ?? (() => {});
-    this.#retryDelay = options.retryDelay ?? 5_000;
-    // Every write of the operator passes the write guard; reads do not.
-    this.#client = client.withWriteGuard(lead.mayWrite);
-    this.#recorder = new Recorder(this.#client, OPERATOR, {
-      instance: options.pod,
-      log: (line) => this.#log(`events: ${line}`),
-      onError: (error) => this.#log(`events: ${message(error)}`),
-    });
-    const signal = this.#stop.signal;
+    const log = this.#log = options.log ?? (() => {});
+    const retryDelay = options.retryDelay ?? 5_000;
+    // The recorder writes through the guard too: no Event after the Lease.
+    this.#recorder = new Recorder(
+      client.withWriteGuard(lead.mayWrite),
+      OPERATOR,
+      {
+        instance: options.pod,
+        log: (line) => log(`events: ${line}`),
+        onError: (error) => log(`events: ${message(error)}`),
+      },
+    );
     const namespace = options.namespace;
-    const onSynced = (what: string) => (): void => {
-      this.#log(`synced ${what}`);
-      // Passes that ran before both stores were ready read the API server;
-      // that is correct, so nothing needs to run again.
-      this.#synced += 1;
-    };
-    this.#greetings = new Collection<Greeting>(this.#client, {
-      ...GREETINGS,
-      namespace,
-    }, {
-      signal,
-      synced: onSynced("Greetings"),
-      handler: {
-        add: (g) => this.#enqueue(objectKey(g)),
-        update: (_, g) => this.#enqueue(objectKey(g)),
-        delete: (g) => {
-          const last = finalState(g);
-          if (last) this.#enqueue(objectKey(last));
+    this.controller = new Controller<Greeting>(client, {
+      name: "greeting",
+      for: { ...GREETINGS, namespace, kind: KIND },
+      owns: [{
+        ...CONFIGMAPS,
+        namespace,
+        labelSelector: `${MANAGED_BY}=${OPERATOR}`,
+      }],
+      lead,
+      recorder: this.#recorder,
+      reconcile: (context) => this.#reconcile(context),
+      errorPolicy: () => retryDelay,
+      observer: {
+        reconciled: (result) => {
+          if (result === "error") this.counts.failures += 1;
+          else this.counts.passes += 1;
         },
       },
-      onError: (error) => this.#log(`Greetings watch: ${message(error)}`),
-    });
-    this.#configMaps = new Collection<ConfigMap>(this.#client, {
-      ...CONFIGMAPS,
-      namespace,
-      labelSelector: `${MANAGED_BY}=${OPERATOR}`,
-    }, {
-      signal,
-      synced: onSynced("ConfigMaps"),
-      handler: {
-        add: (c) => this.#enqueueOwner(c),
-        update: (_, c) => this.#enqueueOwner(c),
-        delete: (c) => this.#enqueueOwner(finalState(c)),
+      log: (line) => log(`controller: ${line}`),
+      onError: (error) => {
+        if (error instanceof ReconcileError) {
+          log(
+            `pass ${error.key} failed: ${message(error.cause)}; again in ${
+              retryDelay / 1000
+            } s`,
+          );
+        } else log(`controller: ${message(error)}`);
       },
-      onError: (error) => this.#log(`ConfigMaps watch: ${message(error)}`),
     });
   }
 
   /**
-   * Waits for the Lease, then starts the watches and the passes.
+   * Waits for the Lease, then starts the controller.
    *
    * @param client A client without a write guard, with requests that end
    * within the election's `REQUEST_TIMEOUT`.
@@ -205,31 +192,29 @@ export class GreetingOperator implements AsyncDisposable {
     return new GreetingOperator(lead, client, options);
   }
 
-  /** Whether both watches hold their first read. */
+  /** Whether every watch holds its first read. */
   get synced(): boolean {
-    return this.#synced >= 2;
+    return this.controller.synced();
   }
 
   /**
-   * Resolves once no pass runs and none is queued (retries may be waiting).
+   * Resolves once no reconcile runs and none is queued (retries may be
+   * waiting).
    *
    * @returns A promise that resolves when the queue is empty.
    */
   idle(): Promise<void> {
-    if (this.#draining === undefined) return Promise.resolve();
-    return new Promise((resolve) => this.#idle.push(resolve));
+    return this.controller.idle();
   }
 
   /**
-   * Stops in the documented order: the watches and the pass in flight, then
-   * the Event recorder (its queue is written), then the election (the Lease
-   * is released). Safe to call more than once.
+   * Stops in the documented order (see the module doc). Safe to call more
+   * than once.
    *
    * @returns A promise that resolves when the Lease is released.
    */
   stop(): Promise<void> {
-    this.#shutdown ??= this.#shutdownOnce();
-    return this.#shutdown;
+    return this.controller.stop();
   }
 
   /** Stops the operator (for `await using`). */
@@ -237,88 +222,13 @@ export class GreetingOperator implements AsyncDisposable {
     await this.stop();
   }
 
-  async #shutdownOnce(): Promise<void> {
-    this.#log("shutting down: stopping the watches and passes");
-    this.#stop.abort(new DOMException("The operator stops", "AbortError"));
-    for (const timer of this.#retries.values()) clearTimeout(timer);
-    this.#retries.clear();
-    this.#queue.clear();
-    await Promise.all([
-      this.#greetings.stop(),
-      this.#configMaps.stop(),
-      this.#draining,
-    ]);
-    this.#log("shutting down: writing the queued Events");
-    await this.#recorder.stop();
-    this.#log("shutting down: stepping down");
-    await this.#lead.stop();
-    this.#log("stopped; the Lease is released");
-  }
-
-  #enqueue(key: string): void {
-    if (this.#stop.signal.aborted) return;
-    this.#queue.add(key);
-    this.#draining ??= this.#drain();
-  }
-
-  #enqueueOwner(configMap: ConfigMap | undefined): void {
-    const owner = configMap?.metadata.ownerReferences?.find((ref) =>
-      ref.controller && ref.kind === KIND && ref.apiVersion === API_VERSION
-    );
-    const namespace = configMap?.metadata.namespace;
-    if (owner && namespace) this.#enqueue(`${namespace}/${owner.name}`);
-  }
-
-  async #drain(): Promise<void> {
-    // Let the handler that woke the queue return first.
-    await Promise.resolve();
-    while (this.#queue.size > 0 && !this.#stop.signal.aborted) {
-      const [next] = this.#queue;
-      this.#queue.delete(next!);
-      try {
-        await this.#pass(next!);
-        this.counts.passes += 1;
-      } catch (error) {
-        if (this.#stop.signal.aborted) break;
-        this.counts.failures += 1;
-        this.#log(
-          `pass ${next} failed: ${message(error)}; again in ${
-            this.#retryDelay / 1000
-          } s`,
-        );
-        this.#retry(next!);
-      }
-    }
-    this.#draining = undefined;
-    for (const resolve of this.#idle.splice(0)) resolve();
-  }
-
-  #retry(key: string): void {
-    clearTimeout(this.#retries.get(key));
-    this.#retries.set(
-      key,
-      setTimeout(() => {
-        this.#retries.delete(key);
-        this.#enqueue(key);
-      }, this.#retryDelay),
-    );
-  }
-
   /** Makes the world match one Greeting. */
-  async #pass(greetingKey: string): Promise<void> {
-    const signal = this.#stop.signal;
-    const greetingRef = objectRef(GREETINGS, greetingKey);
+  async #reconcile(context: ReconcileContext<Greeting>): Promise<void> {
+    const { key, ref: greetingRef, client, versions, signal } = context;
     const { namespace = "", name } = greetingRef;
-    let greeting: Greeting;
-    try {
-      greeting = await readOne<Greeting>(this.#client, greetingRef, {
-        view: this.#greetings.view(),
-        versions: this.#versions,
-        signal,
-      });
-    } catch (error) {
-      if (!(error instanceof NotFoundError)) throw error;
-      await this.#removeOrphan(namespace, name);
+    const greeting = context.object;
+    if (greeting === undefined) {
+      await this.#removeOrphan(context, namespace, name);
       return;
     }
     if (greeting.metadata.deletionTimestamp) return;
@@ -333,16 +243,7 @@ export class GreetingOperator implements AsyncDisposable {
     const cmName = configMapName(name);
     const cmRef = { ...CONFIGMAPS, namespace, name: cmName };
     const cmKey = objectKey(cmRef);
-    let configMap: ConfigMap | undefined;
-    try {
-      configMap = await readOne<ConfigMap>(this.#client, cmRef, {
-        view: this.#configMaps.view(),
-        versions: this.#versions,
-        signal,
-      });
-    } catch (error) {
-      if (!(error instanceof NotFoundError)) throw error;
-    }
+    const configMap = await context.read<ConfigMap>(cmRef);
     const message = greeting.spec?.message ?? "";
     let ready: Condition;
     const ownerRef: OwnerReference = {
@@ -367,7 +268,7 @@ export class GreetingOperator implements AsyncDisposable {
         await written(
           cmRef,
           () =>
-            this.#client.create<ConfigMap>(collectionPath(cmRef), {
+            client.create<ConfigMap>(collectionPath(cmRef), {
               apiVersion: "v1",
               kind: "ConfigMap",
               metadata: {
@@ -378,7 +279,7 @@ export class GreetingOperator implements AsyncDisposable {
               },
               data: { message },
             }, { signal }),
-          { versions: this.#versions, signal },
+          { versions: versions, signal },
         );
         this.counts.created += 1;
         this.#log(`created ConfigMap ${cmKey}`);
@@ -401,10 +302,10 @@ export class GreetingOperator implements AsyncDisposable {
         await written(
           cmRef,
           () =>
-            this.#client.replace<ConfigMap>(objectPath(cmRef), next, {
+            client.replace<ConfigMap>(objectPath(cmRef), next, {
               signal,
             }),
-          { versions: this.#versions, signal },
+          { versions: versions, signal },
         );
         this.counts.updated += 1;
         this.#log(`updated ConfigMap ${cmKey}`);
@@ -426,11 +327,11 @@ export class GreetingOperator implements AsyncDisposable {
     let transitioned = false;
     // settleStatus changes the copy it is given: never the store's.
     const settled = await settleStatus(
-      this.#client,
+      client,
       structuredClone(greeting),
       {
         resource: GREETINGS,
-        versions: this.#versions,
+        versions: versions,
         signal,
         apply: (copy) => {
           const before = JSON.stringify(copy.status ?? {});
@@ -447,7 +348,7 @@ export class GreetingOperator implements AsyncDisposable {
     if (settled.landed) {
       this.counts.statuses += 1;
       this.#log(
-        `status of ${greetingKey}: ${READY}=${ready.status} (${ready.reason})`,
+        `status of ${key}: ${READY}=${ready.status} (${ready.reason})`,
       );
       if (transitioned) {
         transition(this.#recorder, ref, { condition: ready, bad: "False" });
@@ -460,19 +361,23 @@ export class GreetingOperator implements AsyncDisposable {
    * garbage collector does the same through the owner reference; the fake
    * API server has none, and the delete is harmless where it runs too.
    */
-  async #removeOrphan(namespace: string, name: string): Promise<void> {
+  async #removeOrphan(
+    context: ReconcileContext<Greeting>,
+    namespace: string,
+    name: string,
+  ): Promise<void> {
     const cm = { ...CONFIGMAPS, namespace, name: configMapName(name) };
     const cmKey = objectKey(cm);
-    const held = this.#configMaps.store.get(cmKey);
+    const held = await context.read<ConfigMap>(cm);
     const owner = held?.metadata.ownerReferences?.find((r) =>
       r.controller && r.kind === KIND && r.name === name
     );
     if (held === undefined || owner === undefined) return;
     try {
-      await this.#client.delete(objectPath(cm), {
+      await context.client.delete(objectPath(cm), {
         // Only the copy this operator made, never a later one of that name.
         body: { preconditions: { uid: held.metadata.uid } },
-        signal: this.#stop.signal,
+        signal: context.signal,
       });
     } catch (error) {
       if (error instanceof NotFoundError) return;

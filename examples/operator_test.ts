@@ -144,11 +144,11 @@ Deno.test("the example operator reconciles Greetings end to end", async () => {
     deleted: 1,
     statuses: 5,
   });
-  const order = lines.filter((l) => l.startsWith("shutting down"));
+  const order = lines.filter((l) => l.startsWith("controller: stopping"));
   assert.deepEqual(order, [
-    "shutting down: stopping the watches and passes",
-    "shutting down: writing the queued Events",
-    "shutting down: stepping down",
+    "controller: stopping: watches and reconciles",
+    "controller: stopping: writing the queued Events",
+    "controller: stopping: releasing the Lease",
   ]);
   assert.deepEqual(exits, []);
 });

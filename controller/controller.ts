@@ -1,0 +1,472 @@
+// The reconcile loop: watches that feed a work queue, workers that
+// reconcile one key at a time each, and the shutdown order of an operator.
+import type { Client } from "../apiclient/client.ts";
+import { NotFoundError } from "../apiclient/errors.ts";
+import { objectKey, type ObjectRef, objectRef } from "../apiclient/resource.ts";
+import type { KubeObject } from "../apiclient/types.ts";
+import { type Diagnostics, diagnostics } from "../_internal/diagnostics.ts";
+import { describe } from "../_internal/errors.ts";
+import { sleep } from "../_internal/sleep.ts";
+import type { Lead } from "../election/lead.ts";
+import type { Recorder } from "../events/recorder.ts";
+import { readOne } from "../informer/cache.ts";
+import { Collection } from "../informer/collection.ts";
+import { DeletedFinalStateUnknown, finalState } from "../informer/tombstone.ts";
+import type { Handler, Source } from "../informer/types.ts";
+import { Versions } from "../memo/versions.ts";
+import { controllerOf, meaningfulChange } from "./changes.ts";
+import { clamp } from "./_limiter.ts";
+import { DEFAULT_STOP_TIMEOUT, WorkQueue } from "./queue.ts";
+import type {
+  Action,
+  ControllerObserver,
+  ControllerOptions,
+  ReconcileContext,
+} from "./types.ts";
+
+/** The shortest resync period: 1 s. */
+export const MIN_RESYNC = 1_000;
+
+/**
+ * The reconcile loop of an operator, with the rules of controller-runtime
+ * and kube-rs's `Controller`:
+ *
+ * - One primary collection (`for`); changes of child collections (`owns`)
+ *   wake their controlling owner; other collections (`watches`) map to
+ *   primary keys through a function.
+ * - Nothing is reconciled until every collection has synced (and, with an
+ *   election, this copy leads); then every primary object once.
+ * - A key is never reconciled by two workers at once; a key changed while
+ *   it is reconciled runs once more after. A reconcile that throws runs
+ *   again after the key's backoff (5 ms doubling to 1,000 s, at most 10
+ *   retries a second overall), and `{ requeueAfter }` runs it again later.
+ * - Reads are never older than the operator's own writes (the memo), and
+ *   with an election every write passes the write guard.
+ * - {@linkcode Controller.stop} stops in the order an operator needs: the
+ *   watches, then the reconciles in flight (bounded), then the recorder
+ *   (its queued Events are written), then the election (the Lease is
+ *   released last, after the last write).
+ *
+ * @example Reconcile ConfigMaps
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { Client } from "@liken/kubernetes/apiclient";
+ * import { Controller } from "@liken/kubernetes/controller";
+ * import { FakeApiServer } from "@liken/kubernetes/testing";
+ *
+ * await using server = new FakeApiServer();
+ * const client = new Client(server.url, { fetch: server.fetch });
+ * await client.create("/api/v1/namespaces/default/configmaps", { metadata: { name: "a" } });
+ * const seen: string[] = [];
+ * await using controller = new Controller(client, {
+ *   name: "demo",
+ *   for: { version: "v1", resource: "configmaps", kind: "ConfigMap" },
+ *   reconcile: ({ key, object }) => {
+ *     seen.push(`${key} ${object === undefined ? "gone" : "present"}`);
+ *   },
+ * });
+ * await controller.idle();
+ * assert.deepEqual(seen, ["default/a present"]);
+ * ```
+ *
+ * @typeParam T The kind of the primary objects.
+ */
+export class Controller<T extends KubeObject = KubeObject>
+  implements AsyncDisposable {
+  /** The controller's name. */
+  readonly name: string;
+  /** The work queue of primary keys. */
+  readonly queue: WorkQueue;
+  /** The watch of the primary collection. */
+  readonly primary: Collection<T>;
+  /** The memo of versions the reads and writes share. */
+  readonly versions: Versions;
+  /** Settles once the controller has stopped. Never rejects. */
+  readonly done: Promise<void>;
+  #options: ControllerOptions<T>;
+  #client: Client;
+  #collections: Collection[] = [];
+  #stop = new AbortController();
+  #diagnostics: Diagnostics;
+  #observer: ControllerObserver | undefined;
+  #gate = Promise.withResolvers<void>();
+  #gateOpen = false;
+  #synced: Promise<void>[] = [];
+  #idle: (() => void)[] = [];
+  #stopped: Promise<void> | undefined;
+  #ended = Promise.withResolvers<void>();
+
+  /**
+   * Starts the watches at once; reconciles once they synced (and, with an
+   * election, once this copy leads).
+   *
+   * @param client The API client (without the write guard: the controller
+   * adds it from `lead`).
+   * @param options The collections, the reconcile, and the tunables.
+   */
+  constructor(client: Client, options: ControllerOptions<T>) {
+    this.name = options.name;
+    this.#options = options;
+    this.#diagnostics = diagnostics(`Controller ${options.name}`, options);
+    this.#observer = options.observer;
+    this.versions = options.versions ?? new Versions();
+    const lead = options.lead;
+    this.#client = lead === undefined
+      ? client
+      : client.withWriteGuard(lead.mayWrite);
+    this.queue = new WorkQueue(options.queue);
+    this.done = this.#ended.promise;
+    const signal = this.#stop.signal;
+    const { onError } = this.#diagnostics;
+    const changed = options.changed ?? meaningfulChange;
+    const enqueue = (key: string): void => {
+      if (!signal.aborted) this.queue.add(key);
+    };
+    const primarySynced = Promise.withResolvers<void>();
+    this.#synced.push(primarySynced.promise);
+    this.primary = new Collection<T>(this.#client, options.for, {
+      signal,
+      onError,
+      synced: primarySynced.resolve,
+      handler: {
+        add: (object) => enqueue(objectKey(object)),
+        update: (old, object) => {
+          if (changed(old, object)) enqueue(objectKey(object));
+        },
+        delete: (object) => {
+          const last = finalState(object);
+          if (last !== undefined) enqueue(objectKey(last));
+          else if (object instanceof DeletedFinalStateUnknown) {
+            enqueue(object.key);
+          }
+        },
+      },
+    });
+    this.#collections.push(this.primary as unknown as Collection);
+    const { group, kind } = options.for;
+    for (const source of options.owns ?? []) {
+      const toOwner = (child: KubeObject | undefined): void => {
+        if (child === undefined) return;
+        const owner = controllerOf(child, group, kind);
+        if (owner === undefined) return;
+        // A primary of that name with another uid is not the owner (the
+        // child outlived an earlier object of the same name).
+        const held = this.primary.store.get(owner.key)?.metadata.uid;
+        if (
+          held !== undefined && owner.uid !== undefined && held !== owner.uid
+        ) {
+          return;
+        }
+        enqueue(owner.key);
+      };
+      this.#watch(source, {
+        add: toOwner,
+        update: (_, child) => toOwner(child),
+        delete: (child) => toOwner(finalState(child)),
+      });
+    }
+    for (const watch of options.watches ?? []) {
+      const map = (object: KubeObject | undefined): void => {
+        if (object === undefined) return;
+        try {
+          for (const key of watch.map(object)) enqueue(key);
+        } catch (error) {
+          onError(error);
+        }
+      };
+      this.#watch(watch.source, {
+        add: map,
+        update: (_, object) => map(object),
+        delete: (object) => map(finalState(object)),
+      });
+    }
+    const outer = options.signal;
+    if (outer?.aborted) void this.stop();
+    else {
+      outer?.addEventListener("abort", () => void this.stop(), { once: true });
+    }
+    void this.#run();
+  }
+
+  /**
+   * Whether every watched collection holds its first read.
+   *
+   * @returns `true` once all synced.
+   */
+  synced(): boolean {
+    return this.#collections.every((collection) => collection.synced());
+  }
+
+  /**
+   * Queues every primary object for a reconcile (as a resync does).
+   */
+  reconcileAll(): void {
+    if (this.#stop.signal.aborted) return;
+    for (const key of this.primary.store.keys()) this.queue.add(key);
+  }
+
+  /**
+   * Resolves once reconciling has begun and no key is queued or in work
+   * (keys waiting for a backoff or a requeue may remain). For tests and
+   * demos.
+   *
+   * @returns A promise that resolves when the controller is idle.
+   */
+  async idle(): Promise<void> {
+    await Promise.race([this.#gate.promise, this.done]);
+    if (this.#isIdle()) return;
+    await new Promise<void>((resolve) => this.#idle.push(resolve));
+  }
+
+  /**
+   * Stops in the order an operator needs: the watches and the taking of
+   * new keys; the reconciles in flight (their signal aborts; bounded by
+   * `stopTimeout`); the recorder, which writes its queued Events; and last
+   * the election, which releases the Lease. Safe to call more than once.
+   *
+   * @returns Settles when everything has stopped; a step that fails is
+   * reported to `onError` and the next steps still run.
+   */
+  stop(): Promise<void> {
+    this.#stopped ??= this.#stopOnce();
+    return this.#stopped;
+  }
+
+  /** Stops the controller (for `await using`). */
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.stop();
+  }
+
+  #watch(source: Source, handler: Handler<KubeObject>): void {
+    const synced = Promise.withResolvers<void>();
+    this.#synced.push(synced.promise);
+    this.#collections.push(
+      new Collection(this.#client, source, {
+        signal: this.#stop.signal,
+        onError: this.#diagnostics.onError,
+        synced: synced.resolve,
+        handler,
+      }),
+    );
+  }
+
+  async #stopOnce(): Promise<void> {
+    const { log, onError } = this.#diagnostics;
+    log("stopping: watches and reconciles");
+    this.#stop.abort(new DOMException("The controller stops", "AbortError"));
+    await Promise.all(this.#collections.map((c) => c.stop()));
+    try {
+      await this.queue.stop({
+        timeout: clamp(
+          this.#options.stopTimeout ?? DEFAULT_STOP_TIMEOUT,
+          0,
+          2 ** 31 - 1,
+        ),
+      });
+    } catch (error) {
+      onError(error);
+    }
+    this.#wakeIdle();
+    const recorder: Recorder | undefined = this.#options.recorder;
+    if (recorder !== undefined) {
+      log("stopping: writing the queued Events");
+      try {
+        await recorder.stop();
+      } catch (error) {
+        onError(error);
+      }
+    }
+    const lead: Lead | undefined = this.#options.lead;
+    if (lead !== undefined) {
+      log("stopping: releasing the Lease");
+      try {
+        await lead.stop();
+      } catch (error) {
+        onError(error);
+      }
+    }
+    log("stopped");
+    this.#ended.resolve();
+  }
+
+  async #run(): Promise<void> {
+    const signal = this.#stop.signal;
+    const { log, onError } = this.#diagnostics;
+    try {
+      const lead = this.#options.lead;
+      if (lead !== undefined) {
+        await lead.leading({ signal });
+        if (signal.aborted) return;
+        log(`leading as ${lead.identity}`);
+        // A lost Lease (when exit-on-loss is turned off) stops reconciling.
+        void lead.done.then(() => {
+          if (!signal.aborted) {
+            log("the Lease is lost: stopping");
+            void this.stop();
+          }
+        });
+      }
+      const stopped = new Promise<void>((resolve) =>
+        signal.addEventListener("abort", () => resolve(), { once: true })
+      );
+      await Promise.race([Promise.all(this.#synced), stopped]);
+      if (signal.aborted) return;
+      log("synced: reconciling");
+      this.#gateOpen = true;
+      this.reconcileAll();
+      this.#gate.resolve();
+      const concurrency = Math.floor(
+        clamp(this.#options.concurrency ?? 1, 1, 1000),
+      );
+      const workers: Promise<void>[] = [];
+      for (let i = 0; i < concurrency; i++) workers.push(this.#work());
+      const resync = this.#options.resync;
+      if (resync !== undefined) {
+        void this.#resync(clamp(resync, MIN_RESYNC, 2 ** 31 - 1));
+      }
+      await Promise.all(workers);
+    } catch (error) {
+      if (!signal.aborted) onError(error);
+    } finally {
+      this.#wakeIdle();
+    }
+  }
+
+  async #resync(period: number): Promise<void> {
+    const signal = this.#stop.signal;
+    while (await sleep(period, signal)) this.reconcileAll();
+  }
+
+  async #work(): Promise<void> {
+    const signal = this.#stop.signal;
+    for (;;) {
+      const key = await this.queue.take({ signal });
+      if (key === undefined) return;
+      try {
+        await this.#reconcile(key);
+      } finally {
+        this.queue.finish(key);
+        if (this.#isIdle()) this.#wakeIdle();
+      }
+    }
+  }
+
+  async #reconcile(key: string): Promise<void> {
+    const signal = this.#stop.signal;
+    const options = this.#options;
+    const ref = objectRef(options.for, key);
+    const started = Date.now();
+    let context: ReconcileContext<T> | undefined;
+    try {
+      const object = await this.#read<T>(ref, signal);
+      context = {
+        key,
+        ref,
+        object,
+        client: this.#client,
+        versions: this.versions,
+        signal,
+        retries: this.queue.retries(key),
+        read: (other) => this.#read(other, signal),
+      };
+      const action = (await options.reconcile(context)) as Action;
+      this.queue.forget(key);
+      const after = action?.requeueAfter;
+      if (typeof after === "number" && Number.isFinite(after)) {
+        this.queue.addAfter(key, after);
+        this.#observe("requeue_after", started);
+      } else this.#observe("success", started);
+    } catch (error) {
+      this.#observe("error", started);
+      if (signal.aborted) return;
+      this.#diagnostics.onError(
+        new ReconcileError(this.name, key, error),
+      );
+      const delay = context === undefined || options.errorPolicy === undefined
+        ? undefined
+        : options.errorPolicy(error, context);
+      if (delay === undefined || !Number.isFinite(delay)) this.queue.retry(key);
+      else this.queue.addAfter(key, delay);
+    }
+  }
+
+  /** A memo-aware read through the watch of the object's collection. */
+  async #read<C extends KubeObject>(
+    ref: ObjectRef,
+    signal: AbortSignal,
+  ): Promise<C | undefined> {
+    const group = ref.group ?? "";
+    const watch = this.#collections.find(({ source }) =>
+      source.resource === ref.resource && (source.group ?? "") === group &&
+      (!source.namespace || source.namespace === ref.namespace)
+    ) as Collection<C> | undefined;
+    try {
+      return await readOne<C>(this.#client, ref, {
+        view: watch?.view(),
+        versions: this.versions,
+        signal,
+      });
+    } catch (error) {
+      if (error instanceof NotFoundError) return undefined;
+      throw error;
+    }
+  }
+
+  #observe(
+    result: "success" | "requeue_after" | "error",
+    started: number,
+  ): void {
+    const observer = this.#observer;
+    if (observer === undefined) return;
+    try {
+      observer.reconciled(result, Math.max(0, Date.now() - started) / 1000);
+    } catch (error) {
+      this.#diagnostics.onError(error);
+    }
+  }
+
+  #isIdle(): boolean {
+    return (this.#gateOpen || this.#stop.signal.aborted) &&
+      this.queue.working === 0 && this.queue.length === 0;
+  }
+
+  #wakeIdle(): void {
+    for (const resolve of this.#idle.splice(0)) resolve();
+  }
+}
+
+/**
+ * A reconcile failed; the key runs again after its backoff. The reconcile's
+ * error is the `cause`.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { ReconcileError } from "@liken/kubernetes/controller";
+ *
+ * const error = new ReconcileError("greeting", "default/a", new Error("boom"));
+ * assert.equal(error.message, "Reconciling default/a (greeting) failed: boom");
+ * ```
+ */
+export class ReconcileError extends Error {
+  /** The controller's name. */
+  readonly controller: string;
+  /** The key whose reconcile failed. */
+  readonly key: string;
+
+  /**
+   * Makes the error.
+   *
+   * @param controller The controller's name.
+   * @param key The key.
+   * @param cause The reconcile's error.
+   */
+  constructor(controller: string, key: string, cause: unknown) {
+    super(`Reconciling ${key} (${controller}) failed: ${describe(cause)}`, {
+      cause,
+    });
+    this.name = "ReconcileError";
+    this.controller = controller;
+    this.key = key;
+  }
+}

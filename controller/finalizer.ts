@@ -1,0 +1,167 @@
+// A finalizer around a reconcile, as kube-rs's `finalizer` helper: the
+// finalizer is on the object before the first change to the world, and comes
+// off only after the cleanup succeeded.
+import type { Client } from "../apiclient/client.ts";
+import { ConflictError, NotFoundError } from "../apiclient/errors.ts";
+import {
+  objectPath,
+  type ObjectRef,
+  objectRef,
+  type Resource,
+} from "../apiclient/resource.ts";
+import type { KubeObject } from "../apiclient/types.ts";
+import { type MemoOptions, readFresh, written } from "../memo/requests.ts";
+import type { Action } from "./types.ts";
+
+/** How often a finalizer patch is tried against concurrent writers. */
+export const FINALIZER_ATTEMPTS = 5;
+
+/**
+ * Options of {@linkcode finalizer}.
+ *
+ * @typeParam T The kind of the object.
+ */
+export interface FinalizerOptions<T extends KubeObject> extends MemoOptions {
+  /** The finalizer's name, such as `example.com/cleanup`. */
+  name: string;
+  /** The object's collection; its name and namespace come from the object. */
+  resource: Resource;
+  /**
+   * The reconcile of a live object; runs only once the finalizer is on it.
+   *
+   * @param object The object, with the finalizer.
+   */
+  apply: (object: T) => Action | void | Promise<Action | void>;
+  /**
+   * Undoes what `apply` did, for an object being deleted; the finalizer
+   * comes off once it returns. A throw keeps the finalizer (and the object).
+   *
+   * @param object The object being deleted.
+   */
+  cleanup: (object: T) => Action | void | Promise<Action | void>;
+}
+
+/**
+ * Runs `apply` or `cleanup` of an object behind a finalizer:
+ *
+ * - a live object without the finalizer gets it first (a merge patch that
+ *   names the object's `resourceVersion`, so it never overwrites another
+ *   writer's finalizers), then `apply` runs on the patched copy;
+ * - a live object with it: `apply`;
+ * - an object being deleted with the finalizer: `cleanup`, then the
+ *   finalizer is removed the same careful way;
+ * - an object being deleted without it: nothing (it was never applied).
+ *
+ * A patch refused as stale (409) is tried again from a fresh read, up to
+ * {@linkcode FINALIZER_ATTEMPTS} times, and the decision is taken again
+ * from that copy (a deletion that arrived meanwhile turns an add into a
+ * cleanup).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { Client } from "@liken/kubernetes/apiclient";
+ * import { finalizer } from "@liken/kubernetes/controller";
+ * import { FakeApiServer } from "@liken/kubernetes/testing";
+ *
+ * await using server = new FakeApiServer();
+ * const client = new Client(server.url, { fetch: server.fetch });
+ * const made = await client.create("/api/v1/namespaces/default/configmaps", {
+ *   metadata: { name: "a" },
+ * });
+ * const steps: string[] = [];
+ * await finalizer(client, made, {
+ *   name: "example.com/cleanup",
+ *   resource: { version: "v1", resource: "configmaps" },
+ *   apply: () => void steps.push("apply"),
+ *   cleanup: () => void steps.push("cleanup"),
+ * });
+ * const held = server.object("/api/v1/namespaces/default/configmaps/a");
+ * assert.deepEqual(held?.metadata.finalizers, ["example.com/cleanup"]);
+ * assert.deepEqual(steps, ["apply"]);
+ * ```
+ *
+ * @typeParam T The kind of the object.
+ * @param client The API client (with the write guard, in a controller).
+ * @param object The object as the reconcile read it.
+ * @param options The finalizer's name, the object's collection, `apply`,
+ * `cleanup`, the memo and a signal.
+ * @returns What `apply` or `cleanup` answered (`undefined` when nothing ran).
+ */
+export async function finalizer<T extends KubeObject>(
+  client: Client,
+  object: T,
+  options: FinalizerOptions<T>,
+): Promise<Action> {
+  const { name } = options;
+  const ref = objectRef(options.resource, object);
+  let current = object;
+  let cleaned: { action: Action } | undefined;
+  for (let attempt = 1;; attempt++) {
+    const finalizers = current.metadata.finalizers ?? [];
+    const has = finalizers.includes(name);
+    const deleting = current.metadata.deletionTimestamp !== undefined;
+    try {
+      if (deleting && !has) return cleaned?.action;
+      if (!deleting && has) return (await options.apply(current)) ?? undefined;
+      if (deleting) {
+        // A removal refused as stale is tried again without a second
+        // cleanup.
+        cleaned ??= { action: (await options.cleanup(current)) ?? undefined };
+        const rest = finalizers.filter((f) => f !== name);
+        await patchFinalizers(client, ref, current, rest, options);
+        return cleaned.action;
+      }
+      current = await patchFinalizers(
+        client,
+        ref,
+        current,
+        [...finalizers, name],
+        options,
+      );
+      continue;
+    } catch (error) {
+      // Gone during the cleanup: nothing is left to hold.
+      if (error instanceof NotFoundError && cleaned !== undefined) {
+        return cleaned.action;
+      }
+      if (!(error instanceof ConflictError) || attempt >= FINALIZER_ATTEMPTS) {
+        throw error;
+      }
+    }
+    try {
+      current = await readFresh<T>(client, ref, options);
+    } catch (error) {
+      if (error instanceof NotFoundError && cleaned !== undefined) {
+        return cleaned.action;
+      }
+      throw error;
+    }
+  }
+}
+
+/** Sets the finalizers, refused (409) if the object changed since read. */
+function patchFinalizers<T extends KubeObject>(
+  client: Client,
+  ref: ObjectRef,
+  current: T,
+  finalizers: string[],
+  options: MemoOptions,
+): Promise<T> {
+  const { signal } = options;
+  const patch = {
+    metadata: {
+      resourceVersion: current.metadata.resourceVersion,
+      finalizers,
+    },
+  };
+  return written(
+    ref,
+    () =>
+      client.patch<T>(objectPath(ref), patch, {
+        type: "merge",
+        ...(signal === undefined ? {} : { signal }),
+      }),
+    options,
+  );
+}

@@ -1,0 +1,228 @@
+import assert from "node:assert/strict";
+import { Client, ConflictError, type KubeObject } from "../apiclient/mod.ts";
+import { Versions } from "../memo/mod.ts";
+import { FakeApiServer } from "../testing/mod.ts";
+import { finalizer, stopOnSignals } from "./mod.ts";
+
+const CM = "/api/v1/namespaces/default/configmaps";
+const CONFIGMAPS = { version: "v1", resource: "configmaps" };
+const NAME = "example.com/cleanup";
+
+function recorder(): {
+  steps: string[];
+  apply: (object: KubeObject) => void;
+  cleanup: (object: KubeObject) => void;
+} {
+  const steps: string[] = [];
+  return {
+    steps,
+    apply: (object) => void steps.push(`apply ${object.metadata.name}`),
+    cleanup: (object) => void steps.push(`cleanup ${object.metadata.name}`),
+  };
+}
+
+Deno.test("finalizer: adds itself before the first apply, and keeps other finalizers", async () => {
+  await using server = new FakeApiServer();
+  const client = new Client(server.url, { fetch: server.fetch });
+  const made = await client.create(CM, {
+    metadata: { name: "a", finalizers: ["other.io/keep"] },
+  });
+  const { steps, apply, cleanup } = recorder();
+  const versions = new Versions();
+  await finalizer(client, made, {
+    name: NAME,
+    resource: CONFIGMAPS,
+    apply,
+    cleanup,
+    versions,
+  });
+  const held = server.object(`${CM}/a`)!;
+  assert.deepEqual(held.metadata.finalizers, ["other.io/keep", NAME]);
+  assert.deepEqual(steps, ["apply a"]);
+  // The memo noted the patch's answer.
+  assert.equal(
+    versions.current("default/a", held.metadata.resourceVersion!),
+    true,
+  );
+  // With the finalizer on: apply only, no write.
+  const before = server.count({ method: "PATCH" });
+  await finalizer(client, held, {
+    name: NAME,
+    resource: CONFIGMAPS,
+    apply,
+    cleanup,
+  });
+  assert.equal(server.count({ method: "PATCH" }), before);
+  assert.deepEqual(steps, ["apply a", "apply a"]);
+});
+
+Deno.test("finalizer: a deleted object is cleaned up, then the finalizer comes off and the object goes", async () => {
+  await using server = new FakeApiServer();
+  const client = new Client(server.url, { fetch: server.fetch });
+  await client.create(CM, { metadata: { name: "a", finalizers: [NAME] } });
+  await client.delete(`${CM}/a`);
+  const deleting = server.object(`${CM}/a`)!;
+  assert.ok(deleting.metadata.deletionTimestamp);
+  const { steps, apply, cleanup } = recorder();
+  await finalizer(client, deleting, {
+    name: NAME,
+    resource: CONFIGMAPS,
+    apply,
+    cleanup,
+  });
+  assert.deepEqual(steps, ["cleanup a"]);
+  assert.equal(server.object(`${CM}/a`), undefined);
+});
+
+Deno.test("finalizer: a deleted object without it runs nothing", async () => {
+  await using server = new FakeApiServer();
+  const client = new Client(server.url, { fetch: server.fetch });
+  await client.create(CM, {
+    metadata: { name: "a", finalizers: ["other.io/keep"] },
+  });
+  await client.delete(`${CM}/a`);
+  const { steps, apply, cleanup } = recorder();
+  const action = await finalizer(client, server.object(`${CM}/a`)!, {
+    name: NAME,
+    resource: CONFIGMAPS,
+    apply,
+    cleanup,
+  });
+  assert.equal(action, undefined);
+  assert.equal(steps.length, 0);
+  assert.equal(server.count({ method: "PATCH" }), 0);
+});
+
+Deno.test("finalizer: a failed cleanup keeps the finalizer and the object", async () => {
+  await using server = new FakeApiServer();
+  const client = new Client(server.url, { fetch: server.fetch });
+  await client.create(CM, { metadata: { name: "a", finalizers: [NAME] } });
+  await client.delete(`${CM}/a`);
+  await assert.rejects(
+    finalizer(client, server.object(`${CM}/a`)!, {
+      name: NAME,
+      resource: CONFIGMAPS,
+      apply: () => {},
+      cleanup: () => {
+        throw new Error("cloud API down");
+      },
+    }),
+    /cloud API down/,
+  );
+  assert.deepEqual(server.object(`${CM}/a`)?.metadata.finalizers, [NAME]);
+});
+
+Deno.test("finalizer: a stale copy conflicts, and the patch is retried from a fresh read without losing another writer's finalizer", async () => {
+  await using server = new FakeApiServer();
+  const client = new Client(server.url, { fetch: server.fetch });
+  const stale = await client.create(CM, { metadata: { name: "a" } });
+  // Another writer adds its finalizer after our read.
+  await client.patch(`${CM}/a`, { metadata: { finalizers: ["other.io/x"] } }, {
+    type: "merge",
+  });
+  const { steps, apply, cleanup } = recorder();
+  await finalizer(client, stale, {
+    name: NAME,
+    resource: CONFIGMAPS,
+    apply,
+    cleanup,
+  });
+  assert.deepEqual(server.object(`${CM}/a`)?.metadata.finalizers, [
+    "other.io/x",
+    NAME,
+  ]);
+  assert.deepEqual(steps, ["apply a"]);
+  assert.equal(server.count({ method: "GET", path: `${CM}/a` }), 1);
+});
+
+Deno.test("finalizer: a deletion that arrives mid-reconcile turns the add into nothing, and a removal into a retry", async () => {
+  await using server = new FakeApiServer();
+  const client = new Client(server.url, { fetch: server.fetch });
+  // Read live, then deleted before our add lands: nothing was applied, so
+  // nothing to clean up and no finalizer to add.
+  const live = await client.create(CM, {
+    metadata: { name: "a", finalizers: ["other.io/x"] },
+  });
+  await client.delete(`${CM}/a`);
+  const { steps, apply, cleanup } = recorder();
+  await finalizer(client, live, {
+    name: NAME,
+    resource: CONFIGMAPS,
+    apply,
+    cleanup,
+  });
+  assert.equal(steps.length, 0);
+  assert.deepEqual(server.object(`${CM}/a`)?.metadata.finalizers, [
+    "other.io/x",
+  ]);
+
+  // Being deleted with ours; another finalizer goes while we clean up: the
+  // removal conflicts once, and is retried without a second cleanup.
+  await client.create(CM, {
+    metadata: { name: "b", finalizers: [NAME, "other.io/x"] },
+  });
+  await client.delete(`${CM}/b`);
+  const read = server.object(`${CM}/b`)!;
+  await finalizer(client, read, {
+    name: NAME,
+    resource: CONFIGMAPS,
+    apply,
+    cleanup: async (object) => {
+      steps.push(`cleanup ${object.metadata.name}`);
+      const now = server.object(`${CM}/b`)!;
+      await client.patch(`${CM}/b`, {
+        metadata: {
+          finalizers: [NAME],
+          resourceVersion: now.metadata.resourceVersion,
+        },
+      }, { type: "merge" });
+    },
+  });
+  assert.deepEqual(steps, ["cleanup b"]);
+  assert.equal(server.object(`${CM}/b`), undefined);
+});
+
+Deno.test("finalizer: gives up after repeated conflicts with the ConflictError", async () => {
+  await using server = new FakeApiServer();
+  const client = new Client(server.url, { fetch: server.fetch });
+  const made = await client.create(CM, { metadata: { name: "a" } });
+  server.refuse({ method: "PATCH", status: 409, count: 100 });
+  await assert.rejects(
+    finalizer(client, made, {
+      name: NAME,
+      resource: CONFIGMAPS,
+      apply: () => {},
+      cleanup: () => {},
+    }),
+    ConflictError,
+  );
+  assert.equal(server.count({ method: "PATCH" }), 5);
+});
+
+Deno.test("stopOnSignals stops once on the first signal and removes its listeners", async () => {
+  const listeners = new Map<string, Set<() => void>>();
+  const fake = {
+    addSignalListener(signal: Deno.Signal, handler: () => void): void {
+      if (!listeners.has(signal)) listeners.set(signal, new Set());
+      listeners.get(signal)!.add(handler);
+    },
+    removeSignalListener(signal: Deno.Signal, handler: () => void): void {
+      listeners.get(signal)?.delete(handler);
+    },
+  };
+  let stops = 0;
+  const stopping: Promise<void>[] = [];
+  const handle = stopOnSignals({ stop: () => Promise.resolve(void stops++) }, {
+    listeners: fake,
+    stopping: (stopped) => stopping.push(stopped),
+  });
+  assert.deepEqual([...listeners.keys()], ["SIGTERM", "SIGINT"]);
+  for (const handler of listeners.get("SIGTERM")!) handler();
+  for (const handler of listeners.get("SIGINT")!) handler();
+  await Promise.all(stopping);
+  assert.equal(stops, 1);
+  assert.equal(stopping.length, 1);
+  handle[Symbol.dispose]();
+  assert.equal(listeners.get("SIGTERM")!.size, 0);
+  assert.equal(listeners.get("SIGINT")!.size, 0);
+});

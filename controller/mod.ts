@@ -1,0 +1,85 @@
+/**
+ * The reconcile loop every operator needs: a work queue with client-go's
+ * rules, watches that feed it (the primary collection, children through
+ * their controlling owner, any collection through a mapping), workers that
+ * reconcile one key at a time each, backoff and requeues, a sync gate, an
+ * election gate with the write guard, the shutdown order of an operator,
+ * and a finalizer helper.
+ *
+ * Permissions: those of the client (`--allow-net` to the API server);
+ * {@linkcode stopOnSignals} needs none.
+ *
+ * @example A controller with an owned child
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { Client, type KubeObject } from "@liken/kubernetes/apiclient";
+ * import { Controller } from "@liken/kubernetes/controller";
+ * import { FakeApiServer } from "@liken/kubernetes/testing";
+ *
+ * await using server = new FakeApiServer();
+ * const client = new Client(server.url, { fetch: server.fetch });
+ * const secrets = "/api/v1/namespaces/default/secrets";
+ * await client.create("/api/v1/namespaces/default/configmaps", { metadata: { name: "a" } });
+ * await using controller = new Controller<KubeObject>(client, {
+ *   name: "mirror",
+ *   for: { version: "v1", resource: "configmaps", kind: "ConfigMap" },
+ *   owns: [{ version: "v1", resource: "secrets" }],
+ *   reconcile: async ({ object, client }) => {
+ *     if (object === undefined) return;
+ *     const name = object.metadata.name!;
+ *     const owner = {
+ *       apiVersion: "v1",
+ *       kind: "ConfigMap",
+ *       name,
+ *       uid: object.metadata.uid!,
+ *       controller: true,
+ *     };
+ *     try {
+ *       await client.create(secrets, { metadata: { name, ownerReferences: [owner] } });
+ *     } catch {
+ *       // Already there.
+ *     }
+ *   },
+ * });
+ * await controller.idle();
+ * assert.ok(server.object(`${secrets}/a`));
+ * ```
+ *
+ * @module
+ */
+export { controllerOf, meaningfulChange } from "./changes.ts";
+export { Controller, MIN_RESYNC, ReconcileError } from "./controller.ts";
+export {
+  finalizer,
+  FINALIZER_ATTEMPTS,
+  type FinalizerOptions,
+} from "./finalizer.ts";
+export {
+  DEFAULT_BASE_DELAY,
+  DEFAULT_BURST,
+  DEFAULT_MAX_DELAY,
+  DEFAULT_QPS,
+  DEFAULT_STOP_TIMEOUT,
+  MAX_ADD_AFTER,
+  type StopOptions,
+  type TakeOptions,
+  WorkQueue,
+  type WorkQueueObserver,
+  type WorkQueueOptions,
+} from "./queue.ts";
+export {
+  type SignalListeners,
+  stopOnSignals,
+  type StopOnSignalsOptions,
+  type Stoppable,
+} from "./signals.ts";
+export { StopTimeoutError } from "../_internal/stop_timeout.ts";
+export type {
+  Action,
+  ControllerObserver,
+  ControllerOptions,
+  Primary,
+  Reconcile,
+  ReconcileContext,
+  Watch,
+} from "./types.ts";
