@@ -1,8 +1,16 @@
 import assert from "node:assert/strict";
-import { Client, type KubeObject } from "../apiclient/mod.ts";
+import {
+  Client,
+  type KubeObject,
+  type OwnerReference,
+} from "../apiclient/mod.ts";
 import { Lead } from "../election/mod.ts";
 import { Recorder } from "../events/mod.ts";
-import { FakeApiServer, installFakeTime } from "../testing/mod.ts";
+import {
+  FakeApiServer,
+  type FakeTime,
+  installFakeTime,
+} from "../testing/mod.ts";
 import { Controller, type ReconcileContext, ReconcileError } from "./mod.ts";
 
 const CM = "/api/v1/namespaces/default/configmaps";
@@ -10,7 +18,13 @@ const SECRETS = "/api/v1/namespaces/default/secrets";
 const CONFIGMAPS = { version: "v1", resource: "configmaps", kind: "ConfigMap" };
 const SECRET_SOURCE = { version: "v1", resource: "secrets" };
 
-function setup() {
+interface Harness extends AsyncDisposable {
+  time: FakeTime;
+  server: FakeApiServer;
+  client: Client;
+}
+
+function setup(): Harness {
   const time = installFakeTime({ now: Date.parse("2030-01-01T00:00:00Z") });
   const server = new FakeApiServer();
   const client = new Client(server.url, { fetch: server.fetch });
@@ -38,7 +52,7 @@ function recording(): {
   };
 }
 
-function owner(object: KubeObject, controller = true) {
+function owner(object: KubeObject, controller = true): OwnerReference {
   return {
     apiVersion: "v1",
     kind: "ConfigMap",
