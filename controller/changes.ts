@@ -8,7 +8,8 @@ import type { KubeObject, OwnerReference } from "../apiclient/types.ts";
  * deletion timestamp. A status-only write (the controller's own, most of
  * the time) changes none of them, so it does not wake the controller again.
  * For a kind without generations (the API server sets none, as for
- * ConfigMaps) every new `resourceVersion` counts.
+ * ConfigMaps) every new `resourceVersion` counts, and so does a new `uid`
+ * (the object was deleted and made again while no watch was open).
  *
  * @example
  * ```ts
@@ -29,6 +30,8 @@ import type { KubeObject, OwnerReference } from "../apiclient/types.ts";
 export function meaningfulChange(old: KubeObject, object: KubeObject): boolean {
   const a = old.metadata ?? {};
   const b = object.metadata ?? {};
+  // Deleted and made again under the same name (seen through a relist).
+  if (a.uid !== b.uid) return true;
   if (a.generation === undefined || b.generation === undefined) {
     return a.resourceVersion !== b.resourceVersion ||
       a.resourceVersion === undefined;

@@ -147,17 +147,10 @@ export class Controller<T extends KubeObject = KubeObject>
     for (const source of options.owns ?? []) {
       const toOwner = (child: KubeObject | undefined): void => {
         if (child === undefined) return;
+        // No check of the owner's uid against the primary store: a store
+        // that lags would drop the event. The reconcile reads the owner.
         const owner = controllerOf(child, group, kind);
-        if (owner === undefined) return;
-        // A primary of that name with another uid is not the owner (the
-        // child outlived an earlier object of the same name).
-        const held = this.primary.store.get(owner.key)?.metadata.uid;
-        if (
-          held !== undefined && owner.uid !== undefined && held !== owner.uid
-        ) {
-          return;
-        }
-        enqueue(owner.key);
+        if (owner !== undefined) enqueue(owner.key);
       };
       this.#watch(source, {
         add: toOwner,

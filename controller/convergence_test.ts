@@ -306,7 +306,13 @@ async function run(seed: number, stats: Stats): Promise<void> {
     const lines: string[] = [];
     for (const name of NAMES) {
       const parent = server.object<Parent>(`${PARENTS}/${name}`);
-      if (!parent) continue;
+      if (!parent) {
+        const left = [0, 1, 2, 3].filter((i) =>
+          server.object(`${CHILDREN}/${name}-${i}`)
+        );
+        if (left.length > 0) lines.push(`${name} (gone): children ${left}`);
+        continue;
+      }
       const n = parent.spec.replicas;
       const kids = [0, 1, 2, 3].filter((i) =>
         server.object(`${CHILDREN}/${name}-${i}`)
