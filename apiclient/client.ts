@@ -463,6 +463,55 @@ export class Client implements Disposable, RestClient {
   }
 
   /**
+   * Server-side apply: sends `object` (the fields this manager wants set,
+   * with `apiVersion`, `kind` and `metadata.name`) as an apply patch and
+   * answers the server's copy. The server creates the object when it is
+   * absent, removes the fields this manager applied before and no longer
+   * applies (unless another manager owns them), and answers 409 (a
+   * `ConflictError` whose Status `details.causes` name the fields) when
+   * another manager owns a field at another value, unless `force` takes it.
+   *
+   * @example
+   * ```ts
+   * import assert from "node:assert/strict";
+   * import { Client } from "@liken/kubernetes/apiclient";
+   * import { FakeApiServer } from "@liken/kubernetes/testing";
+   *
+   * await using server = new FakeApiServer();
+   * const client = new Client(server.url, { fetch: server.fetch });
+   * const applied = await client.apply<{ metadata: object; data: Record<string, string> }>(
+   *   "/api/v1/namespaces/default/configmaps/a",
+   *   { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "a" }, data: { k: "v" } },
+   *   { fieldManager: "my-operator" },
+   * );
+   * assert.equal(applied.data.k, "v");
+   * ```
+   *
+   * @typeParam T The object's type.
+   * @param path The object's API path.
+   * @param object The applied configuration.
+   * @param options The field manager (required), `force`, and a signal.
+   * @returns The server's copy.
+   * @throws {TypeError} When `fieldManager` is empty.
+   */
+  apply<T>(
+    path: string,
+    object: unknown,
+    options: {
+      fieldManager: string;
+      force?: boolean | undefined;
+      signal?: AbortSignal | undefined;
+    },
+  ): Promise<T> {
+    if (!options.fieldManager) {
+      return Promise.reject(
+        new TypeError("Server-side apply needs a fieldManager"),
+      );
+    }
+    return this.patch<T>(path, object, { ...options, type: "apply" });
+  }
+
+  /**
    * Deletes an object and answers the server's answer (the object, or a
    * `Status`).
    *

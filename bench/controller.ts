@@ -8,6 +8,7 @@
 //   no-op reconcile (target: at most 1.5× the informer);
 // - work queue add → take → finish cycles a second (target ≥ 1 M/s);
 // - heap per queued key.
+// deno-lint-ignore-file no-console -- a benchmark script reports on stdout.
 import { Client } from "../apiclient/mod.ts";
 import type { KubeObject } from "../apiclient/types.ts";
 import { Controller, WorkQueue } from "../controller/mod.ts";

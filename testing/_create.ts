@@ -17,6 +17,14 @@ import {
   timestamp,
 } from "./_objects.ts";
 import type { ServerState } from "./_state.ts";
+import { diffSets, Schema } from "./_fields.ts";
+import {
+  applyConfig,
+  type Entry,
+  managedFields,
+  recordUpdate,
+  type Writer,
+} from "./_managed.ts";
 import type { EventObject, RegisteredResource } from "./types.ts";
 
 /** POST of an object (or an apply patch of an absent one). */
@@ -74,40 +82,59 @@ export function createObject(
       record.status = { phase: "Active" };
     }
   }
-  manage(state, object, resource, apply ? "Apply" : "Update", undefined);
+  const writer = writerOf(state, resource, undefined);
+  const schema = new Schema(resource);
+  const scope = scopeOf(resource, undefined);
+  const entries = apply
+    ? applyConfig(undefined, object, [], writer, {
+      force: true,
+      schema,
+      status: scope,
+    }).entries
+    : recordUpdate([], writer, diffSets({}, object, schema, scope));
+  showOwners(state, object, entries);
   if (query.get("dryRun") === "All") return json(object, 201);
   state.noteCreated(meta.uid);
+  state.owners.set(meta.uid, entries);
   return json(state.store.write(rkey, key, object), 201);
 }
 
+/** Who writes `resource` in this request, for `managedFields`. */
+export function writerOf(
+  state: ServerState,
+  resource: RegisteredResource,
+  subresource: string | undefined,
+): Writer {
+  return {
+    manager: state.manager,
+    apiVersion: apiVersionOf(resource),
+    subresource,
+  };
+}
+
 /**
- * Records the request's manager in `metadata.managedFields` when the server
- * keeps them: one entry per manager, operation and subresource, as the API
- * server writes them (with empty field sets).
+ * The part of an object a write through `subresource` owns fields of:
+ * `true` status alone, `false` all but status (a resource with a status
+ * subresource), `undefined` all.
  */
-export function manage(
+export function scopeOf(
+  resource: RegisteredResource,
+  subresource: string | undefined,
+): boolean | undefined {
+  if (subresource === "status") return true;
+  return resource.statusSubresource ? false : undefined;
+}
+
+/** Shows the owners in `metadata.managedFields` when the server shows them. */
+export function showOwners(
   state: ServerState,
   object: KubeObject,
-  resource: RegisteredResource,
-  operation: "Apply" | "Update",
-  subresource: string | undefined,
+  entries: readonly Entry[],
 ): void {
   if (!state.managedFields) return;
-  const entry: Record<string, unknown> = {
-    manager: state.manager,
-    operation,
-    apiVersion: apiVersionOf(resource),
-    time: timestamp(),
-    fieldsType: "FieldsV1",
-    fieldsV1: {},
-  };
-  if (subresource) entry.subresource = subresource;
-  const others = (object.metadata.managedFields ?? []).filter((f) => {
-    const field = f as Record<string, unknown>;
-    return !(field.manager === entry.manager &&
-      field.operation === operation && field.subresource === subresource);
-  });
-  object.metadata.managedFields = [...others, entry];
+  if (entries.length > 0) {
+    object.metadata.managedFields = managedFields(entries);
+  } else delete object.metadata.managedFields;
 }
 
 /** A request body as an object of the resource, `apiVersion` and `kind` first. */

@@ -6,7 +6,7 @@
  */
 import type { KubeObject, Status, StatusDetails } from "../apiclient/types.ts";
 import { clone } from "./_patch.ts";
-import { conflict, methodNotAllowed, notFound } from "./_status.ts";
+import { conflict, invalid, methodNotAllowed, notFound } from "./_status.ts";
 import {
   apiVersionOf,
   isObject,
@@ -35,6 +35,7 @@ export function deleteObject(
   route: Route,
   name: string,
   body: unknown,
+  query: URLSearchParams = new URLSearchParams(),
 ): Response {
   const { resource, namespace } = route;
   if (route.subresource) throw methodNotAllowed();
@@ -56,16 +57,11 @@ export function deleteObject(
       );
     }
   }
-  if ((existing.metadata.finalizers ?? []).length > 0) {
-    // Finalizers hold the object: it is only marked for deletion.
-    if (existing.metadata.deletionTimestamp) return json(existing);
-    const marked = clone(existing);
-    marked.metadata.deletionTimestamp = timestamp();
-    (marked.metadata as Record<string, unknown>).deletionGracePeriodSeconds = 0;
-    marked.metadata.generation = (marked.metadata.generation ?? 1) + 1;
-    return json(state.store.write(rkey, key, marked));
-  }
-  const last = state.store.delete(rkey, key)!;
+  const policy = propagationOf(body, query);
+  const answer = removeStored(state, resource, key, existing, policy);
+  // Finalizers hold the object: it is only marked for deletion.
+  if (state.store.peek(rkey, key)) return json(answer);
+  const last = answer;
   if (resource.group === "" && resource.resource === "namespaces") {
     // The namespace controller deletes what the namespace held.
     for (const held of state.resources.filter((r) => r.namespaced)) {
@@ -99,16 +95,17 @@ export function deleteCollection(
   resource: RegisteredResource,
   namespace: string | undefined,
   query: URLSearchParams,
+  body: unknown = undefined,
 ): Response {
   const selected = selectorOf(query);
+  const policy = propagationOf(body, query);
   const rkey = resourceKey(resource);
   const prefix = namespace === undefined ? undefined : `${namespace}/`;
   const deleted: KubeObject[] = [];
   for (const [key, object] of state.store.all(rkey)) {
     if (prefix !== undefined && !key.startsWith(prefix)) continue;
     if (!selected(object)) continue;
-    const last = state.store.delete(rkey, key);
-    if (last) deleted.push(last);
+    deleted.push(removeStored(state, resource, key, object, policy));
   }
   return json({
     kind: resource.listKind,
@@ -116,4 +113,84 @@ export function deleteCollection(
     metadata: { resourceVersion: String(state.store.rv) },
     items: deleted,
   });
+}
+
+/** How a delete treats the object's dependents. */
+export type Propagation = "Orphan" | "Foreground" | "Background";
+
+/** The finalizer a Foreground delete adds; the owner goes after its blocking dependents. */
+export const FOREGROUND = "foregroundDeletion";
+/** The finalizer an Orphan delete adds; the owner goes once dependents let go of it. */
+export const ORPHAN = "orphan";
+
+/**
+ * The propagation a delete asks for, in its DeleteOptions body or its query
+ * (`propagationPolicy`, or the older `orphanDependents`); Background when
+ * it names none, as for most kinds.
+ */
+export function propagationOf(
+  body: unknown,
+  query: URLSearchParams,
+): Propagation {
+  const options = isObject(body) ? body : {};
+  const policy = options.propagationPolicy ?? query.get("propagationPolicy");
+  const orphan = options.orphanDependents ?? query.get("orphanDependents");
+  if (policy !== undefined && policy !== null) {
+    if (
+      policy === "Orphan" || policy === "Foreground" || policy === "Background"
+    ) {
+      if (orphan !== undefined && orphan !== null) {
+        throw invalid("DeleteOptions", "", [{
+          field: "propagationPolicy",
+          reason: "FieldValueInvalid",
+          message:
+            `Invalid value: "${policy}": orphanDependents and deletionPropagation cannot be both set`,
+        }], "meta.k8s.io");
+      }
+      return policy;
+    }
+    throw invalid("DeleteOptions", "", [{
+      field: "propagationPolicy",
+      reason: "FieldValueNotSupported",
+      message: `Unsupported value: "${
+        String(policy)
+      }": supported values: "Foreground", "Background", "Orphan", "nil"`,
+    }], "meta.k8s.io");
+  }
+  if (orphan === true || orphan === "true") return "Orphan";
+  return "Background";
+}
+
+/**
+ * Deletes a stored object as a DELETE does: with finalizers (its own, or
+ * the one its propagation adds) it is only marked, with `deletionTimestamp`;
+ * else it goes. Answers the marked object or the last copy.
+ */
+export function removeStored(
+  state: ServerState,
+  resource: RegisteredResource,
+  key: string,
+  existing: KubeObject,
+  policy: Propagation,
+): KubeObject {
+  const rkey = resourceKey(resource);
+  const finalizers = [...(existing.metadata.finalizers ?? [])];
+  const wanted = policy === "Foreground"
+    ? FOREGROUND
+    : policy === "Orphan"
+    ? ORPHAN
+    : undefined;
+  const adds = wanted !== undefined && !finalizers.includes(wanted);
+  if (finalizers.length === 0 && !adds) {
+    return state.store.delete(rkey, key)!;
+  }
+  if (existing.metadata.deletionTimestamp && !adds) return existing;
+  const marked = clone(existing);
+  if (adds) marked.metadata.finalizers = [...finalizers, wanted!];
+  if (!marked.metadata.deletionTimestamp) {
+    marked.metadata.deletionTimestamp = timestamp();
+    (marked.metadata as Record<string, unknown>).deletionGracePeriodSeconds = 0;
+    marked.metadata.generation = (marked.metadata.generation ?? 1) + 1;
+  }
+  return state.store.write(rkey, key, marked);
 }

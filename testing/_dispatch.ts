@@ -15,6 +15,8 @@ import {
 import { discoveryResponse } from "./_discovery.ts";
 import { flag, listOptions } from "./_options.ts";
 import { TableEncoder } from "./_table.ts";
+import { type Encoder, MetadataEncoder } from "./_metadata.ts";
+import { negotiateAs } from "./_negotiation.ts";
 import { parseRoute } from "./_route.ts";
 import { getObject, listObjects } from "./_reads.ts";
 import { createObject } from "./_create.ts";
@@ -135,12 +137,22 @@ export function route(
     (request.headers.get("user-agent") ?? "unknown").split("/")[0]!;
   switch (method) {
     case "GET": {
-      // kubectl get asks for a Table (as=Table in Accept) to print.
-      const table = TableEncoder.negotiate(resource, {
-        accept: request.headers.get("accept"),
-        query,
-      });
-      if (flag(query, "watch")) {
+      // kubectl get asks for a Table (as=Table in Accept) to print; a
+      // metadata client asks for PartialObjectMetadata(List).
+      const accept = request.headers.get("accept");
+      const watching = flag(query, "watch") ?? false;
+      const conversion = negotiateAs(accept, [
+        "Table",
+        name === undefined && !watching
+          ? "PartialObjectMetadataList"
+          : "PartialObjectMetadata",
+      ]);
+      const table: Encoder | undefined = conversion === undefined
+        ? undefined
+        : conversion.as === "Table"
+        ? TableEncoder.negotiate(resource, { accept, query })
+        : new MetadataEncoder(conversion.apiVersion);
+      if (watching) {
         const options = listOptions(query);
         return watchObjects(
           state,
@@ -169,8 +181,8 @@ export function route(
       return patchObject(state, route, name, text, request, query);
     case "DELETE":
       return name === undefined
-        ? deleteCollection(state, resource, namespace, query)
-        : deleteObject(state, route, name, body);
+        ? deleteCollection(state, resource, namespace, query, body)
+        : deleteObject(state, route, name, body, query);
     default:
       throw methodNotAllowed();
   }

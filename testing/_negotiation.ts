@@ -5,7 +5,7 @@
  * @module
  */
 
-/** The Table group/versions the server converts to. */
+/** The meta.k8s.io versions the server converts to. */
 const TABLE_VERSIONS = ["v1", "v1beta1"];
 
 /**
@@ -15,6 +15,27 @@ const TABLE_VERSIONS = ["v1", "v1beta1"];
  * in order, as the API server's negotiation does.
  */
 export function negotiateTable(accept: string | null): string | undefined {
+  return negotiateAs(accept, ["Table"])?.apiVersion;
+}
+
+/** A conversion a request asks for: what `as` names, and its apiVersion. */
+export interface Conversion {
+  /** `Table`, `PartialObjectMetadata` or `PartialObjectMetadataList`. */
+  as: string;
+  /** `meta.k8s.io/v1` or `meta.k8s.io/v1beta1`. */
+  apiVersion: string;
+}
+
+/**
+ * The conversion an `Accept` header asks for among `allowed` (an endpoint
+ * offers Tables and, for one object or a watch, `PartialObjectMetadata`, or
+ * for a list `PartialObjectMetadataList`), or `undefined` when the first
+ * clause the fake can answer is plain JSON, or none is.
+ */
+export function negotiateAs(
+  accept: string | null,
+  allowed: readonly string[],
+): Conversion | undefined {
   if (!accept) return undefined;
   const clauses = accept.split(",").map((clause, index) => {
     const [type = "", ...rest] = clause.split(";").map((p) => p.trim());
@@ -44,13 +65,12 @@ export function negotiateTable(accept: string | null): string | undefined {
     if (as === undefined) return undefined;
     const version = params.get("v") ?? "";
     if (
-      as === "Table" && params.get("g") === "meta.k8s.io" &&
+      allowed.includes(as) && params.get("g") === "meta.k8s.io" &&
       TABLE_VERSIONS.includes(version)
     ) {
-      return `meta.k8s.io/${version}`;
+      return { as, apiVersion: `meta.k8s.io/${version}` };
     }
-    // Another conversion (PartialObjectMetadata...): the fake has none; try
-    // the next clause.
+    // A conversion this endpoint does not offer: try the next clause.
   }
   return undefined;
 }

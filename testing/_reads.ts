@@ -19,7 +19,7 @@ import { listOptions } from "./_options.ts";
 import { apiVersionOf, json, resourceKey, storeKey } from "./_objects.ts";
 import type { Route } from "./_route.ts";
 import type { ServerState } from "./_state.ts";
-import type { TableEncoder } from "./_table.ts";
+import type { Encoder } from "./_metadata.ts";
 import type { RegisteredResource } from "./types.ts";
 
 const CONTINUE_EXPIRED =
@@ -57,7 +57,7 @@ export function getObject(
   state: ServerState,
   route: Route,
   path: string,
-  table?: TableEncoder,
+  table?: Encoder,
 ): Response {
   const { resource, namespace, name } = route;
   const stored = state.store.peek(
@@ -88,7 +88,7 @@ export function listObjects(
   resource: RegisteredResource,
   namespace: string | undefined,
   query: URLSearchParams,
-  table?: TableEncoder,
+  table?: Encoder,
 ): Response {
   const store = state.store;
   const selected = selectorOf(query);

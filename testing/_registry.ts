@@ -5,7 +5,11 @@
  * @module
  */
 
-import type { PrinterColumn, RegisteredResource } from "./types.ts";
+import type {
+  PrinterColumn,
+  RegisteredResource,
+  ResourceDefinition,
+} from "./types.ts";
 
 /** The resource types, declared in `types.ts`. */
 export type { PrinterColumn, RegisteredResource };
@@ -111,3 +115,34 @@ export const BUILT_IN_RESOURCES: readonly RegisteredResource[] = Object.freeze([
     verbs: ALL_VERBS,
   },
 ].map((r) => Object.freeze(r)));
+
+/** The resource a definition declares, with its defaults filled in. */
+export function registeredResource(
+  definition: ResourceDefinition,
+): RegisteredResource {
+  const resource: RegisteredResource = {
+    group: definition.group ?? "",
+    version: definition.version,
+    resource: definition.resource,
+    kind: definition.kind,
+    listKind: definition.listKind ?? `${definition.kind}List`,
+    namespaced: definition.namespaced ?? true,
+    statusSubresource: definition.statusSubresource ?? false,
+    verbs: ALL_VERBS,
+  };
+  if (definition.shortNames) resource.shortNames = definition.shortNames;
+  if (definition.listTypes) {
+    resource.listTypes = Object.freeze(Object.fromEntries(
+      Object.entries(definition.listTypes).map(([path, type]) => [
+        path,
+        typeof type === "string" ? type : Object.freeze([...type]),
+      ]),
+    ));
+  }
+  if (definition.printerColumns) {
+    resource.printerColumns = Object.freeze(
+      definition.printerColumns.map((c) => Object.freeze({ ...c })),
+    );
+  }
+  return resource;
+}

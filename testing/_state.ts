@@ -14,6 +14,7 @@ import type {
   RegisteredResource,
 } from "./types.ts";
 import type { WatchStream } from "./_watch_stream.ts";
+import type { Entry } from "./_managed.ts";
 
 const NAME_ALPHABET = "bcdfghjklmnpqrstvwxz2456789";
 
@@ -37,8 +38,10 @@ export class ServerState {
   readonly created: Map<string, number> = new Map();
   /** Milliseconds between the bookmarks of a watch. */
   readonly bookmarkInterval: number;
-  /** Whether writes record `metadata.managedFields`. */
+  /** Whether objects show `metadata.managedFields`. */
   readonly managedFields: boolean;
+  /** Who owns which fields of each object, by uid (kept when not shown). */
+  readonly owners: Map<string, Entry[]> = new Map();
   /** The resources served, built-in and registered. */
   resources: RegisteredResource[] = [...BUILT_IN_RESOURCES];
   /** The writes to make after a GET, by path. */
@@ -54,6 +57,10 @@ export class ServerState {
   constructor(options: { bookmarkInterval: number; managedFields: boolean }) {
     this.bookmarkInterval = options.bookmarkInterval;
     this.managedFields = options.managedFields;
+    this.store.subscribe((change) => {
+      const uid = change.object.metadata.uid;
+      if (change.type === "DELETED" && uid) this.owners.delete(uid);
+    });
   }
 
   /** Notes that the object of `uid` was created now. */

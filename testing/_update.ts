@@ -19,9 +19,19 @@ import { json, resourceKey, storeKey } from "./_objects.ts";
 import {
   createObject,
   decodeObject,
-  manage,
+  scopeOf,
+  showOwners,
   validateObject,
+  writerOf,
 } from "./_create.ts";
+import { diffSets, Schema } from "./_fields.ts";
+import {
+  applyConfig,
+  type Entry,
+  recordUpdate,
+  sameOwners,
+} from "./_managed.ts";
+import { flag } from "./_options.ts";
 import type { Route } from "./_route.ts";
 import type { ServerState } from "./_state.ts";
 
@@ -106,9 +116,28 @@ export function patchObject(
     object.metadata.name ??= name;
     return createObject(state, resource, namespace, object, query, true);
   }
-  const patched = type === "application/json-patch+json"
-    ? jsonPatch(existing, patch)
-    : mergePatch(existing, patch);
+  let owners: Entry[] | undefined;
+  let patched: unknown;
+  if (apply) {
+    const applied = decodeObject(patch, resource);
+    const done = applyConfig(
+      existing,
+      applied,
+      state.owners.get(existing.metadata.uid!) ?? [],
+      writerOf(state, resource, route.subresource),
+      {
+        force: flag(query, "force") ?? false,
+        schema: new Schema(resource),
+        status: scopeOf(resource, route.subresource),
+      },
+    );
+    patched = done.object;
+    owners = done.entries;
+  } else {
+    patched = type === "application/json-patch+json"
+      ? jsonPatch(existing, patch)
+      : mergePatch(existing, patch);
+  }
   const object = decodeObject(patched, resource);
   const sent = object.metadata.resourceVersion;
   if (sent && sent !== existing.metadata.resourceVersion) {
@@ -125,7 +154,7 @@ export function patchObject(
     route.subresource,
     query,
     200,
-    apply,
+    owners,
   );
 }
 
@@ -139,7 +168,7 @@ function commit(
   subresource: string | undefined,
   query: URLSearchParams,
   code: number,
-  apply = false,
+  applied?: Entry[],
 ): Response {
   const { resource, namespace } = route;
   const rkey = resourceKey(resource);
@@ -175,13 +204,28 @@ function commit(
   }
   next.metadata.resourceVersion = old.metadata.resourceVersion!;
   validateObject(resource, next);
-  if (state.managedFields && subresource !== "status") {
-    // managedFields is the server's to write; compare without it.
+  if (state.managedFields) {
+    // managedFields is the server's to write.
     copyManaged(next.metadata, old.metadata);
   }
+  const uid = old.metadata.uid!;
+  const before = state.owners.get(uid) ?? [];
+  let owners = applied ?? recordUpdate(
+    before,
+    writerOf(state, resource, subresource),
+    diffSets(
+      old,
+      next,
+      new Schema(resource),
+      scopeOf(resource, subresource),
+    ),
+  );
+  if (sameOwners(owners, before)) owners = before;
+  showOwners(state, next, owners);
+  const dryRun = query.get("dryRun") === "All";
+  if (!dryRun) state.owners.set(uid, owners);
   if (deepEqual(next, old)) return json(old, code);
-  manage(state, next, resource, apply ? "Apply" : "Update", subresource);
-  if (query.get("dryRun") === "All") return json(next, code);
+  if (dryRun) return json(next, code);
   if (
     next.metadata.deletionTimestamp &&
     (next.metadata.finalizers ?? []).length === 0

@@ -12,7 +12,7 @@ import { apiVersionOf, resourceKey } from "./_objects.ts";
 import { selectorOf } from "./_reads.ts";
 import type { Route } from "./_route.ts";
 import type { ServerState } from "./_state.ts";
-import type { TableEncoder } from "./_table.ts";
+import type { Encoder } from "./_metadata.ts";
 import { WatchStream } from "./_watch_stream.ts";
 import type { RegisteredResource } from "./types.ts";
 
@@ -29,7 +29,7 @@ export function watchObjects(
   query: URLSearchParams,
   options: ListOptions,
   signal: AbortSignal,
-  table?: TableEncoder,
+  table?: Encoder,
 ): Response {
   const { resource, namespace, name } = route;
   let selected = selectorOf(query);

@@ -7,7 +7,7 @@
  */
 import type { WatchEvent } from "../apiclient/types.ts";
 import type { CorruptOptions } from "./types.ts";
-import type { TableEncoder } from "./_table.ts";
+import type { Encoder } from "./_metadata.ts";
 import { JSON_HEADERS } from "./_objects.ts";
 
 const encoder = new TextEncoder();
@@ -24,7 +24,7 @@ export class WatchStream {
   onChange: (() => void) | undefined;
   #takeCorruption: () => CorruptOptions | undefined;
   #onEnd: () => void;
-  #table: TableEncoder | undefined;
+  #table: Encoder | undefined;
   #controller: ReadableStreamDefaultController<Uint8Array> | undefined;
   #ticker: ReturnType<typeof setTimeout> | undefined;
   #closer: ReturnType<typeof setTimeout> | undefined;
@@ -33,7 +33,7 @@ export class WatchStream {
   constructor(
     takeCorruption: () => CorruptOptions | undefined,
     onEnd: () => void,
-    table?: TableEncoder,
+    table?: Encoder,
   ) {
     this.#takeCorruption = takeCorruption;
     this.#onEnd = onEnd;

@@ -10,12 +10,13 @@ import type { ObjectRef } from "../apiclient/resource.ts";
 import type { KubeObject } from "../apiclient/types.ts";
 import { sleep } from "../_internal/sleep.ts";
 import { clone } from "./_patch.ts";
-import { ALL_VERBS } from "./_registry.ts";
+import { registeredResource } from "./_registry.ts";
 import { memoryFetch, refusedError, resetError } from "./_transport.ts";
 import { resourceKey } from "./_objects.ts";
 import { objectTarget, pathOf } from "./_route.ts";
 import { putObject } from "./_direct.ts";
 import { ServerState } from "./_state.ts";
+import { GarbageCollector } from "./_gc.ts";
 import { failureResponse, receive, route } from "./_dispatch.ts";
 import { matchPath, Refusals } from "./_faults.ts";
 import { Listeners } from "./_serve.ts";
@@ -45,6 +46,7 @@ export type {
   FakeApiServerOptions,
   HoldLeaseOptions,
   LandAfterNextReadOptions,
+  ListType,
   PrinterColumn,
   RecordedRequest,
   Refusal,
@@ -71,18 +73,36 @@ export type { ObjectRef, Resource } from "../apiclient/resource.ts";
  * get a resourceVersion from one global counter, a uid, a
  * creationTimestamp and a generation; creates, updates, patches, deletes,
  * lists and watches answer what the API server answers, and failures are
- * `Status` objects worded like its own.
+ * `Status` objects worded like its own. Server-side apply tracks field
+ * managers and answers their conflicts; the garbage collector deletes
+ * dependents whose owners are gone (Background, Foreground and Orphan
+ * propagation); gets, lists and watches answer metadata alone when asked.
  *
  * Use {@linkcode FakeApiServer.fetch} in memory (no sockets, deterministic
  * on fake time) or {@linkcode FakeApiServer.serve} over HTTP or HTTPS.
  *
  * Where it differs from the API server, on purpose:
  * - Namespaces need not exist for objects to be created in them. Deleting
- *   a Namespace deletes it and everything in it at once (no Terminating
- *   phase).
- * - Apply patches (`application/apply-patch+yaml`) must be JSON; they are
- *   merged like a merge patch, create the object when it is absent, and need
- *   `fieldManager`. No managed fields are tracked.
+ *   a Namespace deletes all it holds at once (no Terminating phase).
+ * - Server-side apply needs a JSON body (YAML is refused). Ownership is
+ *   tracked always, shown in `metadata.managedFields` only with
+ *   {@linkcode FakeApiServerOptions.managedFields}. Lists merge as
+ *   {@linkcode ResourceDefinition.listTypes} and the built-in field names
+ *   say, not as an OpenAPI schema does; an item without its key makes its
+ *   list atomic (the API server refuses it). Nothing is defaulted first (a
+ *   port without `protocol` is keyed without it). Merged list maps keep
+ *   the live order, new items last. `Update` entries own a node itself
+ *   (`.`) only for list items and maps known by name (`labels`, `data`,
+ *   ...), where the API server also owns new struct pointers.
+ *   `managedFields` a client sends are ignored.
+ * - The garbage collector runs {@linkcode FakeApiServerOptions.garbageCollectionDelay}
+ *   (10 ms) after a change that concerns it, on the global (possibly fake)
+ *   clock; each round may cause the next. Owners are matched by uid alone
+ *   (the API server also checks kind, name and namespace).
+ * - Metadata-only reads (`as=PartialObjectMetadata` and
+ *   `as=PartialObjectMetadataList`, `meta.k8s.io` `v1` or `v1beta1`) and
+ *   Tables are the only conversions; an `Accept` the fake cannot answer
+ *   gets JSON, where the API server answers 406.
  * - Strategic merge patches are merged like merge patches (lists replace).
  * - Every object gets a `generation` (the API server gives one only to
  *   custom resources and a few built-in kinds), so code that reads it can be
@@ -144,6 +164,7 @@ export class FakeApiServer implements AsyncDisposable {
   readonly fetch: typeof fetch;
 
   #state: ServerState;
+  #gc: GarbageCollector;
   #refusals = new Refusals();
   #listeners: Listeners;
   #down = false;
@@ -158,6 +179,10 @@ export class FakeApiServer implements AsyncDisposable {
       bookmarkInterval: options.bookmarkInterval ?? 60_000,
       managedFields: options.managedFields ?? false,
     });
+    this.#gc = new GarbageCollector(
+      this.#state,
+      options.garbageCollectionDelay,
+    );
     this.#listeners = new Listeners(
       (request) => this.handle(request),
       () => this.#down,
@@ -254,22 +279,7 @@ export class FakeApiServer implements AsyncDisposable {
    * @returns The resource as discovery lists it.
    */
   register(definition: ResourceDefinition): RegisteredResource {
-    const resource: RegisteredResource = {
-      group: definition.group ?? "",
-      version: definition.version,
-      resource: definition.resource,
-      kind: definition.kind,
-      listKind: definition.listKind ?? `${definition.kind}List`,
-      namespaced: definition.namespaced ?? true,
-      statusSubresource: definition.statusSubresource ?? false,
-      verbs: ALL_VERBS,
-    };
-    if (definition.shortNames) resource.shortNames = definition.shortNames;
-    if (definition.printerColumns) {
-      resource.printerColumns = Object.freeze(
-        definition.printerColumns.map((c) => Object.freeze({ ...c })),
-      );
-    }
+    const resource = registeredResource(definition);
     const state = this.#state;
     state.resources = state.resources.filter((r) =>
       !(r.group === resource.group && r.version === resource.version &&
@@ -449,7 +459,8 @@ export class FakeApiServer implements AsyncDisposable {
   }
 
   /**
-   * Deletes an object directly (finalizers are ignored); watches see it.
+   * Deletes an object directly (finalizers are ignored); watches see it,
+   * and the garbage collector then collects its dependents.
    *
    * @param object The object's path, or its {@linkcode ObjectRef}.
    * @returns Whether an object was there.
@@ -576,6 +587,7 @@ export class FakeApiServer implements AsyncDisposable {
    */
   async stop(): Promise<void> {
     this.#disposed.abort(new Error("The fake API server was disposed"));
+    this.#gc.stop();
     for (const watch of [...this.#state.watches]) watch.close();
     await this.#listeners.stop();
   }

@@ -380,15 +380,26 @@ Deno.test("apply patch creates when absent, merges when present, needs fieldMana
   );
   assert.equal(made.status, 201);
   assert.equal(made.body.metadata.name, "x");
+  // Another manager's apply merges with the fields "me" owns.
   const merged = await call(
     server,
     "PATCH",
-    `${CM}/x?fieldManager=me&force=true`,
+    `${CM}/x?fieldManager=other&force=true`,
     { data: { b: "2" } },
     type,
   );
   assert.equal(merged.status, 200);
   assert.deepEqual(merged.body.data, { a: "1", b: "2" });
+  // The same manager no longer applying a field removes it.
+  const dropped = await call(
+    server,
+    "PATCH",
+    `${CM}/x?fieldManager=me`,
+    { data: { c: "3" } },
+    type,
+  );
+  assert.equal(dropped.status, 200);
+  assert.deepEqual(dropped.body.data, { b: "2", c: "3" });
 });
 
 Deno.test("delete answers a Success Status, or the Pod, and 404 when missing", async () => {
@@ -865,7 +876,7 @@ Deno.test("managedFields, when asked for, name the manager and operation", async
     apiVersion: "v1",
     time: "2030-01-01T00:00:00Z",
     fieldsType: "FieldsV1",
-    fieldsV1: {},
+    fieldsV1: { "f:data": { ".": {}, "f:k": {} } },
   }]);
   const applied = await call(
     server,

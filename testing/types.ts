@@ -31,6 +31,15 @@ export interface PrinterColumn {
 }
 
 /**
+ * How a list merges under server-side apply, as a schema's
+ * `x-kubernetes-list-type` says: `"atomic"` (replaced whole, one owner),
+ * `"set"` (items are scalars, merged by value), or the
+ * `x-kubernetes-list-map-keys` of a `map` list (items merged by these
+ * fields, such as `["name"]`).
+ */
+export type ListType = "atomic" | "set" | readonly string[];
+
+/**
  * One resource the fake API server serves (one entry of discovery): a
  * {@linkcode Resource} without a namespace, whose group is always set.
  */
@@ -55,6 +64,8 @@ export interface RegisteredResource extends Omit<Resource, "namespace"> {
    * whose definition declares none.
    */
   printerColumns?: readonly PrinterColumn[] | undefined;
+  /** The list types it declares, by dotted path (see {@linkcode ResourceDefinition.listTypes}). */
+  listTypes?: Readonly<Record<string, ListType>> | undefined;
 }
 
 /**
@@ -80,6 +91,20 @@ export interface ResourceDefinition extends Omit<Resource, "namespace"> {
    * defaults. Ignored for the built-in kinds, which have their own columns.
    */
   printerColumns?: readonly PrinterColumn[] | undefined;
+  /**
+   * How server-side apply merges the resource's lists, by the dotted path
+   * of field names (list items skipped), as a CustomResourceDefinition's
+   * schema declares with `x-kubernetes-list-type` and
+   * `x-kubernetes-list-map-keys`: `{ "spec.rules": ["name"] }` merges the
+   * rules by name. A list not named here is merged as the built-in types
+   * declare lists of its field name (`containers`, `volumes`, `env`,
+   * `imagePullSecrets` and `resourceClaims` by `name`, `conditions` by
+   * `type`, `volumeMounts` by `mountPath`, `ports` by
+   * `containerPort`/`protocol` in a container and `port`/`protocol`
+   * elsewhere, `ownerReferences` by `uid`, `finalizers` as a set), else
+   * atomic, as a custom resource's lists are by default.
+   */
+  listTypes?: Readonly<Record<string, ListType>> | undefined;
 }
 
 /** One request the server received, as {@linkcode FakeApiServer.requests} keeps it. */
@@ -213,11 +238,21 @@ export interface FakeApiServerOptions {
   /** Milliseconds between the bookmarks of a watch. Default 60 000. */
   bookmarkInterval?: number | undefined;
   /**
-   * Record `metadata.managedFields` on every create, update and patch, as
-   * the API server does (one entry per manager and operation; the field
-   * sets are left empty). Default `false`, which keeps objects short.
+   * Show `metadata.managedFields` on objects, as the API server writes it:
+   * one entry per manager, operation (`Apply` or `Update`) and subresource,
+   * with the fields it owns in `fieldsV1`. Ownership is tracked either way
+   * (so server-side apply conflicts and removes fields alike); `false`
+   * (default) only keeps it out of the objects, which keeps them short.
    */
   managedFields?: boolean | undefined;
+  /**
+   * Milliseconds between a change that concerns the garbage collector (an
+   * owner deleted, a dependent naming an absent owner, a Foreground or
+   * Orphan delete) and its next round, on the global (so possibly fake)
+   * clock; each round may cause the next, one delay apart (a dependent's
+   * own dependents). Bounded to 0..60 000. Default 10.
+   */
+  garbageCollectionDelay?: number | undefined;
 }
 
 /** A Kubernetes Event (core/v1) as the helpers read it. */

@@ -505,6 +505,102 @@ test("kubectl apply creates, then updates by patch, keeping the last applied", a
   );
 });
 
+test("kubectl apply --server-side creates, updates, removes, conflicts, and forces", async ({ server, kubectl }) => {
+  const file = `${kubectl.dir}/ssa.json`;
+  const write = (data: Record<string, string>) =>
+    Deno.writeTextFile(file, JSON.stringify(configMap("ssa", data)));
+  await write({ a: "1", b: "2" });
+  assert.equal(
+    (await kubectl.ok("apply", "--server-side", "-f", file)).trim(),
+    "configmap/ssa serverside-applied",
+  );
+  const patch = server.requests.findLast((r) => r.method === "PATCH");
+  assert.equal(patch?.query.get("fieldManager"), "kubectl");
+  assert.deepEqual(server.object<Obj>(cmPath("ssa"))?.data, { a: "1", b: "2" });
+
+  // An update, and a key no longer applied goes.
+  await write({ a: "2" });
+  await kubectl.ok("apply", "--server-side", "-f", file);
+  assert.deepEqual(server.object<Obj>(cmPath("ssa"))?.data, { a: "2" });
+
+  // Another manager takes .data.a by an update: the next apply conflicts.
+  await api(
+    server,
+    "PATCH",
+    `${cmPath("ssa")}?fieldManager=editor`,
+    { data: { a: "9" } },
+    "application/merge-patch+json",
+  );
+  await write({ a: "3" });
+  const refused = await kubectl.run("apply", "--server-side", "-f", file);
+  assert.notEqual(refused.code, 0);
+  assert.match(
+    refused.stderr,
+    /Apply failed with 1 conflict: conflict with "editor" using v1: \.data\.a/,
+  );
+  assert.deepEqual(server.object<Obj>(cmPath("ssa"))?.data, { a: "9" });
+
+  // --force-conflicts takes the field.
+  assert.equal(
+    (await kubectl.ok(
+      "apply",
+      "--server-side",
+      "--force-conflicts",
+      "-f",
+      file,
+    )).trim(),
+    "configmap/ssa serverside-applied",
+  );
+  assert.deepEqual(server.object<Obj>(cmPath("ssa"))?.data, { a: "3" });
+  // The same apply again changes nothing.
+  const version = server.object(cmPath("ssa"))?.metadata.resourceVersion;
+  await kubectl.ok("apply", "--server-side", "-f", file);
+  assert.equal(
+    server.object(cmPath("ssa"))?.metadata.resourceVersion,
+    version,
+  );
+});
+
+test("kubectl delete --cascade: background, foreground and orphan, as the garbage collector does", async ({ server, kubectl }) => {
+  const secrets = `/api/v1/namespaces/${NS}/secrets`;
+  const ownedBy = async (name: string, owner: string, block = false) => {
+    const made = server.object(cmPath(owner)) ??
+      await api<KubeObject>(server, "POST", cmPath(), configMap(owner, {}));
+    await api(server, "POST", secrets, {
+      metadata: {
+        name,
+        ownerReferences: [{
+          apiVersion: "v1",
+          kind: "ConfigMap",
+          name: owner,
+          uid: made.metadata.uid,
+          blockOwnerDeletion: block,
+        }],
+      },
+    });
+  };
+  await ownedBy("orphaned", "o1");
+  await kubectl.ok("delete", "configmap", "o1", "--cascade=orphan");
+  assert.equal(server.object(cmPath("o1")), undefined);
+  const orphan = server.object(`${secrets}/orphaned`);
+  assert.ok(orphan, "an orphaned dependent stays");
+  assert.equal(orphan.metadata.ownerReferences, undefined);
+
+  await ownedBy("collected", "o2");
+  await kubectl.ok("delete", "configmap", "o2");
+  await eventually(
+    () => server.object(`${secrets}/collected`) === undefined,
+    "the dependent is collected",
+  );
+
+  await ownedBy("blocking", "o3", true);
+  // kubectl waits until the owner is gone, after its blocking dependent.
+  await kubectl.ok("delete", "configmap", "o3", "--cascade=foreground");
+  assert.equal(server.object(cmPath("o3")), undefined);
+  assert.equal(server.object(`${secrets}/blocking`), undefined);
+  assert.ok(server.object(`${secrets}/orphaned`));
+});
+
 test("kubectl patch: strategic, merge, json, and the status subresource", async ({ server, kubectl }) => {
   await api(server, "POST", cmPath(), configMap("p", { a: "1" }));
   await kubectl.ok("patch", "cm", "p", "-p", '{"data":{"b":"2"}}');
