@@ -8,6 +8,8 @@ import {
   NotFoundError,
   ThrottledError,
 } from "./errors.ts";
+import { statedRetryAfter } from "./_retry_after.ts";
+import { MAX_RETRY_AFTER_SECONDS } from "./options.ts";
 import type { Status } from "./types.ts";
 
 // Past this size the connection is cheaper to lose than to drain.
@@ -46,22 +48,35 @@ export function readBody<T>(
   });
 }
 
-/** Reads a body as text. */
-export const textOf = (response: Response): Promise<string> => response.text();
 /** Reads a body as bytes. */
 export const bytesOf = (response: Response): Promise<Uint8Array> =>
   response.bytes();
 
+// Refuses invalid UTF-8 rather than replacing it with U+FFFD. Used whole
+// (never with `stream`), so one decoder serves every request.
+const UTF8 = new TextDecoder("utf-8", { fatal: true });
+
 /**
- * Decodes a 2xx body as JSON: an empty body is `undefined`, anything else
- * that does not parse is a {@linkcode MalformedResponseError}.
+ * Decodes a 2xx body as UTF-8 JSON: an empty body is `undefined`; invalid
+ * UTF-8, or anything that does not parse, is a
+ * {@linkcode MalformedResponseError}.
  */
 export function decodeJson(
-  text: string,
+  bytes: Uint8Array,
   status: number,
   method: string,
   path: string,
+  authorization?: string,
 ): unknown {
+  let text: string;
+  try {
+    text = UTF8.decode(bytes);
+  } catch (cause) {
+    throw new MalformedResponseError(
+      `the answer is not valid UTF-8 (status ${status})`,
+      { method, path, cause },
+    );
+  }
   try {
     return JSON.parse(text);
   } catch (cause) {
@@ -69,7 +84,7 @@ export function decodeJson(
     if (text.trim() === "") return undefined;
     throw new MalformedResponseError(
       `malformed JSON answer (status ${status}): ${
-        text.slice(0, 200).trimEnd()
+        redact(text.slice(0, 200).trimEnd(), authorization)
       }`,
       { method, path, cause },
     );
@@ -121,6 +136,25 @@ export async function readErrorText(
 }
 
 /**
+ * Removes the request's credential from a text the server sent (a server or
+ * proxy may echo the `Authorization` header in its error page): the whole
+ * header value, and the credential alone when it has 8 characters or more
+ * (a shorter one would blank out ordinary words, and no real token is so
+ * short).
+ */
+export function redact(
+  text: string,
+  authorization: string | undefined,
+): string {
+  if (authorization === undefined || text === "") return text;
+  let out = text.replaceAll(authorization, "[redacted]");
+  const space = authorization.indexOf(" ");
+  const credential = authorization.slice(space + 1);
+  if (credential.length >= 8) out = out.replaceAll(credential, "[redacted]");
+  return out;
+}
+
+/**
  * The typed error of an answer outside 2xx: 404 {@linkcode NotFoundError},
  * 409 {@linkcode ConflictError}, 429 {@linkcode ThrottledError}, any other
  * {@linkcode ApiError}. The detail is the `Status` message when the body is a
@@ -142,7 +176,11 @@ export function errorFor(
   } catch {
     statusObject = undefined;
   }
-  const detail = statusObject?.message ?? text;
+  // A Status whose message is not a string (a buggy server or proxy) shows
+  // the server's text instead, never "[object Object]".
+  const stated = statusObject?.message;
+  const usable = typeof stated === "string";
+  const detail = usable ? stated : text;
   const statusText = response.statusText ? ` ${response.statusText}` : "";
   const message = `${method} ${path}: ${status}${statusText}${
     detail ? `: ${detail}` : ""
@@ -152,7 +190,7 @@ export function errorFor(
     path,
     status,
     statusObject,
-    text: statusObject ? undefined : text,
+    text: usable ? undefined : text,
   };
   if (status === 404) return new NotFoundError(message, options);
   if (status === 409) return new ConflictError(message, options);
@@ -166,10 +204,14 @@ export function errorFor(
   return new ApiError(message, options);
 }
 
-/** The seconds a 429 asks for: Retry-After, else the Status's, else 0. */
+/**
+ * The seconds a 429 asks for: Retry-After, else the Status's, else 0; at most
+ * {@linkcode MAX_RETRY_AFTER_SECONDS}.
+ */
 function retryAfter(header: string | null, status: Status | undefined): number {
   const seconds = header === null ? NaN : Number(header.trim());
-  if (Number.isInteger(seconds) && seconds > 0) return seconds;
-  const stated = status?.details?.retryAfterSeconds;
-  return typeof stated === "number" && stated > 0 ? Math.floor(stated) : 0;
+  if (Number.isInteger(seconds) && seconds > 0) {
+    return Math.min(seconds, MAX_RETRY_AFTER_SECONDS);
+  }
+  return statedRetryAfter(status);
 }

@@ -91,8 +91,19 @@ function serverFromEnvironment(): string {
 }
 
 /**
+ * Whether a text holds a control character (LF, CR, NUL, ...), which no
+ * header value may hold: fetch would refuse it with an error that quotes it.
+ */
+export function hasControl(text: string): boolean {
+  // deno-lint-ignore no-control-regex
+  return /[\x00-\x1f\x7f]/.test(text);
+}
+
+/**
  * Reads the ServiceAccount token, as the `Authorization` header value, or
- * `undefined` for an empty file. The kubelet rotates the token, so it is read
+ * `undefined` for an empty file. A token with a control character inside
+ * (after trimming the ends) is an {@linkcode InClusterConfigError} naming the
+ * file, never the content. The kubelet rotates the token, so it is read
  * on every request.
  */
 export async function readToken(path: string): Promise<string | undefined> {
@@ -100,11 +111,18 @@ export async function readToken(path: string): Promise<string | undefined> {
   try {
     token = await Deno.readTextFile(path);
   } catch (cause) {
-    throw new Error(
+    throw new InClusterConfigError(
       `Cannot read the ServiceAccount token ${path}: ${describe(cause)}`,
       { cause },
     );
   }
   token = token.trim();
+  // A line break or NUL inside would make fetch refuse the header with an
+  // error that quotes it: name the file, never the content.
+  if (hasControl(token)) {
+    throw new InClusterConfigError(
+      `The ServiceAccount token ${path} holds a control character (a line break, NUL or other) inside it, so it cannot be sent`,
+    );
+  }
   return token ? `Bearer ${token}` : undefined;
 }

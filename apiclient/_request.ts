@@ -1,6 +1,7 @@
 // One request as the caller sees it: sent (waiting out 429s) and decoded, or
 // a watch opened, with its final outcome told to the client's observer.
 import type { KubeObject } from "./types.ts";
+import { MalformedResponseError } from "./errors.ts";
 import type { Outcome, WatchOptions } from "./options.ts";
 import { WatchStream } from "./watch.ts";
 import { send } from "./_throttle.ts";
@@ -13,6 +14,13 @@ import {
 } from "./_transport.ts";
 import { MAX_TIMER } from "../_internal/sleep.ts";
 
+/**
+ * What a request's answer must be: any JSON (`json`), bytes, a JSON object
+ * (`object`: an object's or a list's methods), or an object or nothing
+ * (`object?`: a delete, whose answer may be empty).
+ */
+export type Mode = "json" | "bytes" | "object" | "object?";
+
 /** Sends one request and answers its decoded body; the observer hears it. */
 export async function request(
   shared: Shared,
@@ -20,19 +28,37 @@ export async function request(
   method: string,
   path: string,
   options: SendOptions,
-  mode: "json" | "bytes",
+  mode: Mode,
 ): Promise<unknown> {
   // The status of the last answer, which the observer hears even when the
   // body then fails (malformed, cut off, timed out): the server answered.
   const answer = { status: 0 };
+  const started = Date.now();
   let value: unknown;
   try {
-    value = await send(shared, bound, method, path, options, mode, answer);
+    value = await send(
+      shared,
+      bound,
+      method,
+      path,
+      options,
+      mode === "bytes" ? "bytes" : "json",
+      answer,
+    );
+    if (mode === "object" || (mode === "object?" && value !== undefined)) {
+      checkObject(value, method, path);
+    }
   } catch (error) {
-    observe(bound, { method, path, status: answer.status, error });
+    const duration = Date.now() - started;
+    observe(bound, { method, path, status: answer.status, error, duration });
     throw error;
   }
-  observe(bound, { method, path, status: answer.status });
+  observe(bound, {
+    method,
+    path,
+    status: answer.status,
+    duration: Date.now() - started,
+  });
   return value;
 }
 
@@ -58,7 +84,14 @@ export async function openWatch<T extends KubeObject>(
   options: WatchOptions,
 ): Promise<WatchStream<T>> {
   const idleTimeout = idleLimit(options.idleTimeout);
+  const maxLine = options.maxLineLength;
+  if (maxLine !== undefined && !(maxLine >= 0)) {
+    throw new RangeError(
+      `The line limit must be a positive number of characters: ${maxLine}`,
+    );
+  }
   const answer = { status: 0 };
+  const started = Date.now();
   try {
     const response = await open(
       shared,
@@ -76,11 +109,20 @@ export async function openWatch<T extends KubeObject>(
       path,
       signal: streamSignal(bound, options.signal),
       idleTimeout,
+      maxLineLength: options.maxLineLength,
     });
-    observe(bound, { method: "GET", path, status: answer.status });
+    const duration = Date.now() - started;
+    observe(bound, { method: "GET", path, status: answer.status, duration });
     return stream;
   } catch (error) {
-    observe(bound, { method: "GET", path, status: answer.status, error });
+    const duration = Date.now() - started;
+    observe(bound, {
+      method: "GET",
+      path,
+      status: answer.status,
+      error,
+      duration,
+    });
     throw error;
   }
 }
@@ -94,4 +136,34 @@ function idleLimit(ms: number | undefined): number | undefined {
     );
   }
   return ms;
+}
+
+/**
+ * Checks an answer the library reads as an object: a JSON object, and when
+ * it is a list (a `kind` ending in `List`, or none), `items` is an array.
+ * Two `typeof` checks on the common path.
+ */
+function checkObject(value: unknown, method: string, path: string): void {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    throw new MalformedResponseError(
+      `the answer is not a JSON object: ${preview(value)}`,
+      { method, path },
+    );
+  }
+  const { items, kind } = value as { items?: unknown; kind?: unknown };
+  if (
+    items !== undefined && !Array.isArray(items) &&
+    (kind === undefined || (typeof kind === "string" && kind.endsWith("List")))
+  ) {
+    throw new MalformedResponseError(
+      `the list's items are not an array: ${preview(items)}`,
+      { method, path },
+    );
+  }
+}
+
+/** A short rendering of a value for an error message. */
+function preview(value: unknown): string {
+  const text = value === undefined ? "nothing" : JSON.stringify(value);
+  return text.length > 100 ? `${text.slice(0, 100)}…` : text;
 }

@@ -55,6 +55,7 @@ export async function performRequest(
     ) as JSONValue | Uint8Array;
   }
   const answer = { status: 0 };
+  const started = Date.now();
   try {
     const response = await open(
       shared,
@@ -65,7 +66,12 @@ export async function performRequest(
       "stream",
       answer,
     );
-    observe(bound, { method: options.method, path, status: answer.status });
+    observe(bound, {
+      method: options.method,
+      path,
+      status: answer.status,
+      duration: Date.now() - started,
+    });
     if (!options.expectJson) return response.body!;
     const lines = new WatchStream(response.body!, {
       method: options.method,
@@ -82,6 +88,7 @@ export async function performRequest(
       path,
       status: answer.status,
       error,
+      duration: Date.now() - started,
     });
     throw error;
   }

@@ -18,10 +18,10 @@ import {
   errorFor,
   readBody,
   readErrorText,
-  textOf,
+  redact,
 } from "./_decode.ts";
 import { type Deadline, Deadlines } from "./_deadlines.ts";
-import { readToken } from "./_in_cluster.ts";
+import { hasControl, readToken } from "./_in_cluster.ts";
 import { MAX_TIMER } from "../_internal/sleep.ts";
 import { join } from "../_internal/signals.ts";
 
@@ -143,9 +143,18 @@ export async function open(
     Accept: options.accept ?? "application/json",
   };
   const authorize = shared.authorization;
+  let authorization: string | undefined;
   if (authorize !== undefined) {
-    const authorization = await authorize();
-    if (authorization) headers.Authorization = authorization;
+    authorization = await authorize();
+    if (authorization) {
+      // fetch would refuse it with an error that quotes the value.
+      if (hasControl(authorization)) {
+        throw new TypeError(
+          `${method} ${path} not sent: the Authorization value holds a control character (such as a line break)`,
+        );
+      }
+      headers.Authorization = authorization;
+    } else authorization = undefined;
   }
   let body: BodyInit | undefined;
   if (options.body !== undefined) {
@@ -186,7 +195,10 @@ export async function open(
     const status = response.status;
     answer.status = status;
     if (status < 200 || status > 299) {
-      const text = await readErrorText(response, signal);
+      const text = redact(
+        await readErrorText(response, signal),
+        authorization,
+      );
       throw errorFor(method, path, response, text);
     }
     if (mode === "stream") {
@@ -198,9 +210,9 @@ export async function open(
       }
       return response;
     }
-    if (mode === "bytes") return await readBody(response, signal, bytesOf);
-    const text = await readBody(response, signal, textOf);
-    return decodeJson(text, status, method, path);
+    const bytes = await readBody(response, signal, bytesOf);
+    if (mode === "bytes") return bytes;
+    return decodeJson(bytes, status, method, path, authorization);
   } finally {
     if (deadline !== undefined) shared.deadlines.done(deadline);
   }

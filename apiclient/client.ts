@@ -15,7 +15,11 @@ import type {
   RequestOptions,
   WatchOptions,
 } from "./options.ts";
-import type { RestClient, RestRequestOptions } from "./rest_client.ts";
+import type {
+  PerformRequest,
+  RestClient,
+  RestRequestOptions,
+} from "./rest_client.ts";
 import type { WatchStream } from "./watch.ts";
 import { inClusterConfig } from "./_in_cluster.ts";
 import { performRequest } from "./_rest.ts";
@@ -67,6 +71,9 @@ export class Client implements Disposable, RestClient {
    */
   constructor(server: string, options: ClientOptions = {}) {
     this.#shared = createShared(server, options);
+    if (options.namespace !== undefined) {
+      this.defaultNamespace = options.namespace;
+    }
     this.#bound = {
       signal: undefined,
       waitSignal: undefined,
@@ -120,10 +127,11 @@ export class Client implements Disposable, RestClient {
     return this.#shared.server;
   }
 
-  /** The namespace of the client's pod or context, when known. */
-  get defaultNamespace(): string | undefined {
-    return this.#shared.namespace;
-  }
+  /**
+   * The namespace of the client's pod or context, when known (absent
+   * otherwise, as the `RestClient` contract declares it).
+   */
+  readonly defaultNamespace?: string;
 
   /**
    * Answers a client whose requests, and whose waits after a 429, end when
@@ -225,7 +233,11 @@ export class Client implements Disposable, RestClient {
   }
 
   #with(bound: Partial<Bound>): Client {
-    const client = new Client(this.#shared.server);
+    const namespace = this.#shared.namespace;
+    const client = new Client(
+      this.#shared.server,
+      namespace === undefined ? {} : { namespace },
+    );
     client.#shared = this.#shared;
     client.#bound = { ...this.#bound, ...bound };
     return client;
@@ -278,8 +290,28 @@ export class Client implements Disposable, RestClient {
     ) as Promise<T>;
   }
 
+  // Sends a request whose answer the library reads as an object (a list's
+  // items as an array); any other answer is a MalformedResponseError.
+  #object<T>(
+    method: string,
+    path: string,
+    options: RequestOptions,
+    mode: "object" | "object?" = "object",
+  ): Promise<T> {
+    return request(
+      this.#shared,
+      this.#bound,
+      method,
+      path,
+      options,
+      mode,
+    ) as Promise<T>;
+  }
+
   /**
-   * Reads one object (or a list).
+   * Reads one object (or a list). An answer that is not a JSON object (or a
+   * list whose `items` is not an array) rejects with a
+   * {@linkcode MalformedResponseError} naming the method and path.
    *
    * @example
    * ```ts
@@ -301,7 +333,7 @@ export class Client implements Disposable, RestClient {
     path: string,
     options: { signal?: AbortSignal | undefined } = {},
   ): Promise<T> {
-    return this.request<T>("GET", path, options);
+    return this.#object<T>("GET", path, options);
   }
 
   /**
@@ -332,7 +364,7 @@ export class Client implements Disposable, RestClient {
     object: T,
     options: { signal?: AbortSignal | undefined } = {},
   ): Promise<T & KubeObject> {
-    return this.request<T & KubeObject>("POST", collectionPath, {
+    return this.#object<T & KubeObject>("POST", collectionPath, {
       ...options,
       body: object,
     });
@@ -369,7 +401,7 @@ export class Client implements Disposable, RestClient {
     object: T,
     options: { signal?: AbortSignal | undefined } = {},
   ): Promise<T & KubeObject> {
-    return this.request<T & KubeObject>("PUT", path, {
+    return this.#object<T & KubeObject>("PUT", path, {
       ...options,
       body: object,
     });
@@ -415,7 +447,7 @@ export class Client implements Disposable, RestClient {
     object: T,
     options: { signal?: AbortSignal | undefined } = {},
   ): Promise<T & KubeObject> {
-    return this.request<T & KubeObject>("PUT", `${path}/status`, {
+    return this.#object<T & KubeObject>("PUT", `${path}/status`, {
       ...options,
       body: object,
     });
@@ -459,7 +491,7 @@ export class Client implements Disposable, RestClient {
       contentType: PATCH_TYPES[options.type],
     };
     if (options.signal) request.signal = options.signal;
-    return this.request<T>("PATCH", full, request);
+    return this.#object<T>("PATCH", full, request);
   }
 
   /**
@@ -537,7 +569,7 @@ export class Client implements Disposable, RestClient {
     path: string,
     options: { body?: unknown; signal?: AbortSignal | undefined } = {},
   ): Promise<T> {
-    return this.request<T>("DELETE", path, options);
+    return this.#object<T>("DELETE", path, options, "object?");
   }
 
   /**
@@ -605,11 +637,9 @@ export class Client implements Disposable, RestClient {
    * @returns The answer: a tunnel, a stream of JSON values or bytes, a JSON
    * value, or bytes.
    */
-  readonly performRequest: RestClient["performRequest"] = ((
+  readonly performRequest: PerformRequest = ((
     options: RestRequestOptions,
-  ) => performRequest(this.#shared, this.#bound, options)) as RestClient[
-    "performRequest"
-  ];
+  ) => performRequest(this.#shared, this.#bound, options)) as PerformRequest;
 
   /** Closes the client's `Deno.HttpClient`, if it made or was given one. */
   [Symbol.dispose](): void {

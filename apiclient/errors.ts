@@ -1,4 +1,5 @@
 import type { Status } from "./types.ts";
+import { boundedWait, statedRetryAfter } from "./_retry_after.ts";
 import { describe } from "../_internal/errors.ts";
 
 /** Options for {@linkcode ApiError}. */
@@ -57,7 +58,8 @@ export class ApiError extends Error {
     this.name = "ApiError";
     this.status = options.status;
     this.statusObject = options.statusObject;
-    this.reason = options.statusObject?.reason;
+    const reason = options.statusObject?.reason;
+    this.reason = typeof reason === "string" ? reason : undefined;
     this.text = options.text;
     this.method = options.method;
     this.path = options.path;
@@ -131,7 +133,7 @@ export class ConflictError extends ApiError {
 export class ThrottledError extends ApiError {
   /**
    * The seconds the server asked the client to wait, or 0 when it stated
-   * none. A 429 that states no wait is often a refusal time alone does not
+   * none; at most {@linkcode MAX_RETRY_AFTER_SECONDS}. A 429 that states no wait is often a refusal time alone does not
    * end (an eviction a PodDisruptionBudget refuses), so the caller decides.
    */
   readonly retryAfterSeconds: number;
@@ -141,7 +143,9 @@ export class ThrottledError extends ApiError {
    *
    * @param message The error's message.
    * @param options The request and the answer.
-   * @param retryAfterSeconds The wait the server stated, or 0.
+   * @param retryAfterSeconds The wait the server stated, or 0 (a larger one
+   * than {@linkcode MAX_RETRY_AFTER_SECONDS} is taken as that; one that is
+   * not a positive number as 0).
    */
   constructor(
     message: string,
@@ -150,7 +154,7 @@ export class ThrottledError extends ApiError {
   ) {
     super(message, options);
     this.name = "ThrottledError";
-    this.retryAfterSeconds = retryAfterSeconds;
+    this.retryAfterSeconds = boundedWait(retryAfterSeconds);
   }
 }
 
@@ -344,8 +348,11 @@ export function isStale(error: unknown): boolean {
 }
 
 /**
- * The seconds a 429 asked the caller to wait, or 0 for a 429 that stated none
- * and for any other error.
+ * The seconds the server asked the caller to wait before it tries again, or
+ * 0: a 429's wait ({@linkcode ThrottledError.retryAfterSeconds}), else the
+ * `details.retryAfterSeconds` of any other answer's Status (client-go's
+ * `SuggestsClientDelay` reads it the same way, such as a 503 or a 504 that
+ * asks for one), else 0. Never more than {@linkcode MAX_RETRY_AFTER_SECONDS}.
  *
  * @example
  * ```ts
@@ -359,5 +366,6 @@ export function isStale(error: unknown): boolean {
  * @returns The stated wait in seconds, or 0.
  */
 export function retryAfterSeconds(error: unknown): number {
-  return error instanceof ThrottledError ? error.retryAfterSeconds : 0;
+  if (error instanceof ThrottledError) return error.retryAfterSeconds;
+  return error instanceof ApiError ? statedRetryAfter(error.statusObject) : 0;
 }

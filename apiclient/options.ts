@@ -32,6 +32,24 @@ export const DEFAULT_TIMEOUT = 30_000;
  */
 export const MAX_THROTTLE_WAIT_SECONDS = 10;
 
+/**
+ * The longest wait a server may ask for, in seconds: 60. A `Retry-After`
+ * header or a Status's `details.retryAfterSeconds` above it (up to any number,
+ * such as `1e9`) reads as 60 s, so a broken server or proxy cannot park a
+ * caller for years nor, past a timer's range, make its waits fire at once.
+ * It matches the longest backoff of an informer.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { ThrottledError, MAX_RETRY_AFTER_SECONDS } from "@liken/kubernetes/apiclient";
+ *
+ * const error = new ThrottledError("busy", { method: "GET", path: "/x", status: 429 }, 1e9);
+ * assert.equal(error.retryAfterSeconds, MAX_RETRY_AFTER_SECONDS);
+ * ```
+ */
+export const MAX_RETRY_AFTER_SECONDS = 60;
+
 /** The final answer to one request, for an observer. */
 export interface Outcome {
   /** The HTTP method. */
@@ -45,6 +63,12 @@ export interface Outcome {
   status: number;
   /** The error the caller received, or `undefined` on success. */
   error?: unknown;
+  /**
+   * Milliseconds from the first send to the final answer (`Date.now()`, so a
+   * fake clock drives it): the waits after 429s are included; for a watch,
+   * until its answer's headers.
+   */
+  duration: number;
 }
 
 /** Options of {@linkcode Client}. */
@@ -119,6 +143,12 @@ export interface WatchOptions {
    * Absent, 0 or `Infinity`: no limit. A watch has no total timeout.
    */
   idleTimeout?: number | undefined;
+  /**
+   * The longest event line the watch takes, in characters; a longer one ends
+   * the stream with a `MalformedResponseError`. Absent or 0: 32 Mi
+   * (`MAX_LINE_LENGTH`).
+   */
+  maxLineLength?: number | undefined;
 }
 
 /** Options of {@linkcode Client.inCluster}. */

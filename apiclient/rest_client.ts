@@ -1,8 +1,10 @@
 /**
  * The request contract of the generated API classes of
- * `@cloudydeno/kubernetes-apis` (their `RestClient`), declared here so
+ * `@cloudydeno/kubernetes-apis`: the `RestClient` of
+ * `@cloudydeno/kubernetes-client` (`lib/contract.ts`), declared here so
  * {@linkcode Client.performRequest} matches it structurally without a
- * dependency.
+ * dependency. Written from the 0.8.x contract; a {@linkcode Client} also
+ * fits the 0.7.x one.
  *
  * @module
  */
@@ -56,38 +58,49 @@ export interface RestRequestOptions {
 }
 
 /**
- * A tunnel of the generated classes' contract. This client opens none; the
- * type exists so the overloads match.
+ * A tunnel (exec, attach, port-forward) as the 0.8.x contract of
+ * `@cloudydeno/kubernetes-client` declares it. {@linkcode Client} opens none:
+ * its tunnel requests reject, so its own overload answers `Promise<never>`,
+ * which fits this shape and the 0.7.x one alike. The type is here so code
+ * written against the contract can name it.
  */
-export interface KubernetesTunnel {
+export interface KubernetesTunnel extends Disposable {
   /** The transport in use. */
   readonly transportProtocol: "SPDY" | "WebSocket" | "Opaque";
   /** The negotiated subprotocol. */
   readonly subProtocol: string;
   /**
-   * Opens a channel.
+   * The stream of one channel from the server.
    *
-   * @param options Which stream, and whether it is readable and writable.
-   * @returns The channel's streams.
+   * @param ids The channel's index (WebSocket) or headers (SPDY).
+   * @returns The channel's bytes.
    */
-  getChannel<R extends boolean, W extends boolean>(options: {
+  getReadableStream(ids: {
+    index?: number | undefined;
     spdyHeaders?: Record<string, string | number> | undefined;
-    streamIndex?: number | undefined;
-    readable: R;
-    writable: W;
-  }): Promise<{
-    readable: R extends true ? ReadableStream<Uint8Array> : null;
-    writable: W extends true ? WritableStream<Uint8Array> : null;
-  }>;
+  }): ReadableStream<Uint8Array>;
+  /**
+   * The stream of one channel to the server.
+   *
+   * @param ids The channel's index (WebSocket) or headers (SPDY).
+   * @returns The channel's sink.
+   */
+  getWritableStream(ids: {
+    index?: number | undefined;
+    spdyHeaders?: Record<string, string | number> | undefined;
+  }): WritableStream<Uint8Array>;
   /** Called once the first channels are open. */
-  ready(): Promise<void>;
+  whenReady(): Promise<void>;
   /** Disconnects the transport. */
-  disconnect(): Promise<void>;
+  close(): Promise<void>;
 }
 
 /**
- * The `RestClient` contract of `@cloudydeno/kubernetes-apis`. A
- * {@linkcode Client} satisfies it.
+ * The `RestClient` contract of `@cloudydeno/kubernetes-client` 0.8.x, which
+ * the generated classes of `@cloudydeno/kubernetes-apis` take. A
+ * {@linkcode Client} satisfies it, and the 0.7.x contract too (whose tunnel
+ * has `getChannel`, `ready` and `stop`, and which has no `[Symbol.dispose]`):
+ * `apiclient/rest_client_test.ts` checks both shapes with `deno check`.
  *
  * @example
  * ```ts
@@ -97,7 +110,7 @@ export interface KubernetesTunnel {
  * void rest;
  * ```
  */
-export interface RestClient {
+export interface RestClient extends Disposable {
   /**
    * Opens a tunnel.
    *
@@ -141,6 +154,69 @@ export interface RestClient {
    * @returns The body.
    */
   performRequest(options: RestRequestOptions): Promise<Uint8Array>;
-  /** The namespace requests default to. */
-  defaultNamespace?: string | undefined;
+  /** The namespace requests default to, when known. */
+  defaultNamespace?: string;
+  /** Releases the client's connections (optional in the contract). */
+  close?(): void;
+}
+
+/**
+ * The type of {@linkcode Client.performRequest}: the contract's five
+ * overloads, except that a tunnel request answers `Promise<never>` (it always
+ * rejects: this client opens no tunnels). `never` fits the tunnel type of
+ * every contract version, so a {@linkcode Client} is a `RestClient` of
+ * `@cloudydeno/kubernetes-client` 0.7.x and 0.8.x alike.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { Client, type PerformRequest } from "@liken/kubernetes/apiclient";
+ *
+ * const send: PerformRequest = new Client("http://127.0.0.1:9").performRequest;
+ * await assert.rejects(
+ *   send({ method: "POST", path: "/api/v1/namespaces/a/pods/p/exec", expectTunnel: ["v5.channel.k8s.io"] }),
+ *   /not supported/,
+ * );
+ * ```
+ */
+export interface PerformRequest {
+  /**
+   * Refuses a tunnel (exec, attach, port-forward).
+   *
+   * @param options The request.
+   * @returns A promise that rejects.
+   */
+  (options: RestRequestOptions & { expectTunnel: string[] }): Promise<never>;
+  /**
+   * Streams JSON values, one per line.
+   *
+   * @param options The request.
+   * @returns The stream.
+   */
+  (
+    options: RestRequestOptions & { expectStream: true; expectJson: true },
+  ): Promise<ReadableStream<JSONValue>>;
+  /**
+   * Streams bytes.
+   *
+   * @param options The request.
+   * @returns The stream.
+   */
+  (
+    options: RestRequestOptions & { expectStream: true },
+  ): Promise<ReadableStream<Uint8Array>>;
+  /**
+   * Reads JSON.
+   *
+   * @param options The request.
+   * @returns The value.
+   */
+  (options: RestRequestOptions & { expectJson: true }): Promise<JSONValue>;
+  /**
+   * Reads bytes.
+   *
+   * @param options The request.
+   * @returns The body.
+   */
+  (options: RestRequestOptions): Promise<Uint8Array>;
 }

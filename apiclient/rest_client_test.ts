@@ -1,6 +1,22 @@
 import assert from "node:assert/strict";
 import { Client, type JSONValue, type RestClient } from "./mod.ts";
 import { json, scripted } from "./_scripted_test_util.ts";
+import type * as v07 from "./testdata/contract_v07.ts";
+import type * as v08 from "./testdata/contract_v08.ts";
+import { FakeApiServer } from "../testing/mod.ts";
+
+// Type-level: `deno check` (and `deno test`) refuse this file when Client no
+// longer fits the `RestClient` of either contract version, as the generated
+// classes' constructors (`new CoreV1Api(client)`) take it.
+function fitsBothContracts(client: Client): [v07.RestClient, v08.RestClient] {
+  const asV07: v07.RestClient = client;
+  const asV08: v08.RestClient = client;
+  return [asV07, asV08];
+}
+// A derived client is a Client too.
+const _derived: (c: Client) => v08.RestClient = (c) =>
+  c.withSignal(new AbortController().signal);
+void _derived;
 
 // The shape the generated classes take in their constructor.
 class CoreV1Like {
@@ -144,3 +160,100 @@ Deno.test("cancelling a JSON stream releases the response body", async () => {
   await reader.cancel();
   assert.equal(cancelled, true);
 });
+
+Deno.test("Client fits the RestClient of contracts 0.7.x and 0.8.x, and its defaultNamespace is absent when unknown", () => {
+  using plain = new Client("http://127.0.0.1:9");
+  using named = new Client("http://127.0.0.1:9", { namespace: "team" });
+  const [asV07, asV08] = fitsBothContracts(named);
+  assert.equal(asV07.defaultNamespace, "team");
+  assert.equal(asV08.defaultNamespace, "team");
+  assert.equal(plain.defaultNamespace, undefined);
+  assert.equal(
+    named.withSignal(new AbortController().signal).defaultNamespace,
+    "team",
+  );
+});
+
+// The five overloads, called through each contract's type against the fake.
+for (const version of ["0.7.x", "0.8.x"] as const) {
+  Deno.test(`the five performRequest overloads through the ${version} contract, on the fake`, async () => {
+    await using server = new FakeApiServer();
+    using client = new Client(server.url, {
+      fetch: server.fetch,
+      namespace: "default",
+    });
+    const rest: v07.RestClient | v08.RestClient = version === "0.7.x"
+      ? fitsBothContracts(client)[0]
+      : fitsBothContracts(client)[1];
+    const path = `/api/v1/namespaces/${rest.defaultNamespace}/configmaps`;
+    // JSON.
+    const made = await rest.performRequest({
+      method: "POST",
+      path,
+      expectJson: true,
+      bodyJson: { metadata: { name: "a" }, data: { k: "v" } },
+    }) as { metadata: { name: string; resourceVersion: string } };
+    assert.equal(made.metadata.name, "a");
+    // Bytes (text).
+    const bytes = await rest.performRequest({
+      method: "GET",
+      path: `${path}/a`,
+    });
+    assert.ok(bytes instanceof Uint8Array);
+    assert.equal(
+      (JSON.parse(new TextDecoder().decode(bytes)) as { data: { k: string } })
+        .data.k,
+      "v",
+    );
+    // A stream of bytes, read as lines of text.
+    const lineStream = await rest.performRequest({
+      method: "GET",
+      path,
+      expectStream: true,
+      querystring: new URLSearchParams({
+        watch: "1",
+        resourceVersion: "0",
+      }),
+    });
+    const reader = lineStream.pipeThrough(new TextDecoderStream()).getReader();
+    let text = "";
+    while (!text.includes("\n")) text += (await reader.read()).value ?? "";
+    await reader.cancel();
+    assert.match(text.split("\n")[0]!, /"type":"ADDED"/);
+    // A watch stream of parsed JSON values.
+    const events = await rest.performRequest({
+      method: "GET",
+      path,
+      expectStream: true,
+      expectJson: true,
+      querystring: new URLSearchParams({
+        watch: "1",
+        resourceVersion: made.metadata.resourceVersion,
+      }),
+    });
+    const eventReader = events.getReader();
+    await client.request("DELETE", `${path}/a`);
+    const event = (await eventReader.read()).value as {
+      type: string;
+      object: { metadata: { name: string } };
+    };
+    await eventReader.cancel();
+    assert.equal(event.type, "DELETED");
+    assert.equal(event.object.metadata.name, "a");
+    // A tunnel is refused, naming the request.
+    await assert.rejects(
+      rest.performRequest({
+        method: "POST",
+        path: "/api/v1/namespaces/default/pods/p/exec",
+        expectTunnel: ["v5.channel.k8s.io"],
+      }),
+      (error: Error) => {
+        assert.match(
+          error.message,
+          /^POST \/api\/v1\/namespaces\/default\/pods\/p\/exec: tunnels \(exec, attach, port-forward\) are not supported by this client$/,
+        );
+        return true;
+      },
+    );
+  });
+}

@@ -3,6 +3,24 @@ import type { KubeObject, WatchEvent } from "./types.ts";
 import { MAX_TIMER } from "../_internal/sleep.ts";
 
 const BUFFER_SIZE = 256 * 1024;
+
+/**
+ * The default limit of one watch line, in characters (UTF-16 code units; a
+ * character of the ASCII JSON that API servers send is one byte): 32 Mi. The
+ * API server refuses a request body over 3 MiB and etcd stores at most about
+ * 1.5 MiB an object, so a line past this is not an object of the API: the
+ * stream ends with a {@linkcode MalformedResponseError} rather than buffer it
+ * without bound.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { MAX_LINE_LENGTH } from "@liken/kubernetes/apiclient";
+ *
+ * assert.equal(MAX_LINE_LENGTH, 32 * 1024 * 1024);
+ * ```
+ */
+export const MAX_LINE_LENGTH = 32 * 1024 * 1024;
 const EVENT_TYPES = new Set([
   "ADDED",
   "MODIFIED",
@@ -33,6 +51,12 @@ export interface WatchStreamOptions {
   raw?: boolean | undefined;
   /** Called once when the stream ends, however it ends. */
   onEnd?: (() => void) | undefined;
+  /**
+   * The longest line the stream takes, in characters; a longer one ends it
+   * with a {@linkcode MalformedResponseError}. Default
+   * {@linkcode MAX_LINE_LENGTH} (32 Mi).
+   */
+  maxLineLength?: number | undefined;
 }
 
 /**
@@ -40,8 +64,10 @@ export interface WatchStreamOptions {
  *
  * Iteration ends when the server closes the stream. It throws a
  * {@linkcode WatchIdleError} after `idleTimeout` ms of silence, a
- * {@linkcode MalformedResponseError} on a malformed or truncated line, and the
- * signal's reason when the signal aborts. Leaving the loop early (or
+ * {@linkcode MalformedResponseError} on a malformed or truncated line, invalid
+ * UTF-8, or a line longer than `maxLineLength`, and the signal's reason when
+ * the signal aborts. A line that spans many reads costs time linear in its
+ * length. Leaving the loop early (or
  * {@linkcode WatchStream.cancel}) cancels the response body. A stream can be
  * iterated once.
  *
@@ -67,6 +93,7 @@ export class WatchStream<T extends KubeObject = KubeObject>
   implements AsyncIterable<WatchEvent<T>>, AsyncDisposable {
   #body: ReadableStream<Uint8Array>;
   #options: WatchStreamOptions;
+  #maxLine: number;
   #used = false;
   #cancelled = false;
   #iterator: AsyncGenerator<WatchEvent<T>[]> | undefined;
@@ -80,11 +107,14 @@ export class WatchStream<T extends KubeObject = KubeObject>
    * Wraps a response body.
    *
    * @param body The response body of a watch request.
-   * @param options The request, the signal and the idle limit.
+   * @param options The request, the signal, the idle limit and the line
+   * limit.
+   * @throws {RangeError} For a line limit that is not a positive number.
    */
   constructor(body: ReadableStream<Uint8Array>, options: WatchStreamOptions) {
     this.#body = body;
     this.#options = options;
+    this.#maxLine = lineLimit(options.maxLineLength);
   }
 
   /**
@@ -177,6 +207,7 @@ export class WatchStream<T extends KubeObject = KubeObject>
 
   async *#events(): AsyncGenerator<WatchEvent<T>[]> {
     const { signal, idleTimeout, method, path, raw } = this.#options;
+    const maxLine = this.#maxLine;
     // A BYOB reader with one reused buffer costs far less per read than the
     // default reader when the server sends one small chunk per event; a body
     // that is not a byte stream (an in-memory response) takes the default.
@@ -219,8 +250,16 @@ export class WatchStream<T extends KubeObject = KubeObject>
       if (left <= 0) stop(new WatchIdleError(path, limit!));
       else idle = setTimeout(checkIdle, left);
     };
-    const decoder = new TextDecoder();
-    let pending = "";
+    const decoder = new TextDecoder("utf-8", { fatal: true });
+    // The text after the last line end, from earlier reads: kept in parts and
+    // joined once, when its line ends, so a long line costs linear time.
+    const parts: string[] = [];
+    let partsLength = 0;
+    const tooLong = (length: number): MalformedResponseError =>
+      new MalformedResponseError(
+        `a watch line of at least ${length} characters is longer than the limit of ${maxLine}`,
+        { method, path },
+      );
     try {
       if (signal?.aborted) throw signal.reason;
       signal?.addEventListener("abort", onAbort, { once: true });
@@ -240,20 +279,36 @@ export class WatchStream<T extends KubeObject = KubeObject>
         waitingSince = 0;
         if (failure !== undefined) throw failure;
         if (done) break;
-        pending += decoder.decode(value, { stream: true });
+        const text = decodeUtf8(decoder, value, method, path);
+        let end = text.indexOf("\n");
+        if (end === -1) {
+          if (text.length > 0) {
+            partsLength += text.length;
+            if (partsLength > maxLine) throw tooLong(partsLength);
+            parts.push(text);
+          }
+          continue;
+        }
         let start = 0;
-        let end: number;
         const events: WatchEvent<T>[] = [];
         let broken: unknown;
-        while ((end = pending.indexOf("\n", start)) !== -1) {
-          if (end > start) {
+        do {
+          let line: string;
+          if (partsLength > 0) {
+            parts.push(text.slice(0, end));
+            line = parts.join("");
+            parts.length = 0;
+            partsLength = 0;
+          } else {
+            line = text.slice(start, end);
+          }
+          if (line.length > maxLine) {
+            broken = tooLong(line.length);
+            break;
+          }
+          if (line.length > 0) {
             try {
-              const event = decodeEvent<T>(
-                pending.slice(start, end),
-                method,
-                path,
-                raw,
-              );
+              const event = decodeEvent<T>(line, method, path, raw);
               if (event !== undefined) events.push(event);
             } catch (error) {
               // The events before a bad line are delivered first.
@@ -262,13 +317,19 @@ export class WatchStream<T extends KubeObject = KubeObject>
             }
           }
           start = end + 1;
+          end = text.indexOf("\n", start);
+        } while (end !== -1);
+        if (broken === undefined && start < text.length) {
+          partsLength = text.length - start;
+          if (partsLength > maxLine) broken = tooLong(partsLength);
+          else parts.push(text.slice(start));
         }
-        pending = start === 0 ? pending : pending.slice(start);
         if (events.length > 0) yield events;
         if (broken !== undefined) throw broken;
       }
       if (this.#cancelled) return;
-      pending += decoder.decode();
+      parts.push(decodeUtf8(decoder, undefined, method, path));
+      const pending = parts.join("");
       if (pending.trim() !== "") {
         throw new MalformedResponseError(
           `watch stream ended inside an event: ${excerpt(pending)}`,
@@ -281,6 +342,40 @@ export class WatchStream<T extends KubeObject = KubeObject>
       await reader.cancel().catch(() => {});
       this.#end();
     }
+  }
+}
+
+/** Checks a line limit: absent or 0 is the default. */
+function lineLimit(limit: number | undefined): number {
+  if (limit === undefined || limit === 0) return MAX_LINE_LENGTH;
+  if (!(limit > 0)) {
+    throw new RangeError(
+      `The line limit must be a positive number of characters: ${limit}`,
+    );
+  }
+  return limit;
+}
+
+/**
+ * Decodes the next bytes of a stream (none: the end), refusing invalid UTF-8
+ * with a {@linkcode MalformedResponseError}.
+ */
+function decodeUtf8(
+  decoder: TextDecoder,
+  bytes: Uint8Array | undefined,
+  method: string,
+  path: string,
+): string {
+  try {
+    return bytes === undefined
+      ? decoder.decode()
+      : decoder.decode(bytes, { stream: true });
+  } catch (cause) {
+    throw new MalformedResponseError("the watch stream is not valid UTF-8", {
+      method,
+      path,
+      cause,
+    });
   }
 }
 

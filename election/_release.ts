@@ -20,7 +20,9 @@ import { LeaseRequestError } from "./errors.ts";
 import { LEASE_DURATION, RENEW_DEADLINE, REQUEST_TIMEOUT } from "./timings.ts";
 
 /**
- * client-go's release: clears the Lease if this process last held it.
+ * client-go's release: reads the Lease and, when it still names this
+ * process, clears that copy (a write conditional on its resourceVersion). A
+ * Lease that cannot be read is left to expire, as client-go leaves it.
  *
  * After a stop at once: its caller's writes have returned. After a loss only
  * at T+25 s (T: the send time of the last accepted renewal), once every
@@ -51,16 +53,28 @@ export async function release(
       if (limit <= 0) return;
     }
   }
-  const now = formatMicroTime(Date.now());
-  const record: LeaseRecord = {
-    holderIdentity: "",
-    leaseDurationSeconds: 1,
-    acquireTime: now,
-    renewTime: now,
-    leaseTransitions: state.observed.leaseTransitions,
-  };
   const bound = bounded(limit, "The release");
+  let record: LeaseRecord;
   try {
+    // As client-go: read first, so the write names the Lease's newest
+    // version (a renewal that landed late is no conflict), and a Lease that
+    // cannot be read, or names someone else, is left alone to expire.
+    const lease = await requests.get(bound.signal);
+    const holder = lease.spec?.holderIdentity;
+    if (holder !== state.identity) {
+      state.diagnostics.log(
+        `not releasing ${state.subject}: it names ${holder || "nobody"}`,
+      );
+      return;
+    }
+    const now = formatMicroTime(Date.now());
+    record = {
+      holderIdentity: "",
+      leaseDurationSeconds: 1,
+      acquireTime: now,
+      renewTime: now,
+      leaseTransitions: state.observed.leaseTransitions,
+    };
     await requests.update(record, bound.signal);
   } catch (error) {
     state.diagnostics.onError(

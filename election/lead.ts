@@ -70,6 +70,8 @@ import type { LeadingOptions, LeadOptions } from "./types.ts";
 export class Lead implements AsyncDisposable {
   /** The identity this process holds the Lease under: `<pod>_<suffix>`. */
   readonly identity: string;
+  /** The Lease this election runs on. */
+  readonly lease: { readonly namespace: string; readonly name: string };
 
   #state: ElectionState;
   #elector: Elector;
@@ -126,6 +128,10 @@ export class Lead implements AsyncDisposable {
       diagnostics("election", options),
     );
     this.identity = this.#state.identity;
+    this.lease = Object.freeze({
+      namespace: lease.namespace,
+      name: lease.name,
+    });
     this.#elector = new Elector(this.#state, {
       exit: options.exit ?? ((code) => Deno.exit(code)),
       onStartedLeading: options.onStartedLeading,
@@ -232,6 +238,56 @@ export class Lead implements AsyncDisposable {
    */
   leads(): boolean {
     return this.#state.phase === "leading" && !this.#state.stopping;
+  }
+
+  /**
+   * When the last take or renewal of the Lease that the API server accepted
+   * was sent, in milliseconds since the epoch (`Date.now()`), or `undefined`
+   * before the first. The write guard refuses once it is
+   * {@linkcode RENEW_DEADLINE} old; a metric of its age shows how close a
+   * leader runs to that.
+   *
+   * @example
+   * ```ts
+   * import assert from "node:assert/strict";
+   * import { Client } from "@liken/kubernetes/apiclient";
+   * import { Lead } from "@liken/kubernetes/election";
+   * import { FakeApiServer } from "@liken/kubernetes/testing";
+   *
+   * await using server = new FakeApiServer();
+   * const client = new Client(server.url, { fetch: server.fetch });
+   * await using lead = new Lead(client, { lease: { namespace: "default", name: "op" }, pod: "op-a" });
+   * assert.equal(lead.renewedAt, undefined);
+   * await lead.leading();
+   * assert.ok(Date.now() - lead.renewedAt! < 1_000);
+   * ```
+   */
+  get renewedAt(): number | undefined {
+    const sent = this.#state.requests.renewed;
+    return Number.isFinite(sent) ? sent : undefined;
+  }
+
+  /**
+   * The Lease's `leaseTransitions` as this process last read or wrote it:
+   * how many times the Lease changed hands (client-go adds one on every take
+   * by another holder). 0 before the Lease was seen.
+   *
+   * @example
+   * ```ts
+   * import assert from "node:assert/strict";
+   * import { Client } from "@liken/kubernetes/apiclient";
+   * import { Lead } from "@liken/kubernetes/election";
+   * import { FakeApiServer } from "@liken/kubernetes/testing";
+   *
+   * await using server = new FakeApiServer();
+   * const client = new Client(server.url, { fetch: server.fetch });
+   * await using lead = new Lead(client, { lease: { namespace: "default", name: "op" }, pod: "op-a" });
+   * await lead.leading();
+   * assert.equal(lead.transitions, 0); // created the Lease: no change of hands
+   * ```
+   */
+  get transitions(): number {
+    return this.#state.observed?.leaseTransitions ?? 0;
   }
 
   /**

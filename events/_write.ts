@@ -27,7 +27,7 @@ export async function writeOnce(
   client: Client,
   series: Series,
   event: Event,
-): Promise<void> {
+): Promise<"created" | "patched"> {
   const key = keyOf(event);
   const last = Date.parse(event.lastTimestamp);
   const collection = events(event.metadata.namespace);
@@ -41,7 +41,7 @@ export async function writeOnce(
         { type: "merge" },
       );
       series.put(key, { name: held.name, count, last });
-      return;
+      return "patched";
     } catch (error) {
       if (!(error instanceof NotFoundError)) throw error;
       // The TTL deleted the Event: the series starts again.
@@ -51,6 +51,7 @@ export async function writeOnce(
   const created = await client.create<Event>(collectionPath(collection), event);
   const name = created?.metadata?.name;
   if (name) series.put(key, { name, count: 1, last });
+  return "created";
 }
 
 /** The present time cut to the second, as the API server stores it. */

@@ -136,7 +136,44 @@ export interface RecorderOptions extends DiagnosticsOptions {
    * {@linkcode Recorder.stop} to write the queue first.
    */
   signal?: AbortSignal | undefined;
+  /**
+   * Hears what became of each posted Event (see {@linkcode EventOutcome}),
+   * for metrics. It is called synchronously; what it throws is dropped.
+   * Default: none.
+   */
+  observer?: ((outcome: EventOutcome) => void) | undefined;
 }
+
+/**
+ * What became of one posted Event, as the recorder's
+ * {@linkcode RecorderOptions.observer} hears it: `created` (a new Event),
+ * `patched` (the `count` and `lastTimestamp` of its open series),
+ * `dropped` (the queue was full or the recorder stopping; every drop, not
+ * just the first that `onError` gets), or `failed` (given up on after its
+ * attempts).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { Client } from "@liken/kubernetes/apiclient";
+ * import { type EventOutcome, Recorder } from "@liken/kubernetes/events";
+ * import { FakeApiServer } from "@liken/kubernetes/testing";
+ *
+ * await using server = new FakeApiServer();
+ * const client = new Client(server.url, { fetch: server.fetch });
+ * const outcomes: EventOutcome[] = [];
+ * const recorder = new Recorder(client, "demo", {
+ *   instance: "pod-1",
+ *   observer: (outcome) => outcomes.push(outcome),
+ * });
+ * const machine = { kind: "Machine", name: "m1" };
+ * recorder.normal(machine, { reason: "Started", message: "" });
+ * recorder.normal(machine, { reason: "Started", message: "" });
+ * await recorder.stop();
+ * assert.deepEqual(outcomes, ["created", "patched"]);
+ * ```
+ */
+export type EventOutcome = "created" | "patched" | "dropped" | "failed";
 
 /**
  * Options of {@linkcode Recorder.stop}.

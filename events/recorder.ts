@@ -17,6 +17,7 @@ import type { Event, EventNote, EventType, ObjectReference } from "./types.ts";
 import { type Diagnostics, diagnostics } from "../_internal/diagnostics.ts";
 import {
   ATTEMPTS,
+  type EventOutcome,
   QUEUE_LENGTH,
   type RecorderOptions,
   RETRY_WAIT,
@@ -92,6 +93,7 @@ export class Recorder {
   #queueLength: number;
   #attempts: number;
   #retryWait: number;
+  #observer: ((outcome: EventOutcome) => void) | undefined;
 
   // A small array: the queue length bounds it, so shift() stays cheap.
   #queue: Event[] = [];
@@ -131,6 +133,7 @@ export class Recorder {
     // cannot be told apart from another replica's.
     this.#instance = options.instance || hostname();
     this.#diagnostics = diagnostics(`Event recorder ${component}`, options);
+    this.#observer = options.observer;
     this.#queueLength = bound(
       options.queueLength,
       QUEUE_LENGTH,
@@ -358,12 +361,14 @@ export class Recorder {
   #post(object: ObjectReference, type: EventType, note: EventNote): void {
     const reason = cut(note.reason, MAX_REASON);
     if (this.#stopping || this.#signal?.aborted) {
+      this.#observe("dropped");
       this.#diagnostics.onError(
         new EventDroppedError(object, type, reason, "stopped"),
       );
       return;
     }
     if (this.#queue.length >= this.#queueLength) {
+      this.#observe("dropped");
       if (++this.#dropped === 1) {
         this.#diagnostics.onError(
           new EventDroppedError(
@@ -454,7 +459,7 @@ export class Recorder {
       const event = this.#queue.shift();
       if (event === undefined) return;
       try {
-        await writeOnce(this.#client, this.#series, event);
+        this.#observe(await writeOnce(this.#client, this.#series, event));
       } catch (error) {
         if (!this.#signal?.aborted) this.#giveUp(event, error);
       }
@@ -465,7 +470,7 @@ export class Recorder {
   async #write(event: Event): Promise<void> {
     for (let attempt = 1;; attempt++) {
       try {
-        await writeOnce(this.#client, this.#series, event);
+        this.#observe(await writeOnce(this.#client, this.#series, event));
         return;
       } catch (error) {
         if (this.#signal?.aborted) return;
@@ -491,6 +496,18 @@ export class Recorder {
 
   /** Reports an Event given up on. */
   #giveUp(event: Event, error: unknown): void {
+    this.#observe("failed");
     this.#diagnostics.onError(new EventWriteError(event, error));
+  }
+
+  /** Tells the observer an outcome; its failure is dropped. */
+  #observe(outcome: EventOutcome): void {
+    const observer = this.#observer;
+    if (observer === undefined) return;
+    try {
+      observer(outcome);
+    } catch {
+      // An observer's failure must not change what the recorder does.
+    }
   }
 }

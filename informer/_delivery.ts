@@ -9,7 +9,43 @@ import { DeletedFinalStateUnknown } from "./tombstone.ts";
 import type { CollectionOptions, Handler } from "./types.ts";
 
 export function versionOf(object: KubeObject): string {
-  return object.metadata?.resourceVersion ?? "";
+  const version = (object as KubeObject | null)?.metadata?.resourceVersion;
+  return typeof version === "string" ? version : "";
+}
+
+/**
+ * Why an object cannot be held in a store, or `undefined` when it can: it
+ * must be an object with `metadata`, a non-empty string `metadata.name`, and
+ * a string `metadata.namespace` if any. Anything else would be held under a
+ * key such as `""` or `"5"` that stands for no object.
+ */
+export function malformed(raw: unknown): string | undefined {
+  if (typeof raw !== "object" || raw === null || Array.isArray(raw)) {
+    return "it is not an object";
+  }
+  const meta = (raw as { metadata?: unknown }).metadata;
+  if (typeof meta !== "object" || meta === null || Array.isArray(meta)) {
+    return "it has no metadata";
+  }
+  const { name, namespace } = meta as { name?: unknown; namespace?: unknown };
+  if (typeof name !== "string" || name === "") {
+    return `its metadata.name is ${shown(name)}, not a non-empty string`;
+  }
+  if (namespace !== undefined && typeof namespace !== "string") {
+    return `its metadata.namespace is ${shown(namespace)}, not a string`;
+  }
+  return undefined;
+}
+
+function shown(value: unknown): string {
+  if (value === undefined) return "missing";
+  let text: string;
+  try {
+    text = JSON.stringify(value) ?? String(value);
+  } catch {
+    text = String(value);
+  }
+  return text.length > 40 ? `${text.slice(0, 40)}…` : text;
 }
 
 function isPromise(value: unknown): value is Promise<unknown> {
@@ -62,7 +98,8 @@ export class Delivery<T extends KubeObject> {
       items,
       undecodable,
       add: (raw) => {
-        const key = keyOf(raw);
+        const key = this.keyOf(raw);
+        if (key === undefined) return;
         const item = this.#ingest(raw, key);
         if (item === undefined) {
           items.delete(key);
@@ -77,6 +114,20 @@ export class Delivery<T extends KubeObject> {
         undecodable.delete(key);
       },
     };
+  }
+
+  /**
+   * The store key of an object, or `undefined` (and a report that says why)
+   * when the object cannot be held (see {@linkcode malformed}).
+   */
+  keyOf(raw: KubeObject): string | undefined {
+    const why = malformed(raw);
+    if (why === undefined) return keyOf(raw);
+    const kind = typeof (raw as KubeObject | null)?.kind === "string"
+      ? raw.kind
+      : "An object";
+    this.#onError(new TypeError(`${kind} is refused: ${why}`));
+    return undefined;
   }
 
   /** Trims, transforms and decodes one object; undefined when it fails. */
@@ -127,7 +178,8 @@ export class Delivery<T extends KubeObject> {
 
   /** Stores one added or modified object and tells the handler. */
   apply(raw: KubeObject): Promise<void> | undefined {
-    const key = keyOf(raw);
+    const key = this.keyOf(raw);
+    if (key === undefined) return undefined;
     const version = versionOf(raw);
     const item = this.#ingest(raw, key);
     if (item === undefined) {
@@ -146,7 +198,8 @@ export class Delivery<T extends KubeObject> {
 
   /** Removes one deleted object and tells the handler. */
   remove(raw: KubeObject): Promise<void> | undefined {
-    const key = keyOf(raw);
+    const key = this.keyOf(raw);
+    if (key === undefined) return undefined;
     const held = this.store.has(key);
     const lastDecoded = this.store.lastDecoded(key);
     this.store.delete(key);

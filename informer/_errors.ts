@@ -5,6 +5,7 @@ import {
   MalformedResponseError,
   retryAfterSeconds,
 } from "../apiclient/errors.ts";
+import { MAX_RETRY_AFTER_SECONDS } from "../apiclient/options.ts";
 import type { Status } from "../apiclient/types.ts";
 
 /** The HTTP status of an API error, or 0 for anything else. */
@@ -53,13 +54,17 @@ export function isTransient(error: unknown): boolean {
   return error.status === 0 || error.status === 429 || error.status >= 500;
 }
 
-/** The wait in milliseconds the server asked for, or 0. */
+/**
+ * The wait in milliseconds the server asked for, or 0; never more than
+ * `MAX_RETRY_AFTER_SECONDS`, whatever the server said.
+ */
 export function retryAfterMs(error: unknown): number {
   let seconds = retryAfterSeconds(error);
   if (seconds === 0 && error instanceof ApiError) {
-    seconds = error.statusObject?.details?.retryAfterSeconds ?? 0;
+    seconds = Number(error.statusObject?.details?.retryAfterSeconds ?? 0);
   }
-  return Number.isFinite(seconds) && seconds > 0 ? seconds * 1000 : 0;
+  if (!Number.isFinite(seconds) || seconds <= 0) return 0;
+  return Math.min(seconds, MAX_RETRY_AFTER_SECONDS) * 1000;
 }
 
 /** The error an ERROR event of a watch stands for. */

@@ -117,3 +117,97 @@ export async function change(
     type: "merge",
   });
 }
+
+/**
+ * Faults a proxy or a broken API server puts into plain watches (never into
+ * streaming lists): each switch applies to the watches opened while it is
+ * on.
+ */
+export interface WatchFaults {
+  /** Each watch ends after its first event. */
+  oneEvent: boolean;
+  /** Each watch starts with a line no client decodes. */
+  poison: boolean;
+  /** Each watch answers its headers, then nothing: a half-open connection. */
+  silent: boolean;
+  /** Lines sent first on the next watch only. */
+  inject: string[];
+  /** How many watches the faults touched. */
+  touched: number;
+}
+
+/** A line with an unknown event type: a poison line. */
+export const POISON_LINE = '{"type":"POISON","object":{}}\n';
+
+export function watchFaults(): WatchFaults {
+  return {
+    oneEvent: false,
+    poison: false,
+    silent: false,
+    inject: [],
+    touched: 0,
+  };
+}
+
+/** A fetch on the fake server that applies `faults` to plain watches. */
+export function faultyFetch(
+  faults: WatchFaults,
+): (server: FakeApiServer) => typeof fetch {
+  return (server) => async (input, init) => {
+    const url = String(input instanceof Request ? input.url : input);
+    const watch = /[?&]watch=(true|1)(&|$)/.test(url) &&
+      !url.includes("sendInitialEvents=true");
+    const active = faults.oneEvent || faults.poison || faults.silent ||
+      faults.inject.length > 0;
+    if (!watch || !active) return server.fetch(input, init);
+    faults.touched++;
+    const response = await server.fetch(input, init);
+    if (!response.ok || response.body === null) return response;
+    if (faults.silent) {
+      await response.body.cancel();
+      return new Response(new ReadableStream<Uint8Array>({}), {
+        status: 200,
+        headers: response.headers,
+      });
+    }
+    const encoder = new TextEncoder();
+    const decoder = new TextDecoder();
+    const prefix = faults.inject.splice(0).join("") +
+      (faults.poison ? POISON_LINE : "");
+    const oneEvent = faults.oneEvent;
+    const reader = response.body.getReader();
+    let pending = "";
+    const body = new ReadableStream<Uint8Array>({
+      start(controller): void {
+        if (prefix !== "") controller.enqueue(encoder.encode(prefix));
+      },
+      async pull(controller): Promise<void> {
+        let read: ReadableStreamReadResult<Uint8Array>;
+        try {
+          read = await reader.read();
+        } catch (error) {
+          controller.error(error);
+          return;
+        }
+        if (read.done) {
+          controller.close();
+          return;
+        }
+        if (!oneEvent) {
+          controller.enqueue(read.value);
+          return;
+        }
+        pending += decoder.decode(read.value, { stream: true });
+        const end = pending.indexOf("\n");
+        if (end < 0) return;
+        controller.enqueue(encoder.encode(pending.slice(0, end + 1)));
+        controller.close();
+        await reader.cancel().catch(() => {});
+      },
+      cancel(reason): Promise<void> {
+        return reader.cancel(reason).catch(() => {});
+      },
+    });
+    return new Response(body, { status: 200, headers: response.headers });
+  };
+}

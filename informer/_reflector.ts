@@ -5,7 +5,7 @@
 import type { Client } from "../apiclient/client.ts";
 import { ApiError } from "../apiclient/errors.ts";
 import type { KubeList, KubeObject } from "../apiclient/types.ts";
-import { collectionPath, objectKey as keyOf } from "../apiclient/resource.ts";
+import { collectionPath } from "../apiclient/resource.ts";
 import { sleep } from "../_internal/sleep.ts";
 import { Backoff } from "./_backoff.ts";
 import {
@@ -15,6 +15,7 @@ import {
   isTooLargeVersion,
   isTransient,
   retryAfterMs,
+  statusOf,
 } from "./_errors.ts";
 import { cursor, type Open } from "./_cursor.ts";
 import { Delivery, type Read, versionOf } from "./_delivery.ts";
@@ -29,8 +30,18 @@ export const MIN_WATCH_TIMEOUT_SECONDS = 300;
 export const IDLE_MARGIN = 30_000;
 /** Default wait before an absent collection is asked for again. */
 export const DEFAULT_ABSENT_RECHECK = 300_000;
-/** A watch that closes sooner than this with no event counts as a failure. */
+/**
+ * A watch that closes sooner than this with no event counts as a failure;
+ * one that delivered events is opened again no sooner than this after it
+ * was opened, so a server that closes every watch after one event meets one
+ * watch a second, not thousands. A watch open this long is trusted again.
+ */
 export const SHORT_WATCH = 1_000;
+/**
+ * Watches in a row that fail with a bad answer (a line that does not decode,
+ * an ERROR event) before the reflector reads the whole collection again.
+ */
+export const RELIST_AFTER_FAILURES = 3;
 /** The bookmark annotation that ends the initial events of a streaming list. */
 export const INITIAL_EVENTS_END = "k8s.io/initial-events-end";
 
@@ -67,6 +78,12 @@ export class Reflector<T extends KubeObject> {
   #watching = false;
   #failed = false;
   #accepted = 0;
+  /** Failures since the store was last known current; 0 when it is. */
+  #failures = 0;
+  /** Watches in a row that failed with a bad answer. */
+  #badAnswers = 0;
+  /** When the watch now open was opened. */
+  #openSince: number | undefined;
 
   constructor(
     client: Client,
@@ -90,6 +107,17 @@ export class Reflector<T extends KubeObject> {
   /** The first read is in the store, and a watch is allowed (see `synced`). */
   synced(): boolean {
     return this.#firstRead && this.#watching;
+  }
+
+  /**
+   * Whether the store is being kept current: synced, and no list or watch
+   * failed since the last event, read, or watch open for `SHORT_WATCH`.
+   */
+  current(): boolean {
+    if (!this.synced()) return false;
+    if (this.#failures === 0) return true;
+    const since = this.#openSince;
+    return since !== undefined && Date.now() - since >= SHORT_WATCH;
   }
 
   /** Whether the first read is in the store and handled. */
@@ -149,6 +177,8 @@ export class Reflector<T extends KubeObject> {
 
   #accept(counts: boolean): void {
     this.#watching = true;
+    if (counts) this.#openSince = Date.now();
+    else this.#failures = 0;
     if (counts) {
       this.#accepted++;
       if (this.#accepted > 1) this.#call(this.#options.reopened);
@@ -159,7 +189,20 @@ export class Reflector<T extends KubeObject> {
     }
   }
 
+  /** The store is current again: an event arrived, or a read is in. */
+  #progress(): void {
+    this.#failures = 0;
+    this.#badAnswers = 0;
+  }
+
+  /** A failure to report: every failed list and watch is told. */
+  #failure(error: unknown): void {
+    this.#failures++;
+    this.#onError(error);
+  }
+
   #refused(error: unknown): void {
+    this.#failure(error);
     this.#failed = true;
     if (this.#options.unreadyOnWatchError || isForbidden(error)) {
       this.#watching = false;
@@ -167,7 +210,8 @@ export class Reflector<T extends KubeObject> {
   }
 
   /** A watch that was open ended with a failure. */
-  #broke(): void {
+  #broke(error: unknown): void {
+    this.#failure(error);
     this.#failed = true;
     if (this.#options.unreadyOnWatchError) this.#watching = false;
   }
@@ -238,16 +282,21 @@ export class Reflector<T extends KubeObject> {
           continue;
         }
         if (this.#isAbsent(error)) return undefined;
-        if (isTransient(error)) {
-          this.#refused(error);
-          return { next: "read", wait: this.#wait(error) };
-        }
-        if (isForbidden(error)) {
-          this.#refused(error);
+        const status = statusOf(error);
+        if (status === 400 || status === 422) {
+          // A server without streaming lists refuses the parameters: lists
+          // serve this collection from now on.
+          this.#streaming = false;
           return undefined;
         }
-        // A server without streaming lists refuses the parameters (400, 422).
-        this.#streaming = false;
+        this.#refused(error);
+        // No answer, or a throttle: no verdict on streaming; ask again.
+        if (isTransient(error) && (status === 0 || status === 429)) {
+          return { next: "read", wait: this.#wait(error) };
+        }
+        // Any other failure (a 5xx, a 403): a list for this attempt, as
+        // client-go does, since progress beats a deadlock on a server or
+        // proxy that refuses streaming lists.
         return undefined;
       }
       this.#accept(true);
@@ -274,7 +323,8 @@ export class Reflector<T extends KubeObject> {
               break;
             }
           } else if (event.type === "DELETED") {
-            initial.remove(keyOf(object));
+            const key = this.#delivery.keyOf(object);
+            if (key !== undefined) initial.remove(key);
           } else {
             initial.add(object);
           }
@@ -292,13 +342,17 @@ export class Reflector<T extends KubeObject> {
           this.#versionUnavailable = true;
           continue;
         }
-        if (failure === undefined) {
-          // The stream ended with no end marker: a server that ignores the
-          // parameter. Lists serve this collection from now on.
-          this.#streaming = false;
-        } else {
-          this.#broke();
-        }
+        // A stream cut before its end (an API server restart, a proxy
+        // timeout) says nothing about streaming: ask again after a wait.
+        // Another failure (an ERROR event, a bad line) is an answer: a list
+        // for this attempt.
+        const cut = failure === undefined ||
+          (isTransient(failure) && statusOf(failure) === 0);
+        this.#broke(
+          failure ??
+            new Error("The streaming list ended before its last object"),
+        );
+        if (cut) return { next: "read", wait: this.#wait(failure) };
         return undefined;
       }
       this.#versionUnavailable = false;
@@ -356,6 +410,7 @@ export class Reflector<T extends KubeObject> {
   }
 
   #listFailed(error: unknown): void {
+    this.#failure(error);
     const listFailed = this.#options.listFailed;
     if (listFailed === undefined) return;
     try {
@@ -482,7 +537,7 @@ export class Reflector<T extends KubeObject> {
             if (isExpired(error)) {
               return { next: "read", wait: this.#wait(error) };
             }
-            this.#broke();
+            this.#broke(error);
             if (isTransient(error)) {
               return { next: "watch", wait: this.#wait(error) };
             }
@@ -491,30 +546,54 @@ export class Reflector<T extends KubeObject> {
         }
         const version = versionOf(object as KubeObject);
         if (version !== "") this.#lastVersion = version;
+        this.#progress();
         if (this.#signal.aborted) return { next: "read", wait: 0 };
       }
     } catch (error) {
       if (this.#signal.aborted) return { next: "read", wait: 0 };
       // A cut connection, an idle stream, a malformed line: resume from
       // the last version delivered. A line that fails to decode can fail
-      // again, so that case waits first.
-      this.#broke();
+      // again, so that case waits first, and a few in a row read the whole
+      // collection again.
+      this.#broke(error);
+      if (!isTransient(error)) {
+        this.#badAnswers++;
+        if (this.#badAnswers >= RELIST_AFTER_FAILURES) {
+          this.#badAnswers = 0;
+          return { next: "read", wait: this.#wait(error) };
+        }
+      }
       return {
         next: "watch",
-        wait: isTransient(error) && events > 0 ? 0 : this.#wait(error),
+        wait: isTransient(error) && events > 0
+          ? this.#spacing(started)
+          : this.#wait(error),
       };
     } finally {
+      this.#openSince = undefined;
       await open.cancel().catch(() => {});
     }
-    if (events === 0 && Date.now() - started < SHORT_WATCH) {
+    const lasted = Date.now() - started;
+    if (events === 0 && lasted < SHORT_WATCH) {
       return { next: "watch", wait: this.#backoff.next() };
     }
-    return { next: "watch", wait: 0 };
+    // A healthy long watch resumes at once; a short one waits a little.
+    if (lasted >= SHORT_WATCH) this.#failures = 0;
+    return { next: "watch", wait: this.#spacing(started) };
+  }
+
+  /** The wait that opens watches no more often than one per `SHORT_WATCH`. */
+  #spacing(started: number): number {
+    return Math.max(
+      0,
+      Math.min(SHORT_WATCH, started + SHORT_WATCH - Date.now()),
+    );
   }
 
   /** Replaces the store with a whole read (see `Delivery.replace`). */
   async #replace(read: Read<T>, version: string): Promise<void> {
     if (version !== "") this.#lastVersion = version;
+    this.#progress();
     await this.#delivery.replace(read);
     if (!this.#firstRead && !this.#signal.aborted) {
       this.#firstRead = true;

@@ -39,7 +39,7 @@ export class MemoryStore<T extends KubeObject> implements Store<T> {
   }
 
   get size(): number {
-    return this.#items.size + this.#undecodable.size;
+    return this.#items.size;
   }
 
   get(key: string): T | undefined {
@@ -62,6 +62,14 @@ export class MemoryStore<T extends KubeObject> implements Store<T> {
   }
 
   keys(): string[] {
+    return [...this.#items.keys()].sort(compareKeys);
+  }
+
+  /**
+   * Every key held, undecodable ones included, sorted: the keys a read that
+   * must not miss an object (such as `currentList`) asks the server about.
+   */
+  trackedKeys(): string[] {
     const keys = [...this.#items.keys()];
     for (const key of this.#undecodable.keys()) keys.push(key);
     return keys.sort(compareKeys);

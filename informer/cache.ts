@@ -7,7 +7,7 @@ import { objectKey, type ObjectRef, objectRef } from "../apiclient/resource.ts";
 import type { KubeObject } from "../apiclient/types.ts";
 import { type MemoOptions, readFresh, readList } from "../memo/requests.ts";
 import type { Versions } from "../memo/versions.ts";
-import { compareKeys } from "./_store.ts";
+import { compareKeys, MemoryStore } from "./_store.ts";
 import type { View } from "./types.ts";
 
 /**
@@ -173,7 +173,13 @@ export async function currentList<T extends KubeObject>(
   const keys = view.whole && store !== undefined && versions !== undefined
     ? versions.unheld(store)
     : [];
-  if (store !== undefined) { for (const key of store.keys()) keys.push(key); }
+  if (store !== undefined) {
+    // Undecodable objects too: their current copy is read from the server.
+    const held = store instanceof MemoryStore
+      ? store.trackedKeys()
+      : store.keys();
+    for (const key of held) keys.push(key);
+  }
   keys.sort(compareKeys);
   const current: T[] = [];
   let last: string | undefined;

@@ -65,6 +65,8 @@ Deno.test("a store that is not ready answers nothing, and every read goes to the
   await h.time.settle();
   h.server.refuse({ watch: true, status: 403 });
   h.server.cutWatches();
+  // A watch that lasted under a second is opened again a second after it.
+  await h.time.tick(1_000);
   await h.time.settle();
   assert.equal(c.view().ready(), false);
   assert.equal(cached(c.view(), "default/a"), undefined);

@@ -14,8 +14,9 @@ import { view } from "./view.ts";
  * The constructor starts the watch and returns at once. The watch reads the
  * collection (a streaming list where the server has one, else a paginated
  * list), then watches from that version, resumes closed watches, lists again
- * after a 410, and backs off (800 ms doubling to 30 s, with jitter) while the
- * API server fails. Problems that nothing else reports (a copy that fails
+ * after a 410, and backs off while the API server fails (see the module
+ * documentation for the waits). Every failed list and watch, and problems
+ * that nothing else reports (an object without a name, a copy that fails
  * `decode`, a handler that throws) go to `onError`; default `console.error`.
  *
  * @example Watch ConfigMaps and read the store
@@ -124,6 +125,39 @@ export class Collection<T extends KubeObject = KubeObject>
    */
   synced(): boolean {
     return this.#reflector.synced();
+  }
+
+  /**
+   * Whether the store is being kept current: {@linkcode Collection.synced},
+   * and no list or watch has failed since the last event, whole read, or
+   * watch that stayed open a second. While the API server is down, or every
+   * watch breaks on a line that does not decode, this answers `false` while
+   * `synced()` (which decides whether reads may use the store) can stay
+   * `true`. Each such failure also goes to `onError`; three bad answers in
+   * a row make the watch read the whole collection again.
+   *
+   * @example
+   * ```ts
+   * import assert from "node:assert/strict";
+   * import { Client } from "@liken/kubernetes/apiclient";
+   * import { Collection } from "@liken/kubernetes/informer";
+   * import { FakeApiServer } from "@liken/kubernetes/testing";
+   *
+   * await using server = new FakeApiServer();
+   * const client = new Client(server.url, { fetch: server.fetch });
+   * const { promise: synced, resolve } = Promise.withResolvers<void>();
+   * await using configMaps = new Collection(client, {
+   *   version: "v1",
+   *   resource: "configmaps",
+   * }, { synced: resolve });
+   * await synced;
+   * assert.equal(configMaps.current(), true);
+   * ```
+   *
+   * @returns `true` while the watch keeps the store current.
+   */
+  current(): boolean {
+    return this.#reflector.current();
   }
 
   /**

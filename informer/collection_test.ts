@@ -80,6 +80,45 @@ Deno.test("decode converts each copy; one that fails is reported and held withou
   ]);
 });
 
+Deno.test("an undecodable object is left out of keys, size and indexes, yet tracked", async () => {
+  await using h = harness();
+  await make(h.client, "good", { n: "1" });
+  await make(h.client, "bad", { n: "x" });
+  const { log, handler } = recorder();
+  await using c = new Collection(h.client, CONFIGMAPS, {
+    handler,
+    indexers: { n: (o) => [(o as ConfigMap).data?.n ?? ""] },
+    decode: (object) => {
+      if (Number.isNaN(Number((object as ConfigMap).data?.n))) {
+        throw new Error("not a number");
+      }
+      return object;
+    },
+    onError: () => {},
+  });
+  await h.time.settle();
+  assert.deepEqual(c.store.keys(), ["default/good"]);
+  assert.equal(c.store.size, 1);
+  assert.deepEqual(c.store.indexValues("n"), ["1"]);
+  assert.deepEqual(c.store.indexKeys("n", "x"), []);
+  // Still known to exist: a fixed copy is an add, a delete a marker.
+  assert.equal(c.store.has("default/bad"), true);
+  await change(h.client, "bad", { n: "2" });
+  await h.time.settle();
+  assert.deepEqual(c.store.keys(), ["default/bad", "default/good"]);
+  assert.equal(c.store.size, 2);
+  await change(h.client, "good", { n: "y" });
+  await h.client.delete(`${CM}/good`);
+  await h.time.settle();
+  assert.deepEqual(c.store.keys(), ["default/bad"]);
+  assert.equal(c.store.size, 1);
+  assert.deepEqual(log, [
+    "add good 1",
+    "add bad 3",
+    "tombstone default/good 1",
+  ]);
+});
+
 Deno.test("an object that never decoded and is deleted arrives as a marker with no copy", async () => {
   await using h = harness();
   await make(h.client, "bad");
@@ -221,6 +260,8 @@ Deno.test("reopened counts each accepted watch after the first", async () => {
     await make(h.client, `cm-${i}`);
     await h.time.settle();
     h.server.cutWatches();
+    // A watch that lasted under a second is opened again a second after it.
+    await h.time.tick(1_000);
     await h.time.settle();
   }
   assert.equal(reopened, 3);

@@ -6,10 +6,12 @@
  * - {@linkcode Collection} runs the reflector of one collection: a streaming list
  *   (or a paginated list, limit 500), then a watch with bookmarks from that
  *   version; it resumes closed watches from the last version delivered,
- *   lists again after a 410 (never at an older view), backs off 800 ms
- *   doubling to 30 s with jitter while the server fails, and never stops
- *   until its signal ends. A relist replaces the store and hands the
- *   handler the differences.
+ *   lists again after a 410 (never at an older view), and never stops
+ *   until its signal ends. While the server fails it backs off as client-go
+ *   does: a base of 800 ms doubling up to 30 s, each wait jittered up to
+ *   twice its base (so waits reach 60 s), starting over after two minutes
+ *   without a failure. A relist replaces the store and hands the handler the
+ *   differences.
  * - The store ({@linkcode Store}) holds objects by key without
  *   `managedFields`, with optional indexes.
  * - {@linkcode readOne}, {@linkcode currentList} and {@linkcode list} read

@@ -2,7 +2,7 @@
 // passes each new version to whoever owns it.
 import type { Client } from "../apiclient/client.ts";
 import type { KubeObject } from "../apiclient/types.ts";
-import type { ObjectRef } from "../apiclient/resource.ts";
+import { objectKey, type ObjectRef } from "../apiclient/resource.ts";
 import { Collection } from "./collection.ts";
 import type { CollectionOptions } from "./types.ts";
 
@@ -97,7 +97,9 @@ export function watchOne<T extends KubeObject = KubeObject>(
     synced: async () => {
       // An object that exists but did not decode is held without a value:
       // it is not absent, so nothing is reported.
-      if (!arrived && collection.store.size === 0) await seen(undefined);
+      if (!arrived && !collection.store.has(objectKey(ref))) {
+        await seen(undefined);
+      }
       if (synced !== undefined) await synced();
     },
   });

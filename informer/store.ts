@@ -13,14 +13,16 @@ export type Indexers<T> = Record<string, (object: T) => readonly string[]>;
  * The objects one watch holds, by store key (`namespace/name`, or `name` for
  * a cluster-scoped object). Read-only: the watch alone writes it.
  *
- * An object whose copy failed `decode` is held under its key with no value:
- * {@linkcode Store.has} answers `true` (the object exists) while
- * {@linkcode Store.get} answers `undefined`.
+ * An object whose copy failed `decode` is tracked under its key with no
+ * value: {@linkcode Store.has} and {@linkcode Store.version} answer for it
+ * (the object exists), while {@linkcode Store.get}, {@linkcode Store.keys},
+ * {@linkcode Store.values}, {@linkcode Store.size} and the indexes leave it
+ * out, so a key listed is always a key `get` answers a copy for.
  *
  * @typeParam T The kind of the stored objects.
  */
 export interface Store<T extends KubeObject = KubeObject> {
-  /** How many objects the store holds, undecodable ones included. */
+  /** How many decoded objects the store holds (as many as `keys()`). */
   readonly size: number;
 
   /**
@@ -48,7 +50,7 @@ export interface Store<T extends KubeObject = KubeObject> {
   version(key: string): string | undefined;
 
   /**
-   * Every key the store holds, sorted.
+   * The key of every decoded object the store holds, sorted.
    *
    * @returns The keys, sorted as the API server sorts a list.
    */

@@ -8,25 +8,36 @@
  * `performance.now()` for logic.
  *
  * Code under test must read those globals when it calls them (never a copy
- * taken at import) and must not use `AbortSignal.timeout()`, which always
- * runs on real time.
+ * taken at import) and must not use `AbortSignal.timeout()`: this clock
+ * (sinon's) does not drive it, so it always runs on real time. (The
+ * library's own timeouts use `setTimeout`.)
  *
  * ## With `@std/testing`'s `FakeTime`
  *
  * The library only calls the globals, so any clock that patches them drives
- * it. A user with JSR can write the same test with `@std/testing/time`
- * (its `tickAsync` and `runMicrotasks` play the part of `tick` and
- * `settle`):
+ * it, and it runs under `@std/testing/time`'s `FakeTime` too (which, unlike
+ * this clock, also drives `AbortSignal.timeout`). Two differences matter:
+ *
+ * - std's `tickAsync(ms)` fires every timer due within `ms` without letting
+ *   promises run between them, so a chain of waits (a timer whose promise
+ *   starts the next timer, as in a backoff) is not walked by one big tick,
+ *   while this clock's `tick` runs the promises between timers. Step such a
+ *   chain: `nextAsync()` until the work is done, or ticks smaller than the
+ *   shortest wait, then `runMicrotasks()`.
+ * - Never nest the two clocks. std's `FakeTime` restores the timers it
+ *   saved when it loaded, so ending it inside (or starting it under)
+ *   {@linkcode installFakeTime} silently takes the globals away from the
+ *   sinon clock.
  *
  * ```ts ignore
  * import { FakeTime } from "@std/testing/time";
  *
- * Deno.test("retries after 5 s", async () => {
+ * Deno.test("retries after a backoff", async () => {
  *   using time = new FakeTime(0);
- *   const done = startSomethingThatWaits5s();
- *   await time.tickAsync(5_000); // fire the timers due within 5 s
- *   await time.runMicrotasks(); // let the promises they resolved run
- *   await done;
+ *   let done = false;
+ *   startSomethingThatBacksOff().then(() => done = true);
+ *   // One timer at a time, with the promises it resolved run in between.
+ *   while (!done && await time.nextAsync()) await time.runMicrotasks();
  * });
  * ```
  *
