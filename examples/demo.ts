@@ -127,7 +127,7 @@ say("What the operator did");
 say(`  leader: ${server.leaseHolder(NAMESPACE, "greeting-operator")}`);
 const counts = operator.counts;
 say(
-  `  passes: ${counts.passes} (failed: ${counts.failures}); ConfigMaps created ${counts.created}, updated ${counts.updated}, deleted ${counts.deleted}; status writes ${counts.statuses}`,
+  `  passes: ${counts.passes} (failed: ${counts.failures}); ConfigMaps created ${counts.created}, updated ${counts.updated}; status writes ${counts.statuses}`,
 );
 say(`  writes (${writes.length}, Lease renewals not shown):`);
 for (const line of writes) say(`    ${line}`);

@@ -116,6 +116,7 @@ Deno.test("RBAC grants exactly the requests the operator sends", async () => {
   }
   await user.delete(greetingPath(ns, "hello"));
   await settle();
+  await time.tick(10); // the fake's garbage collector deletes the ConfigMap
   assert.equal(server.object(configMapPath(ns, "hello-greeting")), undefined);
   await operator.stop();
 

@@ -24,7 +24,6 @@
 import {
   type Client,
   collectionPath,
-  NotFoundError,
   objectKey,
   objectPath,
   type OwnerReference,
@@ -83,8 +82,6 @@ export interface OperatorCounts {
   created: number;
   /** ConfigMaps replaced. */
   updated: number;
-  /** ConfigMaps deleted after their Greeting went. */
-  deleted: number;
   /** Status writes that landed. */
   statuses: number;
 }
@@ -104,7 +101,6 @@ export class GreetingOperator implements AsyncDisposable {
     failures: 0,
     created: 0,
     updated: 0,
-    deleted: 0,
     statuses: 0,
   };
   /** The controller that runs the reconciles. */
@@ -227,10 +223,9 @@ export class GreetingOperator implements AsyncDisposable {
     const { key, ref: greetingRef, client, versions, signal } = context;
     const { namespace = "", name } = greetingRef;
     const greeting = context.object;
-    if (greeting === undefined) {
-      await this.#removeOrphan(context, namespace, name);
-      return;
-    }
+    // Gone: the API server's garbage collector deletes its ConfigMap,
+    // which names the Greeting as its owner.
+    if (greeting === undefined) return;
     if (greeting.metadata.deletionTimestamp) return;
     const uid = greeting.metadata.uid ?? "";
     const ref: ObjectReference = {
@@ -354,37 +349,6 @@ export class GreetingOperator implements AsyncDisposable {
         transition(this.#recorder, ref, { condition: ready, bad: "False" });
       }
     }
-  }
-
-  /**
-   * Deletes the ConfigMap of a Greeting that is gone. In a cluster the
-   * garbage collector does the same through the owner reference; the fake
-   * API server has none, and the delete is harmless where it runs too.
-   */
-  async #removeOrphan(
-    context: ReconcileContext<Greeting>,
-    namespace: string,
-    name: string,
-  ): Promise<void> {
-    const cm = { ...CONFIGMAPS, namespace, name: configMapName(name) };
-    const cmKey = objectKey(cm);
-    const held = await context.read<ConfigMap>(cm);
-    const owner = held?.metadata.ownerReferences?.find((r) =>
-      r.controller && r.kind === KIND && r.name === name
-    );
-    if (held === undefined || owner === undefined) return;
-    try {
-      await context.client.delete(objectPath(cm), {
-        // Only the copy this operator made, never a later one of that name.
-        body: { preconditions: { uid: held.metadata.uid } },
-        signal: context.signal,
-      });
-    } catch (error) {
-      if (error instanceof NotFoundError) return;
-      throw error;
-    }
-    this.counts.deleted += 1;
-    this.#log(`deleted ConfigMap ${cmKey}: its Greeting is gone`);
   }
 }
 
