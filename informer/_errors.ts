@@ -59,10 +59,8 @@ export function isTransient(error: unknown): boolean {
  * `MAX_RETRY_AFTER_SECONDS`, whatever the server said.
  */
 export function retryAfterMs(error: unknown): number {
-  let seconds = retryAfterSeconds(error);
-  if (seconds === 0 && error instanceof ApiError) {
-    seconds = Number(error.statusObject?.details?.retryAfterSeconds ?? 0);
-  }
+  // Bounded by the client (Retry-After or the Status's retryAfterSeconds).
+  const seconds = retryAfterSeconds(error);
   if (!Number.isFinite(seconds) || seconds <= 0) return 0;
   return Math.min(seconds, MAX_RETRY_AFTER_SECONDS) * 1000;
 }
@@ -70,8 +68,14 @@ export function retryAfterMs(error: unknown): number {
 /** The error an ERROR event of a watch stands for. */
 export function eventError(status: Status, path: string): ApiError {
   const code = typeof status.code === "number" ? status.code : 500;
+  // A server may send anything in a Status: show text, never [object Object].
+  const message = typeof status.message === "string"
+    ? status.message
+    : status.message === undefined
+    ? ""
+    : JSON.stringify(status.message);
   return new ApiError(
-    `GET ${path}: watch ended with ${code}: ${status.message ?? ""}`.trimEnd(),
+    `GET ${path}: watch ended with ${code}: ${message}`.trimEnd(),
     { method: "GET", path, status: code, statusObject: status },
   );
 }

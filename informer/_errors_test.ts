@@ -78,3 +78,28 @@ Deno.test("the wait a server asks for, from the header or the Status", () => {
   );
   assert.equal(retryAfterMs(new Error("x")), 0);
 });
+
+Deno.test("a watch ERROR event whose Status message is not text shows it as JSON", () => {
+  const error = eventError(
+    { code: 500, message: { nested: true } as unknown as string },
+    "/x",
+  );
+  assert.equal(
+    error.message,
+    'GET /x: watch ended with 500: {"nested":true}',
+  );
+  assert.doesNotMatch(error.message, /\[object Object\]/);
+});
+
+Deno.test("a huge wait the server asks for is capped", () => {
+  assert.equal(
+    retryAfterMs(
+      new ApiError("", {
+        ...at,
+        status: 503,
+        statusObject: { details: { retryAfterSeconds: 1e9 } },
+      }),
+    ),
+    60_000,
+  );
+});
