@@ -185,7 +185,8 @@ export class WorkQueue implements AsyncDisposable {
 
   /**
    * The work in flight, as client-go's `unfinished_work_seconds` and
-   * `longest_running_processor_seconds` report it.
+   * `longest_running_processor_seconds` report it. Timed only for a queue
+   * with an observer; without one both are 0.
    *
    * @returns The seconds all keys in work have run so far, summed, and the
    * longest of them.
@@ -194,6 +195,7 @@ export class WorkQueue implements AsyncDisposable {
     const now = Date.now();
     let seconds = 0;
     let longest = 0;
+    if (this.#observer === undefined) return { seconds, longest };
     for (const started of this.#processing.values()) {
       const ran = Math.max(0, now - started) / 1000;
       seconds += ran;
@@ -217,19 +219,23 @@ export class WorkQueue implements AsyncDisposable {
     if (this.#stopping || this.#dirty.has(key)) return;
     this.#dirty.add(key);
     if (this.#processing.has(key)) return;
-    const now = Date.now();
+    const observer = this.#observer;
+    // Times are read only for an observer: the queue's hot path stays lean.
+    const now = observer === undefined ? 0 : Date.now();
     const taker = this.#takers.shift();
     if (taker !== undefined) {
       this.#dirty.delete(key);
       this.#processing.set(key, now);
-      this.#observer?.added(this.length);
-      this.#observer?.taken(0, this.length);
+      observer?.added(this.length);
+      observer?.taken(0, this.length);
       taker(key);
       return;
     }
     this.#queue.push(key);
-    this.#queuedAt.set(key, now);
-    this.#observer?.added(this.length);
+    if (observer !== undefined) {
+      this.#queuedAt.set(key, now);
+      observer.added(this.length);
+    }
   }
 
   /**
@@ -327,7 +333,9 @@ export class WorkQueue implements AsyncDisposable {
     const started = this.#processing.get(key);
     if (started === undefined) return;
     this.#processing.delete(key);
-    this.#observer?.finished(Math.max(0, Date.now() - started) / 1000);
+    if (this.#observer !== undefined) {
+      this.#observer.finished(Math.max(0, Date.now() - started) / 1000);
+    }
     if (this.#dirty.has(key)) {
       if (this.#stopping) this.#dirty.delete(key);
       else {
@@ -401,11 +409,16 @@ export class WorkQueue implements AsyncDisposable {
       this.#head = 0;
     }
     this.#dirty.delete(key);
+    const observer = this.#observer;
+    if (observer === undefined) {
+      this.#processing.set(key, 0);
+      return key;
+    }
     const now = Date.now();
     this.#processing.set(key, now);
     const queued = this.#queuedAt.get(key) ?? now;
     this.#queuedAt.delete(key);
-    this.#observer?.taken(Math.max(0, now - queued) / 1000, this.length);
+    observer.taken(Math.max(0, now - queued) / 1000, this.length);
     return key;
   }
 
