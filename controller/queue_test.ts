@@ -193,3 +193,39 @@ Deno.test("hostile options are bounded", async () => {
   await time.tick(1);
   assert.deepEqual(await drain(queue), ["a"]);
 });
+
+Deno.test("an observer hears adds, takes with their wait, finishes with their work time, and retries; unfinished work is timed", async () => {
+  using time = installFakeTime();
+  const heard: string[] = [];
+  await using queue = new WorkQueue({
+    qps: Infinity,
+    observer: {
+      added: (depth) => void heard.push(`added ${depth}`),
+      taken: (waited, depth) => void heard.push(`taken ${waited} ${depth}`),
+      finished: (worked) => void heard.push(`finished ${worked}`),
+      retried: () => void heard.push("retried"),
+    },
+  });
+  queue.add("a");
+  queue.add("b");
+  await time.tick(2_000);
+  assert.equal(await queue.take(), "a");
+  await time.tick(3_000);
+  assert.deepEqual(queue.unfinished(), { seconds: 3, longest: 3 });
+  assert.equal(await queue.take(), "b");
+  await time.tick(1_000);
+  assert.deepEqual(queue.unfinished(), { seconds: 5, longest: 4 });
+  queue.finish("a");
+  queue.retry("b");
+  queue.finish("b");
+  assert.deepEqual(heard, [
+    "added 1",
+    "added 2",
+    "taken 2 1",
+    "taken 5 0",
+    "finished 4",
+    "retried",
+    "finished 1",
+  ]);
+  assert.deepEqual(queue.unfinished(), { seconds: 0, longest: 0 });
+});
