@@ -1,0 +1,202 @@
+/**
+ * The {@linkcode ProbeServer}: `/healthz`, `/readyz` and `/metrics` on
+ * `Deno.serve`, for the kubelet's probes and Prometheus's scrapes.
+ *
+ * @module
+ */
+
+import type { DiagnosticsOptions } from "../_internal/diagnostics.ts";
+import { diagnostics } from "../_internal/diagnostics.ts";
+import { reportText } from "./_checks.ts";
+import type { Metrics } from "./metrics.ts";
+import { CONTENT_TYPE } from "./registry.ts";
+
+/**
+ * The default address of the probe server: every interface, as the kubelet
+ * probes the pod's IP.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { PROBE_HOSTNAME } from "@liken/kubernetes/metrics";
+ *
+ * assert.equal(PROBE_HOSTNAME, "0.0.0.0");
+ * ```
+ */
+export const PROBE_HOSTNAME = "0.0.0.0";
+
+/**
+ * The default port of the probe server.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { PROBE_PORT } from "@liken/kubernetes/metrics";
+ *
+ * assert.equal(PROBE_PORT, 8080);
+ * ```
+ */
+export const PROBE_PORT = 8080;
+
+/** Options of {@linkcode ProbeServer}. */
+export interface ProbeServerOptions extends DiagnosticsOptions {
+  /**
+   * The address to listen on. Default {@linkcode PROBE_HOSTNAME}
+   * (`0.0.0.0`); tests use `127.0.0.1`.
+   */
+  hostname?: string | undefined;
+  /**
+   * The port. Default {@linkcode PROBE_PORT} (8080); `0` picks a free one
+   * (see {@linkcode ProbeServer.port}).
+   */
+  port?: number | undefined;
+  /** Stops the server, as {@linkcode ProbeServer.stop} does. */
+  signal?: AbortSignal | undefined;
+}
+
+/**
+ * Serves an operator's probes and metrics over HTTP, as controller-runtime's
+ * manager does:
+ *
+ * - `GET /healthz` (liveness): 200 while every health check passes, else
+ *   503. The kubelet restarts a container that fails it.
+ * - `GET /readyz` (readiness): 200 while every readiness check passes
+ *   (every wired collection synced; a standby copy is ready), else 503.
+ * - `GET /metrics`: the registry in the Prometheus text format 0.0.4.
+ *
+ * The check bodies list each check (`[+]name ok`, `[-]name failed: why`).
+ * `HEAD` works as `GET`; other methods get 405, other paths 404. The
+ * constructor starts listening; needs `--allow-net=<hostname>:<port>`
+ * (`0.0.0.0:8080` by default).
+ *
+ * @example Probes over loopback
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { Metrics, ProbeServer } from "@liken/kubernetes/metrics";
+ *
+ * const metrics = new Metrics();
+ * let ready = false;
+ * metrics.readyCheck("warm", () => {
+ *   if (!ready) throw new Error("still warming up");
+ * });
+ * await using probes = new ProbeServer(metrics, { hostname: "127.0.0.1", port: 0 });
+ * const base = `http://127.0.0.1:${probes.port}`;
+ * let response = await fetch(`${base}/readyz`);
+ * assert.equal(response.status, 503);
+ * assert.match(await response.text(), /\[-\]warm failed: still warming up/);
+ * ready = true;
+ * response = await fetch(`${base}/readyz`);
+ * assert.equal(response.status, 200);
+ * await response.body?.cancel();
+ * ```
+ */
+export class ProbeServer implements AsyncDisposable {
+  /** Settles when the server has closed. Never rejects. */
+  readonly done: Promise<void>;
+  /** The port the server listens on (the one picked for port `0`). */
+  readonly port: number;
+  /** The address the server listens on. */
+  readonly hostname: string;
+  #server: Deno.HttpServer<Deno.NetAddr>;
+  #metrics: Metrics;
+  #stopping: Promise<void> | undefined;
+  #unlink: () => void = () => {};
+
+  /**
+   * Starts listening.
+   *
+   * @param metrics What the endpoints answer.
+   * @param options The address, port, signal and diagnostics.
+   * @throws {Deno.errors.AddrInUse} When the port is taken.
+   * @throws {Deno.errors.NotCapable} Without `--allow-net` for the address.
+   */
+  constructor(metrics: Metrics, options: ProbeServerOptions = {}) {
+    this.#metrics = metrics;
+    const { onError, log } = diagnostics("Probe server", options);
+    const port = options.port ?? PROBE_PORT;
+    if (!Number.isInteger(port) || port < 0 || port > 65_535) {
+      throw new RangeError(`Not a port: ${port}`);
+    }
+    this.#server = Deno.serve({
+      hostname: options.hostname ?? PROBE_HOSTNAME,
+      port,
+      onListen: () => {},
+      onError: (error) => {
+        onError(error);
+        return new Response("internal error\n", { status: 500 });
+      },
+    }, (request) => this.#handle(request));
+    this.port = this.#server.addr.port;
+    this.hostname = this.#server.addr.hostname;
+    log(
+      `serving /healthz, /readyz and /metrics on ${this.hostname}:${this.port}`,
+    );
+    this.done = this.#server.finished.catch(onError);
+    const signal = options.signal;
+    if (signal !== undefined) {
+      if (signal.aborted) void this.stop();
+      else {
+        const onAbort = (): void => void this.stop();
+        signal.addEventListener("abort", onAbort, { once: true });
+        this.#unlink = () => signal.removeEventListener("abort", onAbort);
+      }
+    }
+  }
+
+  /**
+   * Closes the server after the requests in flight are answered.
+   *
+   * @returns Settles with {@linkcode ProbeServer.done}.
+   */
+  stop(): Promise<void> {
+    this.#stopping ??= (async () => {
+      this.#unlink();
+      await this.#server.shutdown();
+      await this.done;
+    })();
+    return this.#stopping;
+  }
+
+  /** Stops the server (for `await using`). */
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.stop();
+  }
+
+  async #handle(request: Request): Promise<Response> {
+    const path = new URL(request.url).pathname;
+    const endpoint = path === "/healthz" || path === "/readyz" ||
+      path === "/metrics";
+    if (!endpoint) return text(404, "not found\n");
+    if (request.method !== "GET" && request.method !== "HEAD") {
+      return text(405, "method not allowed\n", { allow: "GET, HEAD" });
+    }
+    if (path === "/metrics") {
+      return new Response(this.#metrics.render(), {
+        headers: { "content-type": CONTENT_TYPE },
+      });
+    }
+    const health = path === "/healthz";
+    const report = health
+      ? await this.#metrics.health()
+      : await this.#metrics.readiness();
+    return text(
+      report.ok ? 200 : 503,
+      reportText(health ? "healthz" : "readyz", report),
+    );
+  }
+}
+
+function text(
+  status: number,
+  body: string,
+  headers: Record<string, string> = {},
+): Response {
+  return new Response(body, {
+    status,
+    headers: {
+      "content-type": "text/plain; charset=utf-8",
+      "x-content-type-options": "nosniff",
+      ...headers,
+    },
+  });
+}
