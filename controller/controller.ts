@@ -12,7 +12,7 @@ import type { Recorder } from "../events/recorder.ts";
 import { readOne } from "../informer/cache.ts";
 import { Collection } from "../informer/collection.ts";
 import { DeletedFinalStateUnknown, finalState } from "../informer/tombstone.ts";
-import type { Handler, Source } from "../informer/types.ts";
+import type { CollectionOptions, Handler, Source } from "../informer/types.ts";
 import { Versions } from "../memo/versions.ts";
 import { controllerOf, meaningfulChange } from "./changes.ts";
 import { clamp } from "./_limiter.ts";
@@ -22,6 +22,7 @@ import type {
   ControllerObserver,
   ControllerOptions,
   ReconcileContext,
+  WatchHooks,
 } from "./types.ts";
 
 /** The shortest resync period: 1 s. */
@@ -124,14 +125,13 @@ export class Controller<T extends KubeObject = KubeObject>
     };
     const primarySynced = Promise.withResolvers<void>();
     this.#synced.push(primarySynced.promise);
-    this.primary = new Collection<T>(this.#client, options.for, {
-      signal,
-      onError,
+    const primaryHooks = this.#hooks(options.for, {
       synced: primarySynced.resolve,
       handler: {
         add: (object) => enqueue(objectKey(object)),
+        // The primary watch holds T: its handler gets T.
         update: (old, object) => {
-          if (changed(old, object)) enqueue(objectKey(object));
+          if (changed(old as T, object as T)) enqueue(objectKey(object));
         },
         delete: (object) => {
           const last = finalState(object);
@@ -141,6 +141,11 @@ export class Controller<T extends KubeObject = KubeObject>
           }
         },
       },
+    });
+    this.primary = new Collection<T>(this.#client, options.for, {
+      signal,
+      onError,
+      ...(primaryHooks as CollectionOptions<T>),
     });
     this.#collections.push(this.primary as unknown as Collection);
     const { group, kind } = options.for;
@@ -237,10 +242,15 @@ export class Controller<T extends KubeObject = KubeObject>
       new Collection(this.#client, source, {
         signal: this.#stop.signal,
         onError: this.#diagnostics.onError,
-        synced: synced.resolve,
-        handler,
+        ...this.#hooks(source, { synced: synced.resolve, handler }),
       }),
     );
+  }
+
+  /** The callbacks of a watch, through `instrument` when given. */
+  #hooks(source: Source, hooks: WatchHooks): WatchHooks {
+    const instrument = this.#options.instrument;
+    return instrument === undefined ? hooks : instrument(source, hooks);
   }
 
   async #stopOnce(): Promise<void> {

@@ -5,7 +5,7 @@ import type { KubeObject } from "../apiclient/types.ts";
 import type { DiagnosticsOptions } from "../_internal/diagnostics.ts";
 import type { Lead } from "../election/lead.ts";
 import type { Recorder } from "../events/recorder.ts";
-import type { Source } from "../informer/types.ts";
+import type { CollectionOptions, Source } from "../informer/types.ts";
 import type { Versions } from "../memo/versions.ts";
 import type { WorkQueueOptions } from "./queue.ts";
 
@@ -90,6 +90,12 @@ export type Reconcile<T extends KubeObject = KubeObject> = (
   context: ReconcileContext<T>,
 ) => Action | void | Promise<Action | void>;
 
+/** The callbacks of a watch the controller makes, as `instrument` sees them. */
+export type WatchHooks = Pick<
+  CollectionOptions<KubeObject>,
+  "handler" | "synced" | "reopened" | "recovered" | "listFailed"
+>;
+
 /** What a controller reports to an observer (for metrics). */
 export interface ControllerObserver {
   /**
@@ -165,8 +171,16 @@ export interface ControllerOptions<T extends KubeObject = KubeObject>
    * Default 30 s.
    */
   stopTimeout?: number | undefined;
-  /** Hears reconciles and queue operations (for metrics). */
+  /** Hears reconciles (for metrics); the queue's observer is in `queue`. */
   observer?: ControllerObserver | undefined;
+  /**
+   * Wraps the callbacks of each watch the controller makes, such as
+   * `(source, hooks) => metrics.collection(source, hooks)` for the
+   * informer metrics and readiness. Default: none.
+   */
+  instrument?:
+    | ((source: Source, hooks: WatchHooks) => WatchHooks)
+    | undefined;
   /** Stops the controller, as {@linkcode Controller.stop} does. */
   signal?: AbortSignal | undefined;
 }

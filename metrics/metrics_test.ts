@@ -424,3 +424,39 @@ Deno.test("checks: failures carry their reason, slow ones time out, names are un
   });
   assert.deepEqual(await new Metrics().health(), { ok: true, checks: [] });
 });
+
+Deno.test("controller: instrument wires its watches into the informer metrics and readiness", async () => {
+  await using h = setup();
+  const { client, metrics, time } = h;
+  await client.create(CM, { metadata: { name: "a" } });
+  const observer = metrics.controller("wired");
+  await using controller = new Controller<KubeObject>(client, {
+    name: "wired",
+    for: { ...CONFIGMAPS, kind: "ConfigMap" },
+    owns: [{ version: "v1", resource: "secrets" }],
+    instrument: (source, hooks) => metrics.collection(source, hooks),
+    reconcile: () => {},
+    observer,
+    queue: { observer: observer.queue },
+  });
+  await time.tick(1_000);
+  await controller.idle();
+  const text = metrics.render();
+  assert.match(
+    text,
+    /^informer_synced\{collection="default\/configmaps"\} 1$/m,
+  );
+  assert.match(text, /^informer_synced\{collection="secrets"\} 1$/m);
+  assert.match(
+    text,
+    /^informer_objects\{collection="default\/configmaps"\} 1$/m,
+  );
+  assert.equal((await metrics.readiness()).ok, true);
+  assert.equal(
+    value(parse(text), "controller_runtime_reconcile_total", {
+      controller: "wired",
+      result: "success",
+    }),
+    1,
+  );
+});
