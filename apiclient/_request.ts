@@ -100,6 +100,7 @@ export async function openWatch<T extends KubeObject>(
       path,
       {
         ...(options.signal ? { signal: options.signal } : {}),
+        ...(options.accept ? { accept: options.accept } : {}),
       },
       "stream",
       answer,

@@ -326,12 +326,12 @@ export class Client implements Disposable, RestClient {
    *
    * @typeParam T The type of the answer.
    * @param path The API path.
-   * @param options A signal.
+   * @param options A signal, and the `Accept` header.
    * @returns The decoded object.
    */
   get<T>(
     path: string,
-    options: { signal?: AbortSignal | undefined } = {},
+    options: Pick<RequestOptions, "signal" | "accept"> = {},
   ): Promise<T> {
     return this.#object<T>("GET", path, options);
   }

@@ -110,6 +110,12 @@ export interface RequestOptions {
   /** The body's content type. Default `application/json`. */
   contentType?: string | undefined;
   /**
+   * The `Accept` header, such as
+   * `application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json`
+   * for a metadata-only list. Default `application/json`.
+   */
+  accept?: string | undefined;
+  /**
    * Ends this request (in addition to the client's signal), including its
    * wait after a 429, which then answers the 429.
    */
@@ -149,6 +155,12 @@ export interface WatchOptions {
    * (`MAX_LINE_LENGTH`).
    */
   maxLineLength?: number | undefined;
+  /**
+   * The `Accept` header, such as
+   * `application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,application/json`
+   * for a metadata-only watch. Default `application/json`.
+   */
+  accept?: string | undefined;
 }
 
 /** Options of {@linkcode Client.inCluster}. */

@@ -82,4 +82,5 @@ export type {
   Reconcile,
   ReconcileContext,
   Watch,
+  WatchHooks,
 } from "./types.ts";

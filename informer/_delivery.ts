@@ -65,7 +65,7 @@ export interface Read<T extends KubeObject> {
 export type DeliveryOptions<T extends KubeObject> =
   & Pick<
     CollectionOptions<T>,
-    "handler" | "transform" | "decode" | "indexers"
+    "handler" | "transform" | "decode" | "indexers" | "metadataOnly"
   >
   & {
     /** Ends a relist's calls part-way. */
@@ -79,6 +79,7 @@ export class Delivery<T extends KubeObject> {
   readonly store: MemoryStore<T>;
   #handler: Handler<T>;
   #shape: Pick<CollectionOptions<T>, "transform" | "decode">;
+  #metadataOnly: boolean;
   #signal: AbortSignal;
   #onError: (error: unknown) => void;
 
@@ -86,6 +87,7 @@ export class Delivery<T extends KubeObject> {
     this.store = new MemoryStore<T>(options.indexers, options.onError);
     this.#handler = options.handler ?? {};
     this.#shape = { transform: options.transform, decode: options.decode };
+    this.#metadataOnly = options.metadataOnly ?? false;
     this.#signal = options.signal;
     this.#onError = options.onError;
   }
@@ -132,6 +134,14 @@ export class Delivery<T extends KubeObject> {
 
   /** Trims, transforms and decodes one object; undefined when it fails. */
   #ingest(raw: KubeObject, key: string): T | undefined {
+    if (this.#metadataOnly && raw.kind !== "PartialObjectMetadata") {
+      // A server that cannot answer metadata alone answered whole objects.
+      raw = {
+        apiVersion: "meta.k8s.io/v1",
+        kind: "PartialObjectMetadata",
+        metadata: raw.metadata,
+      };
+    }
     const meta = raw.metadata;
     if (meta !== undefined && meta.managedFields !== undefined) {
       // A copy without the field, not a delete: deleting a property that is

@@ -211,3 +211,72 @@ export function faultyFetch(
     return new Response(body, { status: 200, headers: response.headers });
   };
 }
+
+/**
+ * A switch that kills watch connections silently: while `stall` is on, every
+ * watch stream (streaming lists too) open or opened stops for good, as a
+ * half-open connection does: nothing more arrives, not even the end.
+ */
+export interface Stall {
+  stall: boolean;
+  /** Watch streams stalled so far. */
+  stalled: number;
+  /** Stalls every watch stream open now; later ones are left alone. */
+  stallOpen(): void;
+  /** A fetch that stalls watches, around `inner`. */
+  wrap: (inner: typeof fetch) => typeof fetch;
+  /** A fetch on the fake server that stalls watches. */
+  fetch: (server: FakeApiServer) => typeof fetch;
+}
+
+export function stallable(): Stall {
+  const open = new Set<() => void>();
+  const switches: Stall = {
+    stall: false,
+    stalled: 0,
+    stallOpen: () => {
+      for (const kill of [...open]) kill();
+    },
+    fetch: (server) => switches.wrap(server.fetch),
+    wrap: (inner) => async (input, init) => {
+      const url = String(input instanceof Request ? input.url : input);
+      const response = await inner(input, init);
+      if (!/[?&]watch=(true|1)(&|$)/.test(url) || response.body === null) {
+        return response;
+      }
+      const reader = response.body.getReader();
+      let dead = false;
+      const kill = (): void => {
+        if (!dead) switches.stalled++;
+        dead = true;
+        open.delete(kill);
+        void reader.cancel().catch(() => {});
+      };
+      open.add(kill);
+      const die = (): Promise<void> => {
+        kill();
+        return new Promise<void>(() => {});
+      };
+      const body = new ReadableStream<Uint8Array>({
+        async pull(controller): Promise<void> {
+          if (dead || switches.stall) return await die();
+          const read = await reader.read().catch(() => undefined);
+          if (dead || switches.stall) return await die();
+          if (read === undefined || read.done) open.delete(kill);
+          if (read === undefined) controller.error(new TypeError("reset"));
+          else if (read.done) controller.close();
+          else controller.enqueue(read.value);
+        },
+        cancel(reason): Promise<void> {
+          open.delete(kill);
+          return reader.cancel(reason).catch(() => {});
+        },
+      }, { highWaterMark: 0 });
+      return new Response(body, {
+        status: response.status,
+        headers: response.headers,
+      });
+    },
+  };
+  return switches;
+}

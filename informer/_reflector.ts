@@ -4,7 +4,7 @@
 // and hands each change to the delivery (`_delivery.ts`) in order.
 import type { Client } from "../apiclient/client.ts";
 import { ApiError } from "../apiclient/errors.ts";
-import type { KubeList, KubeObject } from "../apiclient/types.ts";
+import type { KubeObject } from "../apiclient/types.ts";
 import { collectionPath } from "../apiclient/resource.ts";
 import { sleep } from "../_internal/sleep.ts";
 import { Backoff } from "./_backoff.ts";
@@ -19,11 +19,17 @@ import {
 } from "./_errors.ts";
 import { cursor, type Open } from "./_cursor.ts";
 import { Delivery, type Read, versionOf } from "./_delivery.ts";
+import { Heartbeat, heartbeatTimeout } from "./_heartbeat.ts";
+import {
+  type Listed,
+  METADATA_ACCEPT,
+  METADATA_LIST_ACCEPT,
+  pages,
+} from "./_pages.ts";
 import type { MemoryStore } from "./_store.ts";
 import type { CollectionOptions, Source } from "./types.ts";
 
-/** Objects per page of a list. */
-export const PAGE_SIZE = 500;
+export { PAGE_SIZE } from "./_pages.ts";
 /** The shortest watch timeout asked for; each watch asks for 1× to 2× this. */
 export const MIN_WATCH_TIMEOUT_SECONDS = 300;
 /** Silence beyond the watch's own timeout after which it is presumed dead. */
@@ -50,12 +56,6 @@ type Step<T extends KubeObject> =
   | { next: "watch"; wait: number; open?: Open<T> }
   | { next: "quiet" };
 
-/** A list that holds everything the read found, and the version it shows. */
-interface Listed {
-  items: KubeObject[];
-  resourceVersion: string;
-}
-
 /** One collection's reflector: the loop of reads and watches. */
 export class Reflector<T extends KubeObject> {
   readonly store: MemoryStore<T>;
@@ -67,6 +67,7 @@ export class Reflector<T extends KubeObject> {
   #onError: (error: unknown) => void;
   #signal: AbortSignal;
   #backoff: Backoff;
+  #heartbeat: Heartbeat;
 
   /** The version the next watch or list starts from. */
   #lastVersion = "";
@@ -100,6 +101,12 @@ export class Reflector<T extends KubeObject> {
     this.#onError = options.onError;
     this.#signal = options.signal;
     this.#backoff = new Backoff();
+    this.#heartbeat = new Heartbeat(
+      heartbeatTimeout(
+        options.heartbeatTimeout,
+        MIN_WATCH_TIMEOUT_SECONDS * 1000,
+      ),
+    );
     this.#delivery = new Delivery<T>(options);
     this.store = this.#delivery.store;
   }
@@ -244,6 +251,7 @@ export class Reflector<T extends KubeObject> {
     params: Record<string, string | undefined>,
     timeout: number,
   ): Promise<Open<T>> {
+    const opened = Date.now();
     const stream = await this.#client.watch<T>(
       this.#url({
         watch: "true",
@@ -251,13 +259,23 @@ export class Reflector<T extends KubeObject> {
         allowWatchBookmarks: "true",
         timeoutSeconds: String(timeout),
       }),
-      { signal: this.#signal, idleTimeout: timeout * 1000 + IDLE_MARGIN },
+      {
+        signal: this.#signal,
+        idleTimeout: timeout * 1000 + IDLE_MARGIN,
+        ...(this.#options.metadataOnly ? { accept: METADATA_ACCEPT } : {}),
+      },
     );
     // The stream's cancel() also ends an iteration paused at an event, so
     // its listener and idle timer go with it.
+    const cancel = (): Promise<void> => stream.cancel();
     return {
-      events: cursor(stream.batches()),
-      cancel: () => stream.cancel(),
+      events: cursor(this.#heartbeat.guard(
+        stream.batches(),
+        this.#path,
+        opened + timeout * 1000,
+        cancel,
+      )),
+      cancel,
     };
   }
 
@@ -431,44 +449,14 @@ export class Reflector<T extends KubeObject> {
     }
   }
 
-  async #pages(newest: boolean): Promise<Listed> {
-    const signal = this.#signal;
-    // Never an older view than already seen: from the last version, or the
-    // newest (a consistent read) when there is none or it is gone.
-    const first: Record<string, string | undefined> =
-      newest || this.#lastVersion === "" ? {} : {
-        resourceVersion: this.#lastVersion,
-        resourceVersionMatch: "NotOlderThan",
-      };
-    const page = await this.#client.get<KubeList>(
-      this.#url({ ...first, limit: String(PAGE_SIZE) }),
-      { signal },
+  #pages(newest: boolean): Promise<Listed> {
+    return pages(
+      this.#client,
+      (params) => this.#url(params),
+      newest || this.#lastVersion === "" ? "" : this.#lastVersion,
+      this.#signal,
+      this.#options.metadataOnly ? METADATA_LIST_ACCEPT : undefined,
     );
-    const items = page.items ?? [];
-    const resourceVersion = page.metadata?.resourceVersion ?? "";
-    let token = page.metadata?.continue;
-    while (token) {
-      let next: KubeList;
-      try {
-        next = await this.#client.get<KubeList>(
-          this.#url({ limit: String(PAGE_SIZE), continue: token }),
-          { signal },
-        );
-      } catch (error) {
-        if (!isExpired(error)) throw error;
-        // The token outlived the server's history: one full list instead.
-        const whole = await this.#client.get<KubeList>(this.#url(first), {
-          signal,
-        });
-        return {
-          items: whole.items ?? [],
-          resourceVersion: whole.metadata?.resourceVersion ?? "",
-        };
-      }
-      for (const item of next.items ?? []) items.push(item);
-      token = next.metadata?.continue;
-    }
-    return { items, resourceVersion };
   }
 
   /**

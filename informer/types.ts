@@ -102,6 +102,17 @@ export interface CollectionOptions<T extends KubeObject = KubeObject>
    * unready, and it stays so until a watch opens again.
    */
   unreadyOnWatchError?: boolean | undefined;
+  /**
+   * Hold each object's metadata alone: lists and watches ask the API server
+   * for `PartialObjectMetadata` (its `Accept` header), so the objects arrive
+   * and are held as `{ apiVersion: "meta.k8s.io/v1", kind:
+   * "PartialObjectMetadata", metadata }`, at a fraction of the memory of
+   * whole objects (Secrets, ConfigMaps, Pods), as controller-runtime's
+   * metadata-only watches and kube-rs's `metadata_watcher` do. Keys are
+   * unchanged. A server that answers whole objects anyway has them cut down
+   * to their metadata before `transform`. Default `false`.
+   */
+  metadataOnly?: boolean | undefined;
   /** Named index functions the store keeps (see {@linkcode Store.byIndex}). */
   indexers?: Indexers<T> | undefined;
   /**
@@ -110,6 +121,21 @@ export interface CollectionOptions<T extends KubeObject = KubeObject>
    * skip it, and the store still knows the object exists.
    */
   decode?: ((object: KubeObject) => T) | undefined;
+  /**
+   * Milliseconds a watch may stay silent before it is presumed dead and
+   * opened again from its last version, once this server has been seen to
+   * send a periodic bookmark. The API server's watch cache sends a BOOKMARK
+   * about once a minute on every watch that allows bookmarks (this one
+   * does), so silence this long means two bookmarks went missing: a
+   * half-open connection (a failed node, a load balancer that dropped its
+   * state, a stalled proxy) that would otherwise serve a stale store until
+   * the watch's own timeout, 5 to 10 minutes plus 30 s. Where no periodic
+   * bookmark was ever seen (a server without a watch cache), or after three
+   * watches in a row ended this way with none seen, that longer limit
+   * applies. Default 150 000 (2.5 min); at least 1 000, at most 300 000;
+   * `0` turns it off.
+   */
+  heartbeatTimeout?: number | undefined;
   /** Ends the watch, as stopping the collection does. */
   signal?: AbortSignal | undefined;
 }

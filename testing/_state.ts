@@ -36,8 +36,10 @@ export class ServerState {
   readonly watches: Set<WatchStream> = new Set();
   /** The creation order of every object, by uid. */
   readonly created: Map<string, number> = new Map();
-  /** Milliseconds between the bookmarks of a watch. */
+  /** Milliseconds between the periodic bookmarks of a watch; 0 for none. */
   readonly bookmarkInterval: number;
+  /** Whether the periodic bookmarks are stopped (a test's fault). */
+  bookmarksStopped = false;
   /** Whether objects show `metadata.managedFields`. */
   readonly managedFields: boolean;
   /** Who owns which fields of each object, by uid (kept when not shown). */
@@ -54,8 +56,14 @@ export class ServerState {
   #nameSeed = 1;
 
   /** A state with the built-in resources and no objects. */
-  constructor(options: { bookmarkInterval: number; managedFields: boolean }) {
-    this.bookmarkInterval = options.bookmarkInterval;
+  constructor(
+    options: { bookmarkInterval: number | undefined; managedFields: boolean },
+  ) {
+    // Default 60 s, at least 10 ms, 0 (or nonsense) for none.
+    const ms = options.bookmarkInterval ?? 60_000;
+    this.bookmarkInterval = Number.isFinite(ms) && ms > 0
+      ? Math.max(10, ms)
+      : 0;
     this.managedFields = options.managedFields;
     this.store.subscribe((change) => {
       const uid = change.object.metadata.uid;

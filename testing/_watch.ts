@@ -116,7 +116,12 @@ export function watchObjects(
     watch.bookmarks(
       state.bookmarkInterval,
       lasts,
-      () => watch.send(bookmark(state, resource, false)),
+      (last) => {
+        // A stopped heartbeat still leaves the bookmark before the timeout.
+        if (last || !state.bookmarksStopped) {
+          watch.send(bookmark(state, resource, false));
+        }
+      },
     );
   }
   if (lasts !== undefined) watch.closeAfter(lasts);

@@ -86,20 +86,29 @@ export class WatchStream {
   }
 
   /**
-   * Sends a bookmark every `ms`, and one 2 s before the watch's timeout
-   * `lasts` ends it, as the watch cache does, so a client resumes from a
-   * version as new as possible.
+   * Sends a bookmark every `ms` (none when `ms` is 0), and one 2 s before
+   * the watch's timeout `lasts` ends it, as the watch cache does, so a client
+   * resumes from a version as new as possible. `fn` gets `true` for that
+   * last one, and sends or skips each.
    */
-  bookmarks(ms: number, lasts: number | undefined, fn: () => void): void {
+  bookmarks(
+    ms: number,
+    lasts: number | undefined,
+    fn: (last: boolean) => void,
+  ): void {
     const last = lasts === undefined ? undefined : Date.now() + lasts - 2_000;
     const schedule = (): void => {
-      const wait = last === undefined ? ms : Math.min(ms, last - Date.now());
-      if (wait > 0) this.#ticker = setTimeout(tick, wait);
+      const untilLast = last === undefined ? undefined : last - Date.now();
+      const wait = ms > 0 && (untilLast === undefined || ms < untilLast)
+        ? ms
+        : untilLast;
+      if (wait === undefined || wait <= 0) return;
+      this.#ticker = setTimeout(() => tick(wait === untilLast), wait);
     };
-    const tick = (): void => {
+    const tick = (isLast: boolean): void => {
       if (this.#ended) return;
-      fn();
-      if (!this.#ended) schedule();
+      fn(isLast);
+      if (!this.#ended && !isLast) schedule();
     };
     schedule();
   }

@@ -176,7 +176,7 @@ export class FakeApiServer implements AsyncDisposable {
   constructor(options: FakeApiServerOptions = {}) {
     this.url = (options.url ?? "http://apiserver.test").replace(/\/$/, "");
     this.#state = new ServerState({
-      bookmarkInterval: options.bookmarkInterval ?? 60_000,
+      bookmarkInterval: options.bookmarkInterval,
       managedFields: options.managedFields ?? false,
     });
     this.#gc = new GarbageCollector(
@@ -391,6 +391,18 @@ export class FakeApiServer implements AsyncDisposable {
   /** Ends every open watch stream cleanly, as a server that closes a watch does. */
   cutWatches(): void {
     for (const watch of [...this.#state.watches]) watch.close();
+  }
+
+  /**
+   * Stops (or, with `false`, starts again) the periodic bookmarks of every
+   * watch, open or to come, as an API server without a watch cache sends
+   * none. The bookmark that ends a streaming list's initial events and the
+   * one 2 s before a watch's timeout still go.
+   *
+   * @param stopped `true` (default) to stop them, `false` to send them again.
+   */
+  stopBookmarks(stopped = true): void {
+    this.#state.bookmarksStopped = stopped;
   }
 
   /**

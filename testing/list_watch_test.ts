@@ -381,6 +381,53 @@ Deno.test("watch: timeoutSeconds ends the stream, with a last bookmark 2 s befor
   assert.equal(time.countTimers(), 0);
 });
 
+/** The times of the bookmarks of a 300 s watch, until it ends. */
+async function bookmarkTimes(
+  server: FakeApiServer,
+  time: ReturnType<typeof installFakeTime>,
+  during?: () => void,
+): Promise<number[]> {
+  const { lines } = await watch(
+    server,
+    `${CM}?watch=1&timeoutSeconds=300&allowWatchBookmarks=true`,
+  );
+  const times: number[] = [];
+  const all = (async () => {
+    for (let e = await lines.event(); e; e = await lines.event()) {
+      if (e.type === "BOOKMARK") times.push(Date.now());
+    }
+  })();
+  await time.tick(100_000);
+  during?.();
+  await time.tick(200_000);
+  await all;
+  return times;
+}
+
+Deno.test("watch: bookmarkInterval 0 sends only the bookmark before the timeout", async () => {
+  using time = installFakeTime({ now: 0 });
+  await using server = new FakeApiServer({ bookmarkInterval: 0 });
+  assert.deepEqual(await bookmarkTimes(server, time), [298_000]);
+  assert.equal(time.countTimers(), 0);
+});
+
+Deno.test("watch: stopBookmarks stops the periodic bookmarks, not the last one, until started again", async () => {
+  using time = installFakeTime({ now: 0 });
+  await using server = new FakeApiServer();
+  const stopped = await bookmarkTimes(server, time, () => {
+    server.stopBookmarks();
+  });
+  assert.deepEqual(stopped, [60_000, 298_000]);
+  const started = await bookmarkTimes(server, time, () => {
+    server.stopBookmarks(false);
+  });
+  assert.deepEqual(
+    started.map((t) => t - 300_000),
+    [120_000, 180_000, 240_000, 298_000],
+  );
+  assert.equal(time.countTimers(), 0);
+});
+
 Deno.test("watch: timeoutSeconds=0 is the server's default, not an instant end", async () => {
   using time = installFakeTime({ now: 0 });
   await using server = new FakeApiServer();

@@ -235,7 +235,13 @@ export interface CorruptOptions {
 export interface FakeApiServerOptions {
   /** Base URL of the in-memory server. Default `http://apiserver.test`. */
   url?: string | undefined;
-  /** Milliseconds between the bookmarks of a watch. Default 60 000. */
+  /**
+   * Milliseconds between the periodic bookmarks of a watch that allows
+   * bookmarks, as the API server's watch cache sends one about every minute
+   * (clients use them as a heartbeat). `0` sends none but the one 2 s before
+   * the watch's timeout (see {@linkcode FakeApiServer.stopBookmarks}).
+   * Default 60 000; at least 10.
+   */
   bookmarkInterval?: number | undefined;
   /**
    * Show `metadata.managedFields` on objects, as the API server writes it:
