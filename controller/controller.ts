@@ -399,8 +399,9 @@ export class Controller<T extends KubeObject = KubeObject>
     signal: AbortSignal,
   ): Promise<C | undefined> {
     const group = ref.group ?? "";
-    const watch = this.#collections.find(({ source }) =>
-      source.resource === ref.resource && (source.group ?? "") === group &&
+    const watch = this.#collections.find(({ source, metadataOnly }) =>
+      !metadataOnly && source.resource === ref.resource &&
+      (source.group ?? "") === group &&
       (!source.namespace || source.namespace === ref.namespace)
     ) as Collection<C> | undefined;
     try {

@@ -114,6 +114,7 @@ export async function readOne<T extends KubeObject>(
   const { view, versions } = options;
   const key = objectKey(ref);
   if (view !== undefined) {
+    refuseMetadataOnly(view);
     const { group = "", resource } = view.source;
     if (resource !== ref.resource || group !== (ref.group ?? "")) {
       throw new TypeError(
@@ -124,6 +125,15 @@ export async function readOne<T extends KubeObject>(
     if (copy !== undefined && isCurrent(versions, key, copy)) return copy;
   }
   return await readFresh<T>(client, ref, options);
+}
+
+/** The reads answer whole objects: a metadata-only store cannot. */
+function refuseMetadataOnly(view: View<KubeObject>): void {
+  if (view.metadataOnly === true) {
+    throw new TypeError(
+      `The view of ${view.source.resource} holds metadata only; read its store directly`,
+    );
+  }
 }
 
 function isCurrent(
@@ -165,6 +175,7 @@ export async function currentList<T extends KubeObject>(
   view: View<T>,
   options: MemoOptions = {},
 ): Promise<T[]> {
+  refuseMetadataOnly(view);
   const { versions } = options;
   const store = view.store;
   // Memo first, store second: if the watch delivers a new object in
@@ -239,6 +250,7 @@ export async function list<T extends KubeObject>(
   view: View<T>,
   options: MemoOptions = {},
 ): Promise<T[]> {
+  refuseMetadataOnly(view);
   if (view.ready()) return await currentList(client, view, options);
   const { labelSelector, fieldSelector } = view.source;
   return await readList<T>(client, view.source, {

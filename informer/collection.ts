@@ -73,6 +73,8 @@ export class Collection<T extends KubeObject = KubeObject>
   readonly source: Source;
   /** The objects the watch holds. */
   readonly store: Store<T>;
+  /** Whether the store holds metadata only (the `metadataOnly` option). */
+  readonly metadataOnly: boolean;
   /**
    * Settles when the watch has ended and no handler or `synced` call is
    * still running. Never rejects.
@@ -94,6 +96,7 @@ export class Collection<T extends KubeObject = KubeObject>
     options: CollectionOptions<T> = {},
   ) {
     this.source = { ...source };
+    this.metadataOnly = options.metadataOnly === true;
     const stop = this.#stop;
     const outer = options.signal;
     let unlink = (): void => {};

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import type { KubeObject } from "../apiclient/types.ts";
-import { Collection } from "./mod.ts";
+import { cached, Collection, currentList, list, readOne } from "./mod.ts";
 import { CM, harness, isList, isStreamingList } from "./_harness_test_util.ts";
 import type { FakeApiServer } from "../testing/mod.ts";
 
@@ -109,4 +109,27 @@ Deno.test("without metadataOnly the store holds whole objects", async () => {
   await using c = new Collection(h.client, CONFIGMAPS);
   await h.time.settle();
   assert.equal(c.store.get("default/a")!.kind, "ConfigMap");
+});
+
+Deno.test("the memo-aware reads refuse a metadata-only view; the store and cached still answer", async () => {
+  await using h = harness();
+  put(h.server, "a", "1");
+  await using c = new Collection(h.client, CONFIGMAPS, { metadataOnly: true });
+  await h.time.settle();
+  const view = c.view();
+  assert.equal(c.metadataOnly, true);
+  assert.equal(view.metadataOnly, true);
+  assert.equal(cached(view, "default/a")?.kind, "PartialObjectMetadata");
+  const refused = (error: unknown): boolean =>
+    error instanceof TypeError && /holds metadata only/.test(error.message);
+  const ref = { ...CONFIGMAPS, namespace: "default", name: "a" };
+  await assert.rejects(readOne(h.client, ref, { view }), refused);
+  await assert.rejects(currentList(h.client, view), refused);
+  await assert.rejects(list(h.client, view), refused);
+  // Without the view, the read goes to the API server: a whole object.
+  const whole = await readOne<KubeObject & { data?: { v?: string } }>(
+    h.client,
+    ref,
+  );
+  assert.equal(whole.data?.v, "1");
 });

@@ -167,6 +167,12 @@ export interface View<T extends KubeObject = KubeObject> {
    * lists add the objects the memo knows of and the watch has not brought.
    */
   readonly whole: boolean;
+  /**
+   * Whether the store holds metadata only (`PartialObjectMetadata`): the
+   * cached reads refuse such a view, since their callers expect whole
+   * objects.
+   */
+  readonly metadataOnly?: boolean | undefined;
 }
 
 /** Options of {@linkcode view}. */
@@ -188,6 +194,8 @@ export interface Watched<T extends KubeObject = KubeObject> {
   readonly source: Source;
   /** The objects the watch holds. */
   readonly store: Store<T>;
+  /** Whether the store holds metadata only. */
+  readonly metadataOnly?: boolean | undefined;
   /**
    * Whether the store may answer reads.
    *

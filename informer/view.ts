@@ -41,6 +41,7 @@ export function view<T extends KubeObject = KubeObject>(
     store: watched.store,
     ready: () => watched.synced(),
     whole: options.whole ?? (!namespace && !labelSelector && !fieldSelector),
+    metadataOnly: watched.metadataOnly === true,
   };
 }
 
