@@ -6,11 +6,15 @@
  * `--keep-running` keeps the fake and the operator up until Ctrl-C, so that
  * `kubectl` can look at them.
  *
+ * It also serves the operator's probes and metrics (`ProbeServer`) on
+ * loopback, and prints what a scrape of `/metrics` shows after the story.
+ *
  * Permissions: `--allow-net=127.0.0.1`.
  *
  * @module
  */
 import { Client, type Outcome } from "../apiclient/mod.ts";
+import { Metrics, ProbeServer } from "../metrics/mod.ts";
 import { FakeApiServer } from "../testing/mod.ts";
 import { GreetingOperator, REQUEST_TIMEOUT } from "./operator.ts";
 import {
@@ -71,9 +75,20 @@ const client = new Client(served.url, { timeout: REQUEST_TIMEOUT })
   .withObserver(observe);
 const user = new Client(served.url);
 
+// The operator's metrics and probes, served as in a pod (there on
+// 0.0.0.0:8080; here on loopback).
+const metrics = new Metrics();
+await using probes = new ProbeServer(metrics, {
+  hostname: "127.0.0.1",
+  port: 0,
+});
+say(`Probes on http://127.0.0.1:${probes.port}/healthz, /readyz and /metrics`);
+say();
+
 const operator = await GreetingOperator.start(client, {
   pod: "greeting-operator-7d9f-x2x4b",
   leaseNamespace: NAMESPACE,
+  metrics,
   log: (line) => say(`  [operator] ${line}`),
 });
 
@@ -131,6 +146,26 @@ say(
 );
 say(`  writes (${writes.length}, Lease renewals not shown):`);
 for (const line of writes) say(`    ${line}`);
+
+// What a Prometheus scrape of the operator sees (buckets left out here).
+const probe = (path: string): Promise<Response> =>
+  fetch(`http://127.0.0.1:${probes.port}${path}`);
+const [healthz, readyz, scrape] = await Promise.all(
+  ["/healthz", "/readyz", "/metrics"].map(probe),
+);
+await healthz!.body?.cancel();
+await readyz!.body?.cancel();
+say();
+say(`/healthz ${healthz!.status}, /readyz ${readyz!.status}; /metrics:`);
+for (const line of (await scrape!.text()).split("\n")) {
+  if (line === "" || line.startsWith("#") || line.includes("_bucket{")) {
+    continue;
+  }
+  if (
+    /^(controller_runtime|workqueue_(adds|depth|retries)|leader_election|informer_(objects|synced)|event_recorder|rest_client_requests)/
+      .test(line)
+  ) say(`  ${line}`);
+}
 
 if (keepRunning) {
   say();

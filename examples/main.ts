@@ -10,14 +10,18 @@
  *   namespace to the kubeconfig context's.
  * - `WATCH_NAMESPACE`: watch one namespace only; default all.
  *
+ * It serves `/healthz`, `/readyz` and `/metrics` on `0.0.0.0:8080` (the
+ * Deployment's probes); a copy that waits for the Lease is ready too.
+ *
  * In a pod (see README.md for `deno compile`):
- * `--allow-net=kubernetes.default.svc:443
+ * `--allow-net=kubernetes.default.svc:443,0.0.0.0:8080
  * --allow-read=/var/run/secrets/kubernetes.io/serviceaccount
  * --allow-env=KUBERNETES_SERVICE_HOST,KUBERNETES_SERVICE_PORT,POD_NAME,POD_NAMESPACE,WATCH_NAMESPACE`.
  *
  * @module
  */
 import { autoClient } from "../kubeconfig/mod.ts";
+import { Metrics, ProbeServer } from "../metrics/mod.ts";
 import { GreetingOperator, REQUEST_TIMEOUT } from "./operator.ts";
 
 function log(line: string): void {
@@ -53,11 +57,16 @@ log(
   }`,
 );
 
+// Probes and metrics from the start: a waiting copy is alive and ready.
+const metrics = new Metrics();
+await using _probes = new ProbeServer(metrics, { signal: stop.signal });
+
 let operator: GreetingOperator;
 try {
   operator = await GreetingOperator.start(client, {
     pod,
     leaseNamespace,
+    metrics,
     ...(namespace ? { namespace } : {}),
     log,
     signal: stop.signal,

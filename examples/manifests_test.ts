@@ -155,7 +155,15 @@ Deno.test("the Deployment and the README's flags match what main.ts reads", () =
   // main.ts names the API server so that --allow-net can name it.
   const server = mainText.match(/inClusterServer: "https:\/\/([^"]+)"/)?.[1];
   assert.equal(server, "kubernetes.default.svc:443");
-  assert.match(compile, /--allow-net=kubernetes\.default\.svc:443 /);
+  // The API server, and the probe server's address (the Deployment's
+  // probes call its port).
+  assert.match(
+    compile,
+    /--allow-net=kubernetes\.default\.svc:443,0\.0\.0\.0:8080 /,
+  );
+  assert.match(deploymentText, /containerPort: 8080/);
+  assert.match(deploymentText, /livenessProbe:\s+httpGet:\s+path: \/healthz/);
+  assert.match(deploymentText, /readinessProbe:\s+httpGet:\s+path: \/readyz/);
   assert.match(
     compile,
     /--allow-read=\/var\/run\/secrets\/kubernetes\.io\/serviceaccount /,

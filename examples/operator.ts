@@ -36,6 +36,7 @@ import {
 } from "../controller/mod.ts";
 import { Lead, REQUEST_TIMEOUT } from "../election/mod.ts";
 import { Recorder, transition } from "../events/mod.ts";
+import type { Metrics } from "../metrics/mod.ts";
 import type { ObjectReference } from "../events/mod.ts";
 import { settleStatus, written } from "../memo/mod.ts";
 import {
@@ -68,6 +69,12 @@ export interface GreetingOperatorOptions {
   exit?: ((code: number) => void) | undefined;
   /** Milliseconds before a failed reconcile runs again. Default 5 s. */
   retryDelay?: number | undefined;
+  /**
+   * The metrics to wire: the client's requests, the election, the recorder,
+   * the controller and its watches (serve them with a `ProbeServer`).
+   * Default: none.
+   */
+  metrics?: Metrics | undefined;
   /** Ends the wait for the Lease. */
   signal?: AbortSignal | undefined;
 }
@@ -117,17 +124,20 @@ export class GreetingOperator implements AsyncDisposable {
     this.identity = lead.identity;
     const log = this.#log = options.log ?? (() => {});
     const retryDelay = options.retryDelay ?? 5_000;
+    const metrics = options.metrics;
     // The recorder writes through the guard too: no Event after the Lease.
     this.#recorder = new Recorder(
       client.withWriteGuard(lead.mayWrite),
       OPERATOR,
       {
         instance: options.pod,
+        ...metrics?.recorder(OPERATOR),
         log: (line) => log(`events: ${line}`),
         onError: (error) => log(`events: ${message(error)}`),
       },
     );
     const namespace = options.namespace;
+    const controllerMetrics = metrics?.controller("greeting");
     this.controller = new Controller<Greeting>(client, {
       name: "greeting",
       for: { ...GREETINGS, namespace, kind: KIND },
@@ -141,11 +151,16 @@ export class GreetingOperator implements AsyncDisposable {
       reconcile: (context) => this.#reconcile(context),
       errorPolicy: () => retryDelay,
       observer: {
-        reconciled: (result) => {
+        reconciled: (result, seconds) => {
           if (result === "error") this.counts.failures += 1;
           else this.counts.passes += 1;
+          controllerMetrics?.reconciled(result, seconds);
         },
       },
+      ...(metrics === undefined ? {} : {
+        queue: { observer: controllerMetrics!.queue },
+        instrument: (source, hooks) => metrics.collection(source, hooks),
+      }),
       log: (line) => log(`controller: ${line}`),
       onError: (error) => {
         if (error instanceof ReconcileError) {
@@ -173,6 +188,8 @@ export class GreetingOperator implements AsyncDisposable {
   ): Promise<GreetingOperator> {
     const log = options.log ?? (() => {});
     log(`${options.pod}: waiting for the Lease`);
+    // Every request of the operator (the election's too) is counted.
+    if (options.metrics !== undefined) client = options.metrics.client(client);
     const lead = new Lead(client, {
       lease: {
         namespace: options.leaseNamespace,
@@ -183,6 +200,7 @@ export class GreetingOperator implements AsyncDisposable {
       onError: (error) => log(`election: ${message(error)}`),
       exit: options.exit,
     });
+    options.metrics?.lead(lead);
     await lead.leading({ signal: options.signal });
     log(`leading as ${lead.identity}`);
     return new GreetingOperator(lead, client, options);

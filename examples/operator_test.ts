@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { Client } from "../apiclient/mod.ts";
+import { Metrics } from "../metrics/mod.ts";
 import { FakeApiServer, installFakeTime } from "../testing/mod.ts";
 import { GreetingOperator, REQUEST_TIMEOUT } from "./operator.ts";
 import {
@@ -332,5 +333,47 @@ Deno.test("after a lost Lease the operator's writes are refused before they are 
   assert.ok(operator.counts.failures >= 1);
   await time.tick(30_000); // the elector gives up and calls exit(1)
   assert.deepEqual(exits, [1]);
+  await operator.stop();
+});
+
+Deno.test("with metrics the operator's reconciles, queue, watches and election are counted", async () => {
+  using time = installFakeTime({ now: Date.parse("2030-01-01T00:00:00Z") });
+  await using server = fake();
+  const client = new Client(server.url, {
+    fetch: server.fetch,
+    timeout: REQUEST_TIMEOUT,
+  });
+  const user = new Client(server.url, { fetch: server.fetch });
+  await user.create(greetingPath("default"), newGreeting("hello", "Hi"));
+  const metrics = new Metrics();
+  const operator = await GreetingOperator.start(client, {
+    pod: "greeter-0",
+    leaseNamespace: "default",
+    metrics,
+    exit: () => {},
+  });
+  await time.settle();
+  await operator.idle();
+  await time.settle();
+  const text = metrics.render();
+  assert.match(
+    text,
+    /^controller_runtime_reconcile_total\{controller="greeting",result="success"\} [1-9]/m,
+  );
+  assert.match(text, /^workqueue_adds_total\{name="greeting"\} [1-9]/m);
+  assert.match(
+    text,
+    /^leader_election_master_status\{name="greeting-operator"\} 1$/m,
+  );
+  assert.match(
+    text,
+    /^informer_synced\{collection="greetings\.demo\.liken\.dev"\} 1$/m,
+  );
+  assert.match(
+    text,
+    /^event_recorder_events_total\{component="greeting-operator",result="created"\} [1-9]/m,
+  );
+  assert.equal((await metrics.readiness()).ok, true);
+  assert.equal((await metrics.health()).ok, true);
   await operator.stop();
 });
