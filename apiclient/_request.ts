@@ -2,7 +2,12 @@
 // a watch opened, with its final outcome told to the client's observer.
 import type { KubeObject } from "./types.ts";
 import { MalformedResponseError } from "./errors.ts";
-import type { Outcome, WatchOptions } from "./options.ts";
+import type {
+  Outcome,
+  PatchOptions,
+  RequestOptions,
+  WatchOptions,
+} from "./options.ts";
 import { WatchStream } from "./watch.ts";
 import { send } from "./_throttle.ts";
 import {
@@ -167,4 +172,30 @@ function checkObject(value: unknown, method: string, path: string): void {
 function preview(value: unknown): string {
   const text = value === undefined ? "nothing" : JSON.stringify(value);
   return text.length > 100 ? `${text.slice(0, 100)}…` : text;
+}
+
+const PATCH_TYPES: Record<PatchOptions["type"], string> = {
+  merge: "application/merge-patch+json",
+  json: "application/json-patch+json",
+  apply: "application/apply-patch+yaml",
+  strategic: "application/strategic-merge-patch+json",
+};
+
+/** The URL and options of a PATCH in one of the API server's dialects. */
+export function patchRequest(
+  path: string,
+  patch: unknown,
+  options: PatchOptions,
+): { url: string; request: RequestOptions } {
+  const query = new URLSearchParams();
+  if (options.fieldManager) query.set("fieldManager", options.fieldManager);
+  if (options.force) query.set("force", "true");
+  const sep = path.includes("?") ? "&" : "?";
+  const url = query.size ? `${path}${sep}${query}` : path;
+  const request: RequestOptions = {
+    body: options.type === "apply" ? JSON.stringify(patch) : patch,
+    contentType: PATCH_TYPES[options.type],
+  };
+  if (options.signal) request.signal = options.signal;
+  return { url, request };
 }

@@ -8,6 +8,7 @@
  */
 import type { KubeObject, Status } from "./types.ts";
 import type {
+  ApplyOptions,
   ClientOptions,
   InClusterOptions,
   Outcome,
@@ -23,15 +24,8 @@ import type {
 import type { WatchStream } from "./watch.ts";
 import { inClusterConfig } from "./_in_cluster.ts";
 import { performRequest } from "./_rest.ts";
-import { openWatch, request } from "./_request.ts";
+import { openWatch, patchRequest, request } from "./_request.ts";
 import { type Bound, createShared, type Shared } from "./_transport.ts";
-
-const PATCH_TYPES: Record<PatchOptions["type"], string> = {
-  merge: "application/merge-patch+json",
-  json: "application/json-patch+json",
-  apply: "application/apply-patch+yaml",
-  strategic: "application/strategic-merge-patch+json",
-};
 
 /**
  * A client of one Kubernetes API server.
@@ -280,23 +274,17 @@ export class Client implements Disposable, RestClient {
     path: string,
     options: RequestOptions = {},
   ): Promise<T> {
-    return request(
-      this.#shared,
-      this.#bound,
-      method,
-      path,
-      options,
-      "json",
-    ) as Promise<T>;
+    return this.#object<T>(method, path, options, "json");
   }
 
   // Sends a request whose answer the library reads as an object (a list's
-  // items as an array); any other answer is a MalformedResponseError.
+  // items as an array; any other answer is a MalformedResponseError), or
+  // as any JSON for `request`.
   #object<T>(
     method: string,
     path: string,
     options: RequestOptions,
-    mode: "object" | "object?" = "object",
+    mode: "object" | "object?" | "json" = "object",
   ): Promise<T> {
     return request(
       this.#shared,
@@ -481,17 +469,8 @@ export class Client implements Disposable, RestClient {
    * @returns The stored copy.
    */
   patch<T>(path: string, patch: unknown, options: PatchOptions): Promise<T> {
-    const query = new URLSearchParams();
-    if (options.fieldManager) query.set("fieldManager", options.fieldManager);
-    if (options.force) query.set("force", "true");
-    const sep = path.includes("?") ? "&" : "?";
-    const full = query.size ? `${path}${sep}${query}` : path;
-    const request: RequestOptions = {
-      body: options.type === "apply" ? JSON.stringify(patch) : patch,
-      contentType: PATCH_TYPES[options.type],
-    };
-    if (options.signal) request.signal = options.signal;
-    return this.#object<T>("PATCH", full, request);
+    const { url, request } = patchRequest(path, patch, options);
+    return this.#object<T>("PATCH", url, request);
   }
 
   /**
@@ -526,15 +505,7 @@ export class Client implements Disposable, RestClient {
    * @returns The server's copy.
    * @throws {TypeError} When `fieldManager` is empty.
    */
-  apply<T>(
-    path: string,
-    object: unknown,
-    options: {
-      fieldManager: string;
-      force?: boolean | undefined;
-      signal?: AbortSignal | undefined;
-    },
-  ): Promise<T> {
+  apply<T>(path: string, object: unknown, options: ApplyOptions): Promise<T> {
     if (!options.fieldManager) {
       return Promise.reject(
         new TypeError("Server-side apply needs a fieldManager"),

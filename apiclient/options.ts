@@ -122,6 +122,16 @@ export interface RequestOptions {
   signal?: AbortSignal | undefined;
 }
 
+/** Options of {@linkcode Client.apply}. */
+export interface ApplyOptions {
+  /** The field manager whose fields the applied object states. Required. */
+  fieldManager: string;
+  /** Take fields other managers own. Default `false`. */
+  force?: boolean | undefined;
+  /** Ends this request. */
+  signal?: AbortSignal | undefined;
+}
+
 /** Options of {@linkcode Client.patch}. */
 export interface PatchOptions {
   /**
