@@ -81,52 +81,8 @@ export type { ObjectRef, Resource } from "../apiclient/resource.ts";
  * Use {@linkcode FakeApiServer.fetch} in memory (no sockets, deterministic
  * on fake time) or {@linkcode FakeApiServer.serve} over HTTP or HTTPS.
  *
- * Where it differs from the API server, on purpose:
- * - Namespaces need not exist for objects to be created in them. Deleting
- *   a Namespace deletes all it holds at once (no Terminating phase).
- * - Server-side apply needs a JSON body (YAML is refused). Ownership is
- *   tracked always, shown in `metadata.managedFields` only with
- *   {@linkcode FakeApiServerOptions.managedFields}. Lists merge as
- *   {@linkcode ResourceDefinition.listTypes} and the built-in field names
- *   say, not as an OpenAPI schema does; an item without its key makes its
- *   list atomic (the API server refuses it). Nothing is defaulted first (a
- *   port without `protocol` is keyed without it). Merged list maps keep
- *   the live order, new items last. `Update` entries own a node itself
- *   (`.`) only for list items and maps known by name (`labels`, `data`,
- *   ...), where the API server also owns new struct pointers.
- *   `managedFields` a client sends are ignored.
- * - The garbage collector runs {@linkcode FakeApiServerOptions.garbageCollectionDelay}
- *   (10 ms) after a change that concerns it, on the global (possibly fake)
- *   clock; each round may cause the next. Owners are matched by uid alone
- *   (the API server also checks kind, name and namespace).
- * - Metadata-only reads (`as=PartialObjectMetadata` and
- *   `as=PartialObjectMetadataList`, `meta.k8s.io` `v1` or `v1beta1`) and
- *   Tables are the only conversions; an `Accept` the fake cannot answer
- *   gets JSON, where the API server answers 406.
- * - Strategic merge patches are merged like merge patches (lists replace).
- * - Every object gets a `generation` (the API server gives one only to
- *   custom resources and a few built-in kinds), so code that reads it can be
- *   tested with any kind; it moves when anything but `metadata` and `status`
- *   changes, and on status changes too when the resource has no status
- *   subresource, as for custom resources.
- * - Field selectors read any dotted path of the object (the API server
- *   answers 400 for a field it does not index), so a test need not know the
- *   per-kind lists.
- * - History is kept until {@linkcode FakeApiServer.compact}, so a test
- *   decides when a version becomes too old.
- * - A watch without `timeoutSeconds` (or with 0) stays open until it is
- *   cancelled, where the API server picks 30 to 60 minutes; a test would
- *   otherwise see watches end at a random time.
- * - A watch without `sendInitialEvents` and without a version gets the
- *   current objects and no `k8s.io/initial-events-end` bookmark, as from an
- *   API server with the WatchList feature off (with it on, such a watch
- *   that allows bookmarks also gets that bookmark), so a client cannot come
- *   to depend on it.
- * - Bookmarks carry only `resourceVersion` in `metadata` (the API server's
- *   built-in kinds also write `creationTimestamp: null`).
- * - No defaults are applied to objects (a Pod gets no `status.phase`, a
- *   Service no cluster IP), so the Tables `kubectl get` prints show what
- *   is stored.
+ * Where it differs from the API server, on purpose, is listed in the module
+ * doc of `@liken/kubernetes/testing`.
  *
  * A GET that asks for a Table (`Accept: application/json;as=Table;v=v1;
  * g=meta.k8s.io`, as `kubectl get` and `kubectl get -w` send) is answered
