@@ -149,7 +149,7 @@ Deno.test("adds, meaningful updates and deletes reconcile; status-only writes do
   ]);
 });
 
-Deno.test("a child wakes its controlling owner only: not a non-controller owner or another kind", async () => {
+Deno.test("a child wakes its controlling owner only: not a non-controller owner, another kind, or an owner in another namespace", async () => {
   await using h = setup();
   const a = await h.client.create(CM, { metadata: { name: "a" } });
   const { seen, reconcile } = recording();
@@ -174,6 +174,15 @@ Deno.test("a child wakes its controlling owner only: not a non-controller owner 
   await h.time.settle();
   await controller.idle();
   assert.deepEqual(seen, []);
+  // Owner references never cross namespaces: a child in another namespace
+  // that names "a" concerns other/a, not default/a.
+  await h.client.create("/api/v1/namespaces/other/secrets", {
+    metadata: { name: "s3", ownerReferences: [owner(a)] },
+  });
+  await h.time.settle();
+  await controller.idle();
+  assert.deepEqual(seen, ["other/a gone"]);
+  seen.length = 0;
   await h.client.create(SECRETS, {
     metadata: { name: "s4", ownerReferences: [owner(a)] },
   });
