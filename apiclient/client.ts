@@ -10,6 +10,7 @@ import type { KubeObject, Status } from "./types.ts";
 import type {
   ApplyOptions,
   ClientOptions,
+  DeleteOptions,
   InClusterOptions,
   Outcome,
   PatchOptions,
@@ -43,13 +44,9 @@ import { type Bound, createShared, type Shared } from "./_transport.ts";
  *
  * await using server = new FakeApiServer();
  * const client = new Client(server.url, { fetch: server.fetch });
- * await client.create("/api/v1/namespaces/default/configmaps", {
- *   metadata: { name: "settings" },
- *   data: { color: "blue" },
- * });
- * const read = await client.get<{ metadata: { name?: string }; data: Record<string, string> }>(
- *   "/api/v1/namespaces/default/configmaps/settings",
- * );
+ * const path = "/api/v1/namespaces/default/configmaps";
+ * await client.create(path, { metadata: { name: "a" }, data: { color: "blue" } });
+ * const read = await client.get<{ data: Record<string, string> }>(`${path}/a`);
  * assert.equal(read.data.color, "blue");
  * ```
  */
@@ -202,8 +199,7 @@ export class Client implements Disposable, RestClient {
 
   /**
    * Answers a client that calls `observe` with the final outcome of each
-   * request (after any wait for a 429), success or failure. A caller that
-   * logs a failure and carries on still leaves a record there.
+   * request (after any wait for a 429), success or failure.
    *
    * @example
    * ```ts
@@ -239,14 +235,10 @@ export class Client implements Disposable, RestClient {
 
   /**
    * Sends one request and answers the decoded JSON body (`undefined` for an
-   * empty body).
-   *
-   * A 404 rejects with {@linkcode NotFoundError}, a 409 with
-   * {@linkcode ConflictError}, any other status outside 2xx with
-   * {@linkcode ApiError}. A 429 is sent again after the wait the server asks
-   * for (`Retry-After`, else the Status's `retryAfterSeconds`, else 1 s), for
-   * at most {@linkcode MAX_THROTTLE_WAIT_SECONDS} in all, then rejects with
-   * {@linkcode ThrottledError}.
+   * empty body). Failures reject with {@linkcode NotFoundError} (404),
+   * {@linkcode ConflictError} (409) or {@linkcode ApiError}; a 429 is sent
+   * again after the server's wait (at most {@linkcode MAX_THROTTLE_WAIT_SECONDS}
+   * in all), then rejects with {@linkcode ThrottledError}.
    *
    * @example
    * ```ts
@@ -286,14 +278,9 @@ export class Client implements Disposable, RestClient {
     options: RequestOptions,
     mode: "object" | "object?" | "json" = "object",
   ): Promise<T> {
-    return request(
-      this.#shared,
-      this.#bound,
-      method,
-      path,
-      options,
-      mode,
-    ) as Promise<T>;
+    const shared = this.#shared;
+    const bound = this.#bound;
+    return request(shared, bound, method, path, options, mode) as Promise<T>;
   }
 
   /**
@@ -536,22 +523,16 @@ export class Client implements Disposable, RestClient {
    * @param options Delete options (as the body) and a signal.
    * @returns The server's answer.
    */
-  delete<T = Status>(
-    path: string,
-    options: { body?: unknown; signal?: AbortSignal | undefined } = {},
-  ): Promise<T> {
+  delete<T = Status>(path: string, options: DeleteOptions = {}): Promise<T> {
     return this.#object<T>("DELETE", path, options, "object?");
   }
 
   /**
-   * Opens a watch and resolves once the server accepted it (a status outside
-   * 2xx rejects with the same errors as {@linkcode Client.request}, without
-   * waiting out a 429: the caller's backoff does). The request timeout limits
-   * only the wait for the answer's headers; the stream itself has no total
-   * limit, only `idleTimeout`.
-   *
-   * `path` carries the query, such as
-   * `/api/v1/configmaps?watch=1&resourceVersion=42&allowWatchBookmarks=true`.
+   * Opens a watch (`path` with its query, such as `?watch=1&resourceVersion=42`)
+   * and resolves once the server accepted it; a refusal rejects as in
+   * {@linkcode Client.request}, without waiting out a 429 (the caller's
+   * backoff does). The request timeout limits only the wait for headers; the
+   * stream has no total limit, only `idleTimeout`.
    *
    * @example
    * ```ts

@@ -122,6 +122,14 @@ export interface RequestOptions {
   signal?: AbortSignal | undefined;
 }
 
+/** Options of {@linkcode Client.delete}. */
+export interface DeleteOptions {
+  /** The `DeleteOptions` body (preconditions, propagation policy). */
+  body?: unknown;
+  /** Ends this request. */
+  signal?: AbortSignal | undefined;
+}
+
 /** Options of {@linkcode Client.apply}. */
 export interface ApplyOptions {
   /** The field manager whose fields the applied object states. Required. */
