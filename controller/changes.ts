@@ -54,32 +54,63 @@ function groupOf(apiVersion: string | undefined): string {
   return slash === -1 ? "" : apiVersion!.slice(0, slash);
 }
 
+/** What {@linkcode controllerOf} looks for. */
+export interface OwnerKind {
+  /** The owner kind's API group (`""` or absent for core). */
+  group?: string | undefined;
+  /** The owner's kind. */
+  kind: string;
+  /**
+   * Whether owners of this kind live in a namespace. A namespaced owner
+   * is in its child's namespace (owner references never cross
+   * namespaces); a cluster-scoped one has no namespace. Default `true`.
+   */
+  namespaced?: boolean | undefined;
+}
+
 /**
- * The key of a child's controlling owner of the given group and kind: the
- * `ownerReferences` entry with `controller: true`, in the child's
- * namespace (owner references never cross namespaces). `undefined` when the
- * child has none of that kind.
+ * The key of a child's controlling owner of the given kind: the
+ * `ownerReferences` entry with `controller: true`, as controller-runtime's
+ * `EnqueueRequestForOwner` finds it. `undefined` when the child has none of
+ * that kind.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { controllerOf } from "@liken/kubernetes/controller";
+ *
+ * const child = {
+ *   metadata: {
+ *     name: "web-1",
+ *     namespace: "shop",
+ *     ownerReferences: [{ apiVersion: "apps/v1", kind: "ReplicaSet", name: "web", uid: "u1", controller: true }],
+ *   },
+ * };
+ * assert.deepEqual(controllerOf(child, { group: "apps", kind: "ReplicaSet" }), { key: "shop/web", uid: "u1" });
+ * assert.equal(controllerOf(child, { group: "apps", kind: "Deployment" }), undefined);
+ * ```
  *
  * @param child The child object.
- * @param group The owner kind's API group (`""` or absent for core).
- * @param kind The owner's kind.
+ * @param owner The owner's group, kind and scope.
  * @returns The owner's key, and the uid the child names.
  */
 export function controllerOf(
   child: KubeObject,
-  group: string | undefined,
-  kind: string,
+  owner: OwnerKind,
 ): { key: string; uid: string | undefined } | undefined {
   const refs = child.metadata?.ownerReferences;
   if (!Array.isArray(refs)) return undefined;
-  const owner = refs.find((ref: OwnerReference) =>
-    ref?.controller === true && ref.kind === kind &&
-    groupOf(ref.apiVersion) === (group ?? "") && typeof ref.name === "string"
+  const ref = refs.find((candidate: OwnerReference) =>
+    candidate?.controller === true && candidate.kind === owner.kind &&
+    groupOf(candidate.apiVersion) === (owner.group ?? "") &&
+    typeof candidate.name === "string"
   );
-  if (owner === undefined) return undefined;
-  const namespace = child.metadata.namespace;
+  if (ref === undefined) return undefined;
+  const namespace = owner.namespaced === false
+    ? undefined
+    : child.metadata.namespace;
   return {
-    key: namespace ? `${namespace}/${owner.name}` : owner.name,
-    uid: owner.uid,
+    key: namespace ? `${namespace}/${ref.name}` : ref.name,
+    uid: ref.uid,
   };
 }

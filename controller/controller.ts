@@ -148,18 +148,22 @@ export class Controller<T extends KubeObject = KubeObject>
       ...(primaryHooks as CollectionOptions<T>),
     });
     this.#collections.push(this.primary as unknown as Collection);
-    const { group, kind } = options.for;
+    const { group, kind, namespaced = true } = options.for;
     for (const source of options.owns ?? []) {
       const toOwner = (child: KubeObject | undefined): void => {
         if (child === undefined) return;
         // No check of the owner's uid against the primary store: a store
         // that lags would drop the event. The reconcile reads the owner.
-        const owner = controllerOf(child, group, kind);
+        const owner = controllerOf(child, { group, kind, namespaced });
         if (owner !== undefined) enqueue(owner.key);
       };
       this.#watch(source, {
         add: toOwner,
-        update: (_, child) => toOwner(child),
+        // Both copies: a child whose owner changed wakes the old one too.
+        update: (old, child) => {
+          toOwner(old);
+          toOwner(child);
+        },
         delete: (child) => toOwner(finalState(child)),
       });
     }
@@ -174,7 +178,10 @@ export class Controller<T extends KubeObject = KubeObject>
       };
       this.#watch(watch.source, {
         add: map,
-        update: (_, object) => map(object),
+        update: (old, object) => {
+          map(old);
+          map(object);
+        },
         delete: (object) => map(finalState(object)),
       });
     }
@@ -329,7 +336,11 @@ export class Controller<T extends KubeObject = KubeObject>
       }
       await Promise.all(workers);
     } catch (error) {
-      if (!signal.aborted) onError(error);
+      if (!signal.aborted) {
+        // The election ended before this copy led: nothing will run.
+        onError(error);
+        void this.stop();
+      }
     } finally {
       this.#wakeIdle();
     }
@@ -347,6 +358,9 @@ export class Controller<T extends KubeObject = KubeObject>
       if (key === undefined) return;
       try {
         await this.#reconcile(key);
+      } catch (error) {
+        // Nothing above should throw; if something does, the worker lives.
+        this.#diagnostics.onError(error);
       } finally {
         this.queue.finish(key);
         if (this.#isIdle()) this.#wakeIdle();
@@ -373,23 +387,44 @@ export class Controller<T extends KubeObject = KubeObject>
         read: (other) => this.#read(other, signal),
       };
       const action = (await options.reconcile(context)) as Action;
-      this.queue.forget(key);
       const after = action?.requeueAfter;
-      if (typeof after === "number" && Number.isFinite(after)) {
+      if (typeof after === "number" && !Number.isNaN(after) && after <= 0) {
+        // A requeue "now" goes through the backoff and the rate limit, as
+        // controller-runtime's Requeue does: at once, a reconcile that reads
+        // only the cache would never let a timer run.
+        this.queue.retry(key);
+        this.#observe("requeue", started);
+        return;
+      }
+      this.queue.forget(key);
+      if (typeof after === "number" && !Number.isNaN(after)) {
         this.queue.addAfter(key, after);
         this.#observe("requeue_after", started);
       } else this.#observe("success", started);
     } catch (error) {
       this.#observe("error", started);
       if (signal.aborted) return;
-      this.#diagnostics.onError(
-        new ReconcileError(this.name, key, error),
-      );
-      const delay = context === undefined || options.errorPolicy === undefined
-        ? undefined
-        : options.errorPolicy(error, context);
-      if (delay === undefined || !Number.isFinite(delay)) this.queue.retry(key);
-      else this.queue.addAfter(key, delay);
+      this.#diagnostics.onError(new ReconcileError(this.name, key, error));
+      this.queue.retry(key, { delay: this.#policy(error, context) });
+    }
+  }
+
+  /** The error policy's delay (a floor of 1 ms), or the backoff's. */
+  #policy(
+    error: unknown,
+    context: ReconcileContext<T> | undefined,
+  ): number | undefined {
+    const policy = this.#options.errorPolicy;
+    if (policy === undefined || context === undefined) return undefined;
+    try {
+      const delay = policy(error, context);
+      return typeof delay === "number" && !Number.isNaN(delay)
+        ? Math.max(delay, 1)
+        : undefined;
+    } catch (thrown) {
+      // A broken policy must not end the worker: the backoff decides.
+      this.#diagnostics.onError(thrown);
+      return undefined;
     }
   }
 
@@ -417,7 +452,7 @@ export class Controller<T extends KubeObject = KubeObject>
   }
 
   #observe(
-    result: "success" | "requeue_after" | "error",
+    result: "success" | "requeue" | "requeue_after" | "error",
     started: number,
   ): void {
     const observer = this.#observer;

@@ -305,13 +305,17 @@ Deno.test("concurrency N runs N slow reconciles at once, never two of one key", 
   let running = 0;
   let most = 0;
   const active = new Set<string>();
+  const twice: string[] = [];
+  const runs = new Map<string, number>();
   await using controller = new Controller(h.client, {
     name: "t",
     for: CONFIGMAPS,
     concurrency: 3,
     reconcile: async ({ key }) => {
-      assert.equal(active.has(key), false);
+      // Recorded, not asserted here: a throw would only become a retry.
+      if (active.has(key)) twice.push(key);
       active.add(key);
+      runs.set(key, (runs.get(key) ?? 0) + 1);
       running += 1;
       most = Math.max(most, running);
       await new Promise((resolve) => setTimeout(resolve, 1_000));
@@ -320,14 +324,25 @@ Deno.test("concurrency N runs N slow reconciles at once, never two of one key", 
     },
   });
   await h.time.settle();
-  // Changes during the slow reconcile queue the key once more.
+  // A change during the slow reconcile of a queues it once more, after.
   const a = h.server.object(`${CM}/a`)!;
   await h.client.replace(`${CM}/a`, { ...a, data: { x: "1" } });
+  await h.client.replace(`${CM}/a`, {
+    ...h.server.object(`${CM}/a`)!,
+    data: { x: "2" },
+  });
   await h.time.tick(1_000);
   await h.time.tick(1_000);
   await h.time.tick(1_000);
   await controller.idle();
   assert.equal(most, 3);
+  assert.deepEqual(twice, []);
+  assert.deepEqual(Object.fromEntries(runs), {
+    "default/a": 2,
+    "default/b": 1,
+    "default/c": 1,
+    "default/d": 1,
+  });
 });
 
 Deno.test("resync reconciles every primary object again", async () => {
@@ -451,5 +466,199 @@ Deno.test("an aborted signal stops the controller", async () => {
     reconcile: () => {},
   });
   await controller.done;
+  assert.equal(controller.queue.stopping, true);
+});
+
+Deno.test("a requeue of 0 ms or less goes through the rate limit, so timers still run", async () => {
+  await using h = setup();
+  await h.client.create(CM, { metadata: { name: "a" } });
+  const times: number[] = [];
+  await using controller = new Controller(h.client, {
+    name: "t",
+    for: CONFIGMAPS,
+    reconcile: () => {
+      times.push(Date.now());
+      return times.length < 4 ? { requeueAfter: times.length - 2 } : undefined;
+    },
+  });
+  await h.time.settle();
+  for (let i = 0; i < 10; i++) await h.time.tick(5);
+  await controller.idle();
+  const start = times[0]!;
+  // -1 and 0 wait the backoff (5 ms, then 10 ms); 1 ms is a plain requeue.
+  assert.deepEqual(times.map((t) => t - start), [0, 5, 15, 16]);
+});
+
+Deno.test("an error policy that throws is reported, and the backoff retries the key; the worker lives on", async () => {
+  await using h = setup();
+  await h.client.create(CM, { metadata: { name: "a" } });
+  const seen: string[] = [];
+  const errors: string[] = [];
+  const retries: number[] = [];
+  await using controller = new Controller(h.client, {
+    name: "t",
+    for: CONFIGMAPS,
+    reconcile: ({ key, retries: count }) => {
+      seen.push(key);
+      retries.push(count);
+      if (seen.length === 1) throw new Error("first");
+    },
+    errorPolicy: () => {
+      throw new Error("policy bug");
+    },
+    onError: (error) => void errors.push(String(error)),
+  });
+  await h.time.settle();
+  await h.time.tick(5);
+  await controller.idle();
+  await h.client.create(CM, { metadata: { name: "b" } });
+  await h.time.settle();
+  await controller.idle();
+  assert.deepEqual(seen, ["default/a", "default/a", "default/b"]);
+  assert.deepEqual(retries, [0, 1, 0]);
+  assert.ok(errors.some((e) => /policy bug/.test(e)), errors.join("\n"));
+});
+
+Deno.test("with an error policy the failures still count in retries", async () => {
+  await using h = setup();
+  await h.client.create(CM, { metadata: { name: "a" } });
+  const retries: number[] = [];
+  await using controller = new Controller(h.client, {
+    name: "t",
+    for: CONFIGMAPS,
+    reconcile: ({ retries: count }) => {
+      retries.push(count);
+      if (retries.length < 4) throw new Error("again");
+    },
+    errorPolicy: (_, { retries: count }) => 1_000 * (count + 1),
+    onError: () => {},
+  });
+  await h.time.settle();
+  await h.time.tick(1_000);
+  await h.time.tick(2_000);
+  await h.time.tick(3_000);
+  await controller.idle();
+  assert.deepEqual(retries, [0, 1, 2, 3]);
+});
+
+Deno.test("a cluster-scoped primary is woken by its namespaced children", async () => {
+  await using h = setup();
+  const ns = await h.client.create("/api/v1/namespaces", {
+    metadata: { name: "ns1" },
+  });
+  const { seen, reconcile } = recording();
+  await using controller = new Controller(h.client, {
+    name: "t",
+    for: {
+      version: "v1",
+      resource: "namespaces",
+      kind: "Namespace",
+      namespaced: false,
+    },
+    owns: [{ version: "v1", resource: "configmaps" }],
+    reconcile,
+  });
+  await h.time.settle();
+  await controller.idle();
+  seen.length = 0;
+  await h.client.create("/api/v1/namespaces/ns1/configmaps", {
+    metadata: {
+      name: "c",
+      ownerReferences: [{
+        apiVersion: "v1",
+        kind: "Namespace",
+        name: "ns1",
+        uid: ns.metadata.uid!,
+        controller: true,
+      }],
+    },
+  });
+  await h.time.settle();
+  await controller.idle();
+  assert.deepEqual(seen, ["ns1 present"]);
+});
+
+Deno.test("a child whose controller moves wakes the old owner and the new one", async () => {
+  await using h = setup();
+  const a = await h.client.create(CM, { metadata: { name: "a" } });
+  const b = await h.client.create(CM, { metadata: { name: "b" } });
+  await h.client.create(SECRETS, {
+    metadata: { name: "s", ownerReferences: [owner(a)] },
+  });
+  const { seen, reconcile } = recording();
+  await using controller = new Controller(h.client, {
+    name: "t",
+    for: CONFIGMAPS,
+    owns: [SECRET_SOURCE],
+    reconcile,
+  });
+  await h.time.settle();
+  await controller.idle();
+  seen.length = 0;
+  const s = h.server.object(`${SECRETS}/s`)!;
+  await h.client.replace(`${SECRETS}/s`, {
+    ...s,
+    metadata: { ...s.metadata, ownerReferences: [owner(b)] },
+  });
+  await h.time.settle();
+  await controller.idle();
+  assert.deepEqual(seen.sort(), ["default/a present", "default/b present"]);
+});
+
+Deno.test("an election that ends before this copy leads stops the controller", async () => {
+  await using h = setup();
+  h.server.holdLease({ namespace: "default", name: "op", identity: "other" });
+  const lead = new Lead(h.client, {
+    lease: { namespace: "default", name: "op" },
+    pod: "op-0",
+    exit: () => {},
+    onError: () => {},
+  });
+  const errors: unknown[] = [];
+  const controller = new Controller(h.client, {
+    name: "t",
+    for: CONFIGMAPS,
+    lead,
+    reconcile: () => {},
+    onError: (error) => void errors.push(error),
+  });
+  await h.time.settle();
+  await lead.stop();
+  await h.time.settle();
+  await controller.done;
+  assert.equal(controller.queue.stopping, true);
+  assert.equal(errors.length, 1);
+});
+
+Deno.test("a lost Lease stops reconciling: no reconcile starts after the loss", async () => {
+  await using h = setup();
+  await h.client.create(CM, { metadata: { name: "a" } });
+  const exits: number[] = [];
+  const lead = new Lead(h.client, {
+    lease: { namespace: "default", name: "op" },
+    pod: "op-0",
+    exit: (code) => void exits.push(code),
+    onError: () => {},
+  });
+  const times: number[] = [];
+  const controller = new Controller(h.client, {
+    name: "t",
+    for: CONFIGMAPS,
+    lead,
+    resync: 1_000,
+    reconcile: () => void times.push(Date.now()),
+    onError: () => {},
+  });
+  await h.time.settle();
+  await controller.idle();
+  assert.ok(times.length >= 1);
+  // Renewals fail from now on: the elector gives up, and exit is called.
+  h.server.refuse({ method: "PUT", path: /\/leases\//, status: 500 });
+  for (let i = 0; i < 60 && exits.length === 0; i++) await h.time.tick(1_000);
+  assert.deepEqual(exits, [1]);
+  await controller.done;
+  const lost = Date.now();
+  await h.time.tick(10_000);
+  assert.ok(times.every((t) => t <= lost), `${times} after ${lost}`);
   assert.equal(controller.queue.stopping, true);
 });

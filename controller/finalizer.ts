@@ -4,6 +4,7 @@
 import type { Client } from "../apiclient/client.ts";
 import { ConflictError, NotFoundError } from "../apiclient/errors.ts";
 import {
+  objectKey,
   objectPath,
   type ObjectRef,
   objectRef,
@@ -97,44 +98,60 @@ export async function finalizer<T extends KubeObject>(
   const ref = objectRef(options.resource, object);
   let current = object;
   let cleaned: { action: Action } | undefined;
+  let conflict: ConflictError | undefined;
+  // Only the finalizer's own patches are retried on a conflict; what `apply`
+  // and `cleanup` throw goes to the caller as it is.
+  const patch = async (finalizers: string[]): Promise<T | "stale" | "gone"> => {
+    try {
+      return await patchFinalizers(client, ref, current, finalizers, options);
+    } catch (error) {
+      if (error instanceof ConflictError) {
+        conflict = error;
+        return "stale";
+      }
+      if (error instanceof NotFoundError) return "gone";
+      throw error;
+    }
+  };
   for (let attempt = 1;; attempt++) {
     const finalizers = current.metadata.finalizers ?? [];
     const has = finalizers.includes(name);
     const deleting = current.metadata.deletionTimestamp !== undefined;
-    try {
-      if (deleting && !has) return cleaned?.action;
-      if (!deleting && has) return (await options.apply(current)) ?? undefined;
-      if (deleting) {
-        // A removal refused as stale is tried again without a second
-        // cleanup.
-        cleaned ??= { action: (await options.cleanup(current)) ?? undefined };
-        const rest = finalizers.filter((f) => f !== name);
-        await patchFinalizers(client, ref, current, rest, options);
-        return cleaned.action;
+    if (deleting && !has) return cleaned?.action;
+    if (!deleting && has) return (await options.apply(current)) ?? undefined;
+    let answer: T | "stale" | "gone";
+    if (deleting) {
+      // A removal refused as stale is tried again without a second cleanup.
+      cleaned ??= { action: (await options.cleanup(current)) ?? undefined };
+      answer = await patch(finalizers.filter((f) => f !== name));
+      // Removed, or gone meanwhile: nothing is left to hold.
+      if (answer !== "stale") return cleaned.action;
+    } else {
+      answer = await patch([...finalizers, name]);
+      if (answer === "gone") return undefined;
+      if (answer !== "stale") {
+        current = answer;
+        continue;
       }
-      current = await patchFinalizers(
-        client,
-        ref,
-        current,
-        [...finalizers, name],
-        options,
+    }
+    if (attempt >= FINALIZER_ATTEMPTS) {
+      throw new ConflictError(
+        `The finalizer ${name} of ${
+          objectKey(ref)
+        } was refused as stale ${attempt} times`,
+        {
+          method: "PATCH",
+          path: objectPath(ref),
+          status: 409,
+          statusObject: conflict?.statusObject,
+          cause: conflict,
+        },
       );
-      continue;
-    } catch (error) {
-      // Gone during the cleanup: nothing is left to hold.
-      if (error instanceof NotFoundError && cleaned !== undefined) {
-        return cleaned.action;
-      }
-      if (!(error instanceof ConflictError) || attempt >= FINALIZER_ATTEMPTS) {
-        throw error;
-      }
     }
     try {
       current = await readFresh<T>(client, ref, options);
     } catch (error) {
-      if (error instanceof NotFoundError && cleaned !== undefined) {
-        return cleaned.action;
-      }
+      if (error instanceof NotFoundError) return cleaned?.action;
       throw error;
     }
   }

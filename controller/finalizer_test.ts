@@ -226,3 +226,30 @@ Deno.test("stopOnSignals stops once on the first signal and removes its listener
   assert.equal(listeners.get("SIGTERM")!.size, 0);
   assert.equal(listeners.get("SIGINT")!.size, 0);
 });
+
+Deno.test("finalizer: a 409 from apply's own write goes to the caller at once (apply runs once)", async () => {
+  await using server = new FakeApiServer();
+  const client = new Client(server.url, { fetch: server.fetch });
+  const made = await client.create(CM, {
+    metadata: { name: "a", finalizers: [NAME] },
+  });
+  let applies = 0;
+  await assert.rejects(
+    finalizer(client, made, {
+      name: NAME,
+      resource: CONFIGMAPS,
+      apply: async () => {
+        applies++;
+        // The user's own stale write.
+        await client.replace(`${CM}/a`, {
+          ...made,
+          metadata: { ...made.metadata, resourceVersion: "999" },
+        });
+      },
+      cleanup: () => {},
+    }),
+    ConflictError,
+  );
+  assert.equal(applies, 1);
+  assert.equal(server.count({ method: "GET" }), 0);
+});

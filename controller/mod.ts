@@ -47,7 +47,7 @@
  *
  * @module
  */
-export { controllerOf, meaningfulChange } from "./changes.ts";
+export { controllerOf, meaningfulChange, type OwnerKind } from "./changes.ts";
 export { Controller, MIN_RESYNC, ReconcileError } from "./controller.ts";
 export {
   finalizer,
@@ -61,6 +61,7 @@ export {
   DEFAULT_QPS,
   DEFAULT_STOP_TIMEOUT,
   MAX_ADD_AFTER,
+  type RetryOptions,
   type StopOptions,
   type TakeOptions,
   WorkQueue,

@@ -71,6 +71,15 @@ export interface WorkQueueOptions {
   observer?: WorkQueueObserver | undefined;
 }
 
+/** Options of {@linkcode WorkQueue.retry}. */
+export interface RetryOptions {
+  /**
+   * The delay instead of the key's exponential backoff, in milliseconds
+   * (cut to {@linkcode MAX_ADD_AFTER}). Default: the backoff.
+   */
+  delay?: number | undefined;
+}
+
 /** Options of {@linkcode WorkQueue.take}. */
 export interface TakeOptions {
   /** Ends the wait for a key; the take then answers `undefined`. */
@@ -263,13 +272,21 @@ export class WorkQueue implements AsyncDisposable {
 
   /**
    * Queues a key after its backoff: the larger of its own exponential delay
-   * (one more failure counted) and the overall rate limit's wait.
+   * (one more failure counted) and the overall rate limit's wait. A `delay`
+   * given in the options replaces the exponential one (the failure still
+   * counts, and the rate limit still holds).
    *
    * @param key The key whose work failed.
+   * @param options A delay of the caller's choosing, in milliseconds.
    * @returns The delay it waits, in milliseconds.
    */
-  retry(key: string): number {
-    const delay = Math.max(this.#backoff.when(key), this.#bucket.take());
+  retry(key: string, options: RetryOptions = {}): number {
+    const own = this.#backoff.when(key);
+    const chosen = options.delay;
+    const delay = Math.max(
+      chosen === undefined || Number.isNaN(chosen) ? own : chosen,
+      this.#bucket.take(),
+    );
     this.#observer?.retried();
     this.addAfter(key, delay);
     return delay;

@@ -17,6 +17,12 @@ import type { WorkQueueOptions } from "./queue.ts";
 export interface Primary extends Source {
   /** The kind of the objects, such as `Greeting`. */
   kind: string;
+  /**
+   * Whether the kind lives in namespaces: a namespaced primary owns
+   * children of its own namespace, a cluster-scoped one (a Namespace, a
+   * ClusterIssuer) children anywhere. Default `true`.
+   */
+  namespaced?: boolean | undefined;
 }
 
 /**
@@ -101,12 +107,13 @@ export interface ControllerObserver {
   /**
    * A reconcile ended.
    *
-   * @param result `success`, `requeue_after` or `error`, the values of
-   * controller-runtime's `result` label.
+   * @param result `success`, `requeue` (a requeue of 0 ms or less),
+   * `requeue_after` or `error`: the values of controller-runtime's `result`
+   * label.
    * @param seconds How long it ran.
    */
   reconciled(
-    result: "success" | "requeue_after" | "error",
+    result: "success" | "requeue" | "requeue_after" | "error",
     seconds: number,
   ): void;
 }
@@ -160,7 +167,12 @@ export interface ControllerOptions<T extends KubeObject = KubeObject>
    * reconcile).
    */
   lead?: Lead | undefined;
-  /** The Event recorder to stop (its queue written) before the Lease goes. */
+  /**
+   * The Event recorder to stop (its queued Events written) before the Lease
+   * goes. Give it a client with the election's write guard
+   * (`client.withWriteGuard(lead.mayWrite)`), so that after a lost Lease
+   * its queue is refused rather than written.
+   */
   recorder?: Recorder | undefined;
   /** The memo of versions. Default: a new one. */
   versions?: Versions | undefined;
