@@ -43,6 +43,9 @@ export const MIN_RESYNC = 1_000;
  *   retries a second overall), and `{ requeueAfter }` runs it again later.
  * - Reads are never older than the operator's own writes (the memo), and
  *   with an election every write passes the write guard.
+ * - After a watch recovers from a failure, every primary object is
+ *   reconciled once: a change made while it was down may have left no trace
+ *   in its store (a child made and deleted in the gap) and so no event.
  * - {@linkcode Controller.stop} stops in the order an operator needs: the
  *   watches, then the reconciles in flight (bounded), then the recorder
  *   (its queued Events are written), then the election (the Lease is
@@ -256,8 +259,15 @@ export class Controller<T extends KubeObject = KubeObject>
 
   /** The callbacks of a watch, through `instrument` when given. */
   #hooks(source: Source, hooks: WatchHooks): WatchHooks {
+    // After a watch failed, changes made in the gap may have left no trace
+    // in its store (a child made and deleted meanwhile): every primary is
+    // reconciled once, as a resync would.
+    const recovered = (): void => {
+      if (this.#gateOpen) this.reconcileAll();
+    };
+    const all: WatchHooks = { ...hooks, recovered };
     const instrument = this.#options.instrument;
-    return instrument === undefined ? hooks : instrument(source, hooks);
+    return instrument === undefined ? all : instrument(source, all);
   }
 
   async #stopOnce(): Promise<void> {
