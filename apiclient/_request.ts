@@ -9,8 +9,10 @@ import type {
   WatchOptions,
 } from "./options.ts";
 import { WatchStream } from "./watch.ts";
+import { redact } from "./_decode.ts";
 import { send } from "./_throttle.ts";
 import {
+  type Answer,
   type Bound,
   open,
   type SendOptions,
@@ -95,7 +97,7 @@ export async function openWatch<T extends KubeObject>(
       `The line limit must be a positive number of characters: ${maxLine}`,
     );
   }
-  const answer = { status: 0 };
+  const answer: Answer = { status: 0 };
   const started = Date.now();
   try {
     const response = await open(
@@ -110,12 +112,16 @@ export async function openWatch<T extends KubeObject>(
       "stream",
       answer,
     );
+    const authorization = answer.authorization;
     const stream = new WatchStream<T>(response.body!, {
       method: "GET",
       path,
       signal: streamSignal(bound, options.signal),
       idleTimeout,
       maxLineLength: options.maxLineLength,
+      redact: authorization === undefined
+        ? undefined
+        : (text) => redact(text, authorization),
     });
     const duration = Date.now() - started;
     observe(bound, { method: "GET", path, status: answer.status, duration });

@@ -33,6 +33,8 @@ export interface SendOptions extends RequestOptions {
 /** The status of the last answer, which the observer hears. */
 export interface Answer {
   status: number;
+  /** The Authorization value sent, for redacting a stream's excerpts. */
+  authorization?: string | undefined;
 }
 
 /** What a client and the clients its builders answer share. */
@@ -202,6 +204,7 @@ export async function open(
       throw errorFor(method, path, response, text);
     }
     if (mode === "stream") {
+      answer.authorization = authorization;
       if (!response.body) {
         throw new MalformedResponseError("the answer has no body to stream", {
           method,

@@ -196,6 +196,32 @@ Deno.test("a malformed 2xx answer that echoes the token does not put it in the e
   assert.ok(!error.message.includes("very-secret"), error.message);
 });
 
+Deno.test("a watch line that echoes the token is quoted without it", async () => {
+  const token = "Bearer abcdefgh-very-secret";
+  for (
+    const line of [
+      (auth: string) => `{"broken": "${auth}"\n`, // malformed JSON
+      (auth: string) => `{"type":"WHAT","echo":"${auth}"}\n`, // unknown type
+      (auth: string) => `{"type":"ADDED","object":{"e":"${auth}"`, // cut off
+    ]
+  ) {
+    const { fetch } = scripted((request) =>
+      new Response(line(request.headers.get("authorization")!))
+    );
+    const client = new Client("http://api", {
+      fetch,
+      authorization: () => Promise.resolve(token),
+    });
+    const stream = await client.watch("/api/v1/configmaps?watch=1");
+    const error = await (async () => {
+      for await (const _ of stream) { /* drain */ }
+    })().catch((e) => e as Error);
+    assert.ok(error instanceof MalformedResponseError, String(error));
+    assert.ok(!error.message.includes("very-secret"), error.message);
+    assert.match(error.message, /\[redacted\]/);
+  }
+});
+
 // ------------------------------------------------------- 6. long lines
 
 function chunked(text: string, size: number): ReadableStream<Uint8Array> {

@@ -52,6 +52,12 @@ export interface WatchStreamOptions {
   /** Called once when the stream ends, however it ends. */
   onEnd?: (() => void) | undefined;
   /**
+   * Removes credentials from the text of the stream that an error quotes
+   * (the client passes one that blanks its own token, which a proxy may
+   * echo). Default: none.
+   */
+  redact?: ((text: string) => string) | undefined;
+  /**
    * The longest line the stream takes, in characters; a longer one ends it
    * with a {@linkcode MalformedResponseError}. Default
    * {@linkcode MAX_LINE_LENGTH} (32 Mi).
@@ -206,7 +212,7 @@ export class WatchStream<T extends KubeObject = KubeObject>
   }
 
   async *#events(): AsyncGenerator<WatchEvent<T>[]> {
-    const { signal, idleTimeout, method, path, raw } = this.#options;
+    const { signal, idleTimeout, method, path, raw, redact } = this.#options;
     const maxLine = this.#maxLine;
     // A BYOB reader with one reused buffer costs far less per read than the
     // default reader when the server sends one small chunk per event; a body
@@ -308,7 +314,7 @@ export class WatchStream<T extends KubeObject = KubeObject>
           }
           if (line.length > 0) {
             try {
-              const event = decodeEvent<T>(line, method, path, raw);
+              const event = decodeEvent<T>(line, method, path, raw, redact);
               if (event !== undefined) events.push(event);
             } catch (error) {
               // The events before a bad line are delivered first.
@@ -332,7 +338,7 @@ export class WatchStream<T extends KubeObject = KubeObject>
       const pending = parts.join("");
       if (pending.trim() !== "") {
         throw new MalformedResponseError(
-          `watch stream ended inside an event: ${excerpt(pending)}`,
+          `watch stream ended inside an event: ${excerpt(pending, redact)}`,
           { method, path },
         );
       }
@@ -443,8 +449,12 @@ class Utf8Stream {
   }
 }
 
-function excerpt(text: string): string {
-  const trimmed = text.trim();
+function excerpt(
+  text: string,
+  redact: ((text: string) => string) | undefined,
+): string {
+  // Redacted before the cut, so a credential cut in two is not left half.
+  const trimmed = (redact === undefined ? text : redact(text)).trim();
   return trimmed.length > 200 ? `${trimmed.slice(0, 200)}…` : trimmed;
 }
 
@@ -453,6 +463,7 @@ function decodeEvent<T extends KubeObject>(
   method: string,
   path: string,
   raw: boolean | undefined,
+  redact: ((text: string) => string) | undefined,
 ): WatchEvent<T> | undefined {
   let event: { type?: unknown; object?: unknown } | null;
   try {
@@ -460,7 +471,7 @@ function decodeEvent<T extends KubeObject>(
   } catch (cause) {
     if (line.trim() === "") return undefined;
     throw new MalformedResponseError(
-      `malformed watch event: ${excerpt(line)}`,
+      `malformed watch event: ${excerpt(line, redact)}`,
       { method, path, cause },
     );
   }
@@ -475,7 +486,7 @@ function decodeEvent<T extends KubeObject>(
     return event as WatchEvent<T>;
   }
   throw new MalformedResponseError(
-    `watch event without a known type and an object: ${excerpt(line)}`,
+    `watch event without a known type and an object: ${excerpt(line, redact)}`,
     { method, path },
   );
 }
