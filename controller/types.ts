@@ -99,7 +99,7 @@ export type Reconcile<T extends KubeObject = KubeObject> = (
 /** The callbacks of a watch the controller makes, as `instrument` sees them. */
 export type WatchHooks = Pick<
   CollectionOptions<KubeObject>,
-  "handler" | "synced" | "reopened" | "recovered" | "listFailed"
+  "handler" | "synced" | "reopened" | "recovered" | "relisted" | "listFailed"
 >;
 
 /** What a controller reports to an observer (for metrics). */

@@ -582,8 +582,11 @@ export class Reflector<T extends KubeObject> {
   async #replace(read: Read<T>, version: string): Promise<void> {
     if (version !== "") this.#lastVersion = version;
     this.#progress();
+    const again = this.#firstRead;
     await this.#delivery.replace(read);
-    if (!this.#firstRead && !this.#signal.aborted) {
+    if (this.#signal.aborted) return;
+    if (again) this.#call(this.#options.relisted);
+    else {
       this.#firstRead = true;
       const pending = this.#delivery.deliver(this.#options.synced);
       if (pending !== undefined) await pending;

@@ -312,3 +312,29 @@ Deno.test("a stop in the middle of a read ends the handler calls, skips synced, 
   assert.equal(c.synced(), false);
   assert.equal(h.server.openWatches, 0);
 });
+
+Deno.test("relisted is called after each complete read but the first", async () => {
+  await using h = harness();
+  await make(h.client, "a");
+  let synced = 0;
+  let relisted = 0;
+  await using c = new Collection(h.client, {
+    version: "v1",
+    resource: "configmaps",
+  }, {
+    synced: () => void synced++,
+    relisted: () => void relisted++,
+    onError: () => {},
+  });
+  await h.time.settle();
+  assert.deepEqual([synced, relisted], [1, 0]);
+  // The watch ends, a change lands, and the history is compacted: the
+  // resumed watch gets 410, and the collection is read again.
+  h.server.cutWatches();
+  await change(h.client, "a", { k: "1" });
+  h.server.compact();
+  await h.time.tick(3_000);
+  await h.time.settle();
+  assert.deepEqual([synced, relisted], [1, 1]);
+  assert.equal(c.store.get("default/a")?.metadata.resourceVersion, "2");
+});

@@ -82,6 +82,12 @@ export interface CollectionOptions<T extends KubeObject = KubeObject>
    */
   recovered?: (() => void) | undefined;
   /**
+   * Called after every complete read of the collection but the first (a
+   * relist: after a 410, after repeated watch failures), once the store
+   * holds it and the handler was told the differences.
+   */
+  relisted?: (() => void) | undefined;
+  /**
    * Tells which refusals mean the collection does not exist yet, typically
    * a 404 for a custom resource whose definition is not installed. Such a
    * collection reads as empty and is looked up again every `absentRecheck`

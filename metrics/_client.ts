@@ -1,5 +1,4 @@
-// client-go's REST client metrics, fed by the client's observer, and the
-// relists of the collections it lists for.
+// client-go's REST client metrics, fed by the client's observer.
 import type { Outcome } from "../apiclient/options.ts";
 import type { Counter, Histogram, Registry } from "./registry.ts";
 import type { CounterSeries, HistogramSeries } from "./types.ts";
@@ -20,27 +19,16 @@ const LATENCY_BUCKETS = [
   60,
 ];
 
-/** A list of one collection: its path and selectors, and what to count. */
-export interface ListWatcher {
-  labelSelector: string;
-  fieldSelector: string;
-  /** Called for each list request that the API server answered 2xx. */
-  listed(): void;
-}
-
 /** The series one status and method count in. */
 interface Bound {
   requests: CounterSeries;
   latency: HistogramSeries;
-  get: boolean;
 }
 
 /** The request metrics of every client `Metrics.client` observed. */
 export class ClientMetrics {
   readonly requests: Counter<"code" | "method" | "host">;
   readonly latency: Histogram<"verb" | "host">;
-  /** The collections whose lists count as relists, by path. */
-  readonly lists = new Map<string, ListWatcher[]>();
 
   constructor(registry: Registry) {
     this.requests = registry.counter("rest_client_requests_total", {
@@ -72,38 +60,11 @@ export class ClientMetrics {
         series = {
           requests: this.requests.series({ code, method, host }),
           latency: this.latency.series({ verb: method, host }),
-          get: method === "GET",
         };
         bound.set(key, series);
       }
       series.requests.inc();
       series.latency.observe(outcome.duration / 1000);
-      if (series.get && this.lists.size > 0) this.#list(outcome);
     };
-  }
-
-  /** Tells a watched collection that a list of it was answered. */
-  #list(outcome: Outcome): void {
-    if (outcome.status < 200 || outcome.status > 299) return;
-    const at = outcome.path.indexOf("?");
-    const path = at < 0 ? outcome.path : outcome.path.slice(0, at);
-    const watchers = this.lists.get(path);
-    if (watchers === undefined) return;
-    const query = new URLSearchParams(at < 0 ? "" : outcome.path.slice(at));
-    // A streaming list is a watch that begins with the whole collection.
-    const watch = query.get("watch");
-    const isWatch = watch !== null && watch !== "false" && watch !== "0";
-    if (isWatch && query.get("sendInitialEvents") !== "true") return;
-    // Later pages belong to the list that began without a token.
-    if (query.get("continue")) return;
-    const labels = query.get("labelSelector") ?? "";
-    const fields = query.get("fieldSelector") ?? "";
-    for (const watcher of watchers) {
-      if (
-        watcher.labelSelector === labels && watcher.fieldSelector === fields
-      ) {
-        watcher.listed();
-      }
-    }
   }
 }

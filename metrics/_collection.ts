@@ -69,7 +69,8 @@ export class CollectionMetrics {
     onSynced: () => void,
   ): CollectionHooks<T> {
     const labels = { collection };
-    const { handler, synced, reopened, recovered, listFailed } = hooks;
+    const { handler, synced, reopened, recovered, relisted, listFailed } =
+      hooks;
     // Plain variables on the per-event path; the gauges read them at scrape.
     let objects = 0;
     let last = Date.now();
@@ -108,6 +109,10 @@ export class CollectionMetrics {
       recovered: () => {
         this.recoveries.inc(labels);
         recovered?.();
+      },
+      relisted: () => {
+        this.relists.inc(labels);
+        relisted?.();
       },
       listFailed: (error: unknown) => {
         this.listFailures.inc(labels);

@@ -8,7 +8,6 @@
 
 import type { Client } from "../apiclient/client.ts";
 import type { Outcome } from "../apiclient/options.ts";
-import { collectionPath } from "../apiclient/resource.ts";
 import { Registry } from "./registry.ts";
 import type { Counter, Gauge } from "./registry.ts";
 import { ClientMetrics } from "./_client.ts";
@@ -154,8 +153,7 @@ export class Metrics {
    * One count per request as the caller sees it: a 429 that was waited out
    * counts as the answer that followed. The new client shares `client`'s
    * connections and replaces an observer it had (to keep one, call
-   * {@linkcode Metrics.requestObserver} from it). Collections watching
-   * through it also count their relists.
+   * {@linkcode Metrics.requestObserver} from it).
    *
    * @param client The client to observe.
    * @returns The observed client.
@@ -201,10 +199,9 @@ export class Metrics {
    * Answers the hooks of one `Collection` (informer) that feed the
    * `informer_*{collection}` metrics; spread them into the collection's
    * options, and give your own hooks (`handler`, `synced`, `reopened`,
-   * `recovered`, `listFailed`) here, where they are still called. It adds
-   * the readiness check `collection <name>`, which passes once the first
-   * complete read is in the store. Relists count only when the
-   * collection's client came from {@linkcode Metrics.client}.
+   * `recovered`, `relisted`, `listFailed`) here, where they are still
+   * called. It adds the readiness check `collection <name>`, which passes
+   * once the first complete read is in the store.
    *
    * @example
    * ```ts
@@ -252,17 +249,6 @@ export class Metrics {
     this.#ready.set(check, {
       run(): void {
         if (!synced) throw new Error("the first read is not complete");
-      },
-    });
-    const lists = this.#client ??= new ClientMetrics(this.registry);
-    const path = collectionPath(source);
-    let watchers = lists.lists.get(path);
-    if (watchers === undefined) lists.lists.set(path, watchers = []);
-    watchers.push({
-      labelSelector: source.labelSelector ?? "",
-      fieldSelector: source.fieldSelector ?? "",
-      listed: () => {
-        if (synced) metrics.relists.inc({ collection: name });
       },
     });
     return metrics.wrap(name, hooks, () => synced = true);

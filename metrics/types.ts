@@ -103,6 +103,8 @@ export interface CollectionHooks<T = unknown> {
   reopened?: (() => void) | undefined;
   /** Called when a watch opens again after a failed attempt. */
   recovered?: (() => void) | undefined;
+  /** Called after each complete read but the first (a relist). */
+  relisted?: (() => void) | undefined;
   /** Called whenever reading the whole collection fails. */
   listFailed?: ((error: unknown) => void) | undefined;
 }
