@@ -35,6 +35,7 @@
 import { Client } from "../apiclient/mod.ts";
 import type { KubeObject } from "../apiclient/types.ts";
 import { Collection } from "../informer/mod.ts";
+import { configMap, median, readLines } from "./_shared.ts";
 
 // Arguments: `[runs] [objects] [row to profile]`; a child gets
 // `child <row> <url> <objects>`.
@@ -49,71 +50,7 @@ const RUNS = CHILD ? 0 : Number(Deno.args[0] ?? 5) || 5;
 const PROFILE = CHILD ? undefined : Deno.args[2];
 const PATH = "/api/v1/configmaps";
 
-function configMap(i: number, version: number): KubeObject {
-  const name = `cm-${String(i).padStart(5, "0")}`;
-  return {
-    apiVersion: "v1",
-    kind: "ConfigMap",
-    metadata: {
-      name,
-      namespace: `ns-${i % 10}`,
-      uid: `0b7f2c3e-5a1d-4c8e-9f00-${String(i).padStart(12, "0")}`,
-      resourceVersion: String(version),
-      creationTimestamp: "2026-12-02T11:00:00Z",
-      labels: { app: "bench", shard: String(i % 16) },
-      managedFields: [{
-        manager: "kubectl-client-side-apply",
-        operation: "Update",
-        apiVersion: "v1",
-        time: "2026-12-02T11:00:00Z",
-        fieldsType: "FieldsV1",
-        fieldsV1: {
-          "f:data": { ".": {}, "f:color": {}, "f:payload": {} },
-          "f:metadata": {
-            "f:labels": { ".": {}, "f:app": {}, "f:shard": {} },
-          },
-        },
-      }],
-    },
-    data: { color: "blue-000000", payload: "x".repeat(550) },
-  } as KubeObject;
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)]!;
-}
-
 // ------------------------------------------------------------------ child
-
-/** Reads NDJSON lines with split + JSON.parse and nothing else. */
-async function lines(
-  body: ReadableStream<Uint8Array>,
-  onLine: (value: { type: string; object: KubeObject }) => boolean,
-): Promise<void> {
-  const reader = body.getReader({ mode: "byob" });
-  const decoder = new TextDecoder();
-  let view = new Uint8Array(256 * 1024);
-  let pending = "";
-  try {
-    for (;;) {
-      const { value, done } = await reader.read(view);
-      if (done) return;
-      pending += decoder.decode(value, { stream: true });
-      view = new Uint8Array(value!.buffer);
-      let start = 0;
-      let end: number;
-      while ((end = pending.indexOf("\n", start)) !== -1) {
-        const stop = onLine(JSON.parse(pending.slice(start, end)));
-        start = end + 1;
-        if (stop) return;
-      }
-      pending = pending.slice(start);
-    }
-  } finally {
-    await reader.cancel().catch(() => {});
-  }
-}
 
 /** A child's figure: wall time in ms. */
 interface Figure {
@@ -146,11 +83,14 @@ async function child(mode: string, base: string): Promise<Figure> {
     const map = mode === "floor-map"
       ? new Map<string, KubeObject>()
       : undefined;
-    const read = lines(response.body!, (event) => {
-      if (event.type === "BOOKMARK") synced.resolve();
-      else map?.set(key(event.object), event.object);
-      return event.type === "MODIFIED" && ++modified === EVENTS;
-    });
+    const read = readLines<{ type: string; object: KubeObject }>(
+      response.body!,
+      (event) => {
+        if (event.type === "BOOKMARK") synced.resolve();
+        else map?.set(key(event.object), event.object);
+        return event.type === "MODIFIED" && ++modified === EVENTS;
+      },
+    );
     await synced.promise;
     const t0 = performance.now();
     await fetch(`${base}/go`).then((r) => r.body?.cancel());
@@ -232,7 +172,7 @@ function chunked(parts: Uint8Array[], hold?: Promise<unknown>): BodyInit {
 function serve(): Served {
   const objects = Array.from(
     { length: OBJECTS },
-    (_, i) => configMap(i, i + 1),
+    (_, i) => configMap(i, { payload: 550, version: i + 1 }),
   );
   const listVersion = String(OBJECTS);
   const list = encoder.encode(JSON.stringify({
@@ -271,7 +211,10 @@ function serve(): Served {
   );
   const modified: string[] = [];
   for (let n = 0; n < EVENTS; n++) {
-    const object = configMap(n % OBJECTS, OBJECTS + 1 + n) as KubeObject & {
+    const object = configMap(n % OBJECTS, {
+      payload: 550,
+      version: OBJECTS + 1 + n,
+    }) as KubeObject & {
       data: Record<string, string>;
     };
     object.data.color = `c-${String(n).padStart(6, "0")}`;

@@ -10,24 +10,14 @@
 // - heap per queued key.
 // deno-lint-ignore-file no-console -- a benchmark script reports on stdout.
 import { Client } from "../apiclient/mod.ts";
-import type { KubeObject } from "../apiclient/types.ts";
 import { Controller, WorkQueue } from "../controller/mod.ts";
 import { Collection } from "../informer/mod.ts";
 import { FakeApiServer } from "../testing/mod.ts";
+import { configMap, median } from "./_shared.ts";
 
 const OBJECTS = 10_000;
 const RUNS = 5;
 const gc = (globalThis as { gc?: () => void }).gc;
-
-function configMap(i: number): KubeObject {
-  const name = `cm-${String(i).padStart(5, "0")}`;
-  return {
-    apiVersion: "v1",
-    kind: "ConfigMap",
-    metadata: { name, namespace: `ns-${i % 10}`, labels: { app: "bench" } },
-    data: { payload: "x".repeat(900) },
-  } as KubeObject;
-}
 
 // Heap per queued key: the queue's own structures (the key strings exist
 // before and after).
@@ -92,11 +82,6 @@ async function controllerPass(): Promise<number> {
   if (reconciled !== OBJECTS) throw new Error(`reconciled ${reconciled}`);
   await controller.stop();
   return took;
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)]!;
 }
 
 const informer: number[] = [];

@@ -18,39 +18,13 @@ import { Client } from "../apiclient/mod.ts";
 import type { KubeObject } from "../apiclient/types.ts";
 import { Collection } from "../informer/mod.ts";
 import { FakeApiServer, type RecordedRequest } from "../testing/mod.ts";
+import { configMap, median, readLines } from "./_shared.ts";
 
 const OBJECTS = 10_000;
 const EVENTS = 100_000;
 const RUNS = 3;
 
 const gc = (globalThis as { gc?: () => void }).gc;
-
-function configMap(i: number): KubeObject {
-  const name = `cm-${String(i).padStart(5, "0")}`;
-  return {
-    apiVersion: "v1",
-    kind: "ConfigMap",
-    metadata: {
-      name,
-      namespace: `ns-${i % 10}`,
-      labels: { app: "bench", shard: String(i % 16) },
-      managedFields: [{
-        manager: "kubectl-client-side-apply",
-        operation: "Update",
-        apiVersion: "v1",
-        time: "2026-12-02T11:00:00Z",
-        fieldsType: "FieldsV1",
-        fieldsV1: {
-          "f:data": { ".": {}, "f:color": {}, "f:payload": {} },
-          "f:metadata": {
-            "f:labels": { ".": {}, "f:app": {}, "f:shard": {} },
-          },
-        },
-      }],
-    },
-    data: { color: "blue-000000", payload: "x".repeat(380) },
-  } as KubeObject;
-}
 
 function pathOf(object: KubeObject): string {
   const { namespace, name } = object.metadata;
@@ -59,11 +33,6 @@ function pathOf(object: KubeObject): string {
 
 function keyOf(object: KubeObject): string {
   return `${object.metadata.namespace}/${object.metadata.name}`;
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)]!;
 }
 
 function heapUsed(): number {
@@ -75,35 +44,6 @@ function heapUsed(): number {
 function urlOf(base: string, request: RecordedRequest): string {
   const query = request.query.toString();
   return `${base}${request.path}${query === "" ? "" : `?${query}`}`;
-}
-
-/** The limit's reader: BYOB into one reused buffer, split lines, parse. */
-async function readLines(
-  body: ReadableStream<Uint8Array>,
-  onLine: (value: unknown) => boolean,
-): Promise<void> {
-  const reader = body.getReader({ mode: "byob" });
-  const decoder = new TextDecoder();
-  let view = new Uint8Array(256 * 1024);
-  let pending = "";
-  try {
-    for (;;) {
-      const { value, done } = await reader.read(view);
-      if (done) return;
-      pending += decoder.decode(value, { stream: true });
-      view = new Uint8Array(value!.buffer);
-      let start = 0;
-      let end: number;
-      while ((end = pending.indexOf("\n", start)) !== -1) {
-        const stop = onLine(JSON.parse(pending.slice(start, end)));
-        start = end + 1;
-        if (stop) return;
-      }
-      pending = pending.slice(start);
-    }
-  } finally {
-    await reader.cancel().catch(() => {});
-  }
 }
 
 // --------------------------------------------------------------- the fake
