@@ -1,6 +1,7 @@
 import type { Client } from "../apiclient/client.ts";
 import type { KubeObject } from "../apiclient/types.ts";
 import { diagnostics } from "../_internal/diagnostics.ts";
+import { collectionName } from "../_internal/names.ts";
 import { Reflector } from "./_reflector.ts";
 import type { Store } from "./store.ts";
 import type { CollectionOptions, Source, View, ViewOptions } from "./types.ts";
@@ -108,7 +109,10 @@ export class Collection<T extends KubeObject = KubeObject>
         unlink = () => outer.removeEventListener("abort", onAbort);
       }
     }
-    const { onError } = diagnostics(`Watching ${describe(source)}`, options);
+    const { onError } = diagnostics(
+      `Watching ${collectionName(source)}`,
+      options,
+    );
     this.#reflector = new Reflector<T>(client, this.source, {
       ...options,
       signal: stop.signal,
@@ -187,14 +191,4 @@ export class Collection<T extends KubeObject = KubeObject>
   async [Symbol.asyncDispose](): Promise<void> {
     await this.stop();
   }
-}
-
-/** Names a source in a report, such as `default/configmaps [app=web]`. */
-export function describe(source: Source): string {
-  let name = source.resource;
-  if (source.group) name += `.${source.group}`;
-  if (source.namespace) name = `${source.namespace}/${name}`;
-  if (source.fieldSelector) name += ` (${source.fieldSelector})`;
-  if (source.labelSelector) name += ` [${source.labelSelector}]`;
-  return name;
 }

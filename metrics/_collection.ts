@@ -1,7 +1,7 @@
 // The metrics of each watched collection, fed by the informer's callbacks
 // and handler, and its readiness.
 import type { Counter, Gauge, Registry } from "./registry.ts";
-import type { CollectionHooks, WatchedSource } from "./types.ts";
+import type { CollectionHooks } from "./types.ts";
 
 type L = "collection";
 
@@ -120,14 +120,4 @@ export class CollectionMetrics {
       },
     };
   }
-}
-
-/** Names a collection as its label: `default/configmaps [app=web]`. */
-export function collectionName(source: WatchedSource): string {
-  let name = source.resource;
-  if (source.group) name += `.${source.group}`;
-  if (source.namespace) name = `${source.namespace}/${name}`;
-  if (source.fieldSelector) name += ` (${source.fieldSelector})`;
-  if (source.labelSelector) name += ` [${source.labelSelector}]`;
-  return name;
 }

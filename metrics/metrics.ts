@@ -11,7 +11,8 @@ import type { Outcome } from "../apiclient/options.ts";
 import { Registry } from "./registry.ts";
 import type { Counter, Gauge } from "./registry.ts";
 import { ClientMetrics } from "./_client.ts";
-import { CollectionMetrics, collectionName } from "./_collection.ts";
+import { CollectionMetrics } from "./_collection.ts";
+import { collectionName } from "../_internal/names.ts";
 import { ControllerFamilies, ControllerSeries } from "./_controller.ts";
 import { type Registered, registered, runChecks } from "./_checks.ts";
 import type {
