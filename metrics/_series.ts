@@ -6,6 +6,7 @@ import {
   checkMetricName,
   escapeHelp,
   formatLabels,
+  formatValue,
 } from "./_text.ts";
 
 /** One series: its label values, in the metric's label order, and value. */
@@ -83,6 +84,13 @@ export class SeriesMap<L extends string, V> {
     out.push(`# HELP ${this.name} ${escapeHelp(this.help)}`);
     out.push(`# TYPE ${this.name} ${type}`);
     for (const series of this.#series.values()) lines(series, out);
+  }
+
+  /** Renders a metric of one number a series (a counter or a gauge). */
+  renderNumbers(this: SeriesMap<L, number>, type: string, out: string[]): void {
+    this.render(type, out, (series, lines) => {
+      lines.push(this.sample(series, formatValue(series.value)));
+    });
   }
 
   #values(labels: LabelValues<L>): string[] {

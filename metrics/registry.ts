@@ -177,10 +177,7 @@ export class Counter<L extends string = never> {
    * @param out The lines so far.
    */
   render(out: string[]): void {
-    const map = this.#map;
-    map.render(this.type, out, (series, lines) => {
-      lines.push(map.sample(series, formatValue(series.value)));
-    });
+    this.#map.renderNumbers(this.type, out);
   }
 }
 
@@ -287,10 +284,7 @@ export class Gauge<L extends string = never> {
    * @param out The lines so far.
    */
   render(out: string[]): void {
-    const map = this.#map;
-    map.render(this.type, out, (series, lines) => {
-      lines.push(map.sample(series, formatValue(series.value)));
-    });
+    this.#map.renderNumbers(this.type, out);
   }
 }
 
