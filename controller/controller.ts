@@ -5,7 +5,6 @@ import { NotFoundError } from "../apiclient/errors.ts";
 import { objectKey, type ObjectRef, objectRef } from "../apiclient/resource.ts";
 import type { KubeObject } from "../apiclient/types.ts";
 import { type Diagnostics, diagnostics } from "../_internal/diagnostics.ts";
-import { describe } from "../_internal/errors.ts";
 import { sleep } from "../_internal/sleep.ts";
 import type { Lead } from "../election/lead.ts";
 import type { Recorder } from "../events/recorder.ts";
@@ -16,6 +15,8 @@ import type { CollectionOptions, Handler, Source } from "../informer/types.ts";
 import { Versions } from "../memo/versions.ts";
 import { controllerOf, meaningfulChange } from "./changes.ts";
 import { clamp } from "./_limiter.ts";
+import { Terms } from "./_terms.ts";
+import { ReconcileError } from "./errors.ts";
 import { DEFAULT_STOP_TIMEOUT, WorkQueue } from "./queue.ts";
 import type {
   Action,
@@ -42,7 +43,11 @@ export const MIN_RESYNC = 1_000;
  *   again after the key's backoff (5 ms doubling to 1,000 s, at most 10
  *   retries a second overall), and `{ requeueAfter }` runs it again later.
  * - Reads are never older than the operator's own writes (the memo), and
- *   with an election every write passes the write guard.
+ *   with an election every write passes the write guard. No reconcile
+ *   starts once the guard refuses (the renew deadline passed without a
+ *   renewal, the Lease names another holder, the lead ended), and the
+ *   reconciles in flight see their signal abort at that moment; one still
+ *   running when another copy may lead is reported (`LeaseOutlivedError`).
  * - After a watch recovers from a failure, every primary object is
  *   reconciled once: a change made while it was down may have left no trace
  *   in its store (a child made and deleted in the gap) and so no event.
@@ -91,6 +96,7 @@ export class Controller<T extends KubeObject = KubeObject>
   #client: Client;
   #collections: Collection[] = [];
   #stop = new AbortController();
+  #terms: Terms;
   #diagnostics: Diagnostics;
   #observer: ControllerObserver | undefined;
   #gate = Promise.withResolvers<void>();
@@ -121,6 +127,7 @@ export class Controller<T extends KubeObject = KubeObject>
     this.queue = new WorkQueue(options.queue);
     this.done = this.#ended.promise;
     const signal = this.#stop.signal;
+    this.#terms = new Terms(options.name, signal, lead, this.#diagnostics);
     const { onError } = this.#diagnostics;
     const changed = options.changed ?? meaningfulChange;
     const enqueue = (key: string): void => {
@@ -276,16 +283,17 @@ export class Controller<T extends KubeObject = KubeObject>
     this.#stop.abort(new DOMException("The controller stops", "AbortError"));
     await Promise.all(this.#collections.map((c) => c.stop()));
     try {
-      await this.queue.stop({
-        timeout: clamp(
-          this.#options.stopTimeout ?? DEFAULT_STOP_TIMEOUT,
-          0,
-          2 ** 31 - 1,
-        ),
-      });
+      const timeout = clamp(
+        this.#options.stopTimeout ?? DEFAULT_STOP_TIMEOUT,
+        0,
+        2 ** 31 - 1,
+      );
+      // After the guard refused, no longer than until another copy may lead.
+      await this.queue.stop({ timeout: this.#terms.stopBound(timeout) });
     } catch (error) {
       onError(error);
     }
+    this.#terms.clear();
     this.#wakeIdle();
     const recorder: Recorder | undefined = this.#options.recorder;
     if (recorder !== undefined) {
@@ -334,6 +342,7 @@ export class Controller<T extends KubeObject = KubeObject>
       log("synced: reconciling");
       this.#gateOpen = true;
       this.reconcileAll();
+      this.#terms.start();
       this.#gate.resolve();
       const concurrency = Math.floor(
         clamp(this.#options.concurrency ?? 1, 1, 1000),
@@ -362,24 +371,38 @@ export class Controller<T extends KubeObject = KubeObject>
   }
 
   async #work(): Promise<void> {
-    const signal = this.#stop.signal;
+    const terms = this.#terms;
     for (;;) {
-      const key = await this.queue.take({ signal });
-      if (key === undefined) return;
+      const term = await terms.next();
+      if (term === undefined) return;
+      const key = await this.queue.take({ signal: term });
+      if (key === undefined) {
+        if (this.queue.stopping || this.#stop.signal.aborted) return;
+        continue;
+      }
+      if (!terms.mayStart(term)) {
+        // The guard refused while the key was handed over: it waits for
+        // the next term.
+        this.queue.add(key);
+        this.queue.finish(key);
+        continue;
+      }
+      const end = terms.begin(key, term);
       try {
-        await this.#reconcile(key);
+        await this.#reconcile(key, term);
       } catch (error) {
         // Nothing above should throw; if something does, the worker lives.
         this.#diagnostics.onError(error);
       } finally {
+        end();
         this.queue.finish(key);
         if (this.#isIdle()) this.#wakeIdle();
       }
     }
   }
 
-  async #reconcile(key: string): Promise<void> {
-    const signal = this.#stop.signal;
+  /** One reconcile; `signal` is its term (the stop, or the guard's window). */
+  async #reconcile(key: string, signal: AbortSignal): Promise<void> {
     const options = this.#options;
     const ref = objectRef(options.for, key);
     const started = Date.now();
@@ -413,7 +436,11 @@ export class Controller<T extends KubeObject = KubeObject>
       } else this.#observe("success", started);
     } catch (error) {
       this.#observe("error", started);
-      if (signal.aborted) return;
+      if (signal.aborted) {
+        // Cut short by the guard, not the stop: again in the next term.
+        if (!this.#stop.signal.aborted) this.queue.add(key);
+        return;
+      }
       this.#diagnostics.onError(new ReconcileError(this.name, key, error));
       this.queue.retry(key, { delay: this.#policy(error, context) });
     }
@@ -481,41 +508,5 @@ export class Controller<T extends KubeObject = KubeObject>
 
   #wakeIdle(): void {
     for (const resolve of this.#idle.splice(0)) resolve();
-  }
-}
-
-/**
- * A reconcile failed; the key runs again after its backoff. The reconcile's
- * error is the `cause`.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { ReconcileError } from "@liken/kubernetes/controller";
- *
- * const error = new ReconcileError("greeting", "default/a", new Error("boom"));
- * assert.equal(error.message, "Reconciling default/a (greeting) failed: boom");
- * ```
- */
-export class ReconcileError extends Error {
-  /** The controller's name. */
-  readonly controller: string;
-  /** The key whose reconcile failed. */
-  readonly key: string;
-
-  /**
-   * Makes the error.
-   *
-   * @param controller The controller's name.
-   * @param key The key.
-   * @param cause The reconcile's error.
-   */
-  constructor(controller: string, key: string, cause: unknown) {
-    super(`Reconciling ${key} (${controller}) failed: ${describe(cause)}`, {
-      cause,
-    });
-    this.name = "ReconcileError";
-    this.controller = controller;
-    this.key = key;
   }
 }

@@ -48,7 +48,8 @@
  * @module
  */
 export { controllerOf, meaningfulChange, type OwnerKind } from "./changes.ts";
-export { Controller, MIN_RESYNC, ReconcileError } from "./controller.ts";
+export { Controller, MIN_RESYNC } from "./controller.ts";
+export { LeaseOutlivedError, ReconcileError } from "./errors.ts";
 export {
   finalizer,
   FINALIZER_ATTEMPTS,

@@ -69,7 +69,11 @@ export interface ReconcileContext<T extends KubeObject = KubeObject> {
   readonly client: Client;
   /** The memo of versions, for `written`, `readOne` and `settleStatus`. */
   readonly versions: Versions;
-  /** Aborts when the controller stops or loses its Lease. */
+  /**
+   * Aborts when the controller stops, or, with an election, at the first
+   * refusal of its write guard (the reconcile's side effects outside the
+   * API must end then too).
+   */
   readonly signal: AbortSignal;
   /** How many times this key failed in a row before this reconcile. */
   readonly retries: number;

@@ -28,6 +28,7 @@ export class LeaseRequests {
   #client: Client;
   #ref: ObjectRef;
   #identity: string;
+  #onRenewed: () => void;
   // The Lease last read or written, whose resourceVersion the next write
   // names.
   #cached: Lease | undefined;
@@ -36,11 +37,18 @@ export class LeaseRequests {
    * @param client Reaches the API server (no write guard).
    * @param ref The Lease.
    * @param identity This process's identity, which the renewal clock follows.
+   * @param onRenewed Called when the renewal clock moved.
    */
-  constructor(client: Client, ref: ObjectRef, identity: string) {
+  constructor(
+    client: Client,
+    ref: ObjectRef,
+    identity: string,
+    onRenewed: () => void = () => {},
+  ) {
     this.#client = client;
     this.#ref = ref;
     this.#identity = identity;
+    this.#onRenewed = onRenewed;
   }
 
   /** Reads the Lease, bounded by the request timeout. */
@@ -131,5 +139,6 @@ export class LeaseRequests {
   #mark(sent: number, record: LeaseRecord): void {
     if (record.holderIdentity !== this.#identity) return;
     this.renewed = Math.max(this.renewed, sent);
+    this.#onRenewed();
   }
 }

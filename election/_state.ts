@@ -8,8 +8,10 @@
 import type { Client } from "../apiclient/mod.ts";
 import type { ObjectRef } from "../apiclient/resource.ts";
 import type { Diagnostics } from "../_internal/diagnostics.ts";
+import { checkMayWrite } from "./_guard.ts";
 import type { LeaseRecord } from "./_lease.ts";
 import { LeaseRequests } from "./_requests.ts";
+import { RENEW_DEADLINE } from "./timings.ts";
 
 /** Where this process stands: waiting for the Lease, leading, or done. */
 export type Phase = "waiting" | "leading" | "ended";
@@ -27,10 +29,14 @@ export class ElectionState {
   /** Aborts on the stop. */
   readonly stop = new AbortController();
 
-  /** Where this process stands. */
-  phase: Phase = "waiting";
-  /** Set by the stop, before anything else happens. */
-  stopping = false;
+  #phase: Phase = "waiting";
+  #stopping = false;
+  // The write window: open while the guard accepts, aborted at its first
+  // refusal; a timer rechecks it when the last renewal turns a renew
+  // deadline old.
+  #window: AbortController | undefined;
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  #changed = Promise.withResolvers<void>();
 
   // client-go's bookkeeping: the record last seen, its raw form as read, and
   // when this process first saw it (on its own clock).
@@ -58,8 +64,56 @@ export class ElectionState {
       Array.from(suffix, (b) => b.toString(16).padStart(2, "0")).join("");
     this.#prefix = pod + "_";
     this.subject = `Lease ${ref.namespace}/${ref.name}`;
-    this.requests = new LeaseRequests(client, ref, this.identity);
+    this.requests = new LeaseRequests(
+      client,
+      ref,
+      this.identity,
+      () => this.#recheck(),
+    );
     this.diagnostics = diagnostics;
+  }
+
+  /** Where this process stands. */
+  get phase(): Phase {
+    return this.#phase;
+  }
+
+  set phase(phase: Phase) {
+    this.#phase = phase;
+    this.#recheck();
+  }
+
+  /** Set by the stop, before anything else happens. */
+  get stopping(): boolean {
+    return this.#stopping;
+  }
+
+  set stopping(stopping: boolean) {
+    this.#stopping = stopping;
+    this.#recheck();
+  }
+
+  /**
+   * The signal of the write window open now: it aborts, with the guard's
+   * `NotLeadingError` as its reason, at the first moment the guard refuses.
+   * `undefined` while the guard refuses.
+   */
+  writeWindow(): AbortSignal | undefined {
+    try {
+      checkMayWrite(this);
+    } catch {
+      return undefined;
+    }
+    if (this.#window === undefined || this.#window.signal.aborted) {
+      this.#window = new AbortController();
+      this.#arm();
+    }
+    return this.#window.signal;
+  }
+
+  /** Resolves at the next change that may open or close the window. */
+  changed(): Promise<void> {
+    return this.#changed.promise;
   }
 
   /** Whether the record last seen names this process. */
@@ -77,6 +131,37 @@ export class ElectionState {
   setObserved(record: LeaseRecord): void {
     this.observed = record;
     this.#observedTime = Date.now();
+    this.#recheck();
+  }
+
+  /** Closes an open window the guard now refuses, and wakes the waiters. */
+  #recheck(): void {
+    const window = this.#window;
+    if (window !== undefined && !window.signal.aborted) {
+      try {
+        checkMayWrite(this);
+      } catch (error) {
+        clearTimeout(this.#timer);
+        this.#timer = undefined;
+        window.abort(error);
+      }
+    }
+    const changed = this.#changed;
+    this.#changed = Promise.withResolvers<void>();
+    changed.resolve();
+  }
+
+  /** Rechecks the window when the last renewal turns a renew deadline old. */
+  #arm(): void {
+    clearTimeout(this.#timer);
+    const due = this.requests.renewed + RENEW_DEADLINE - Date.now();
+    this.#timer = setTimeout(() => {
+      this.#timer = undefined;
+      this.#recheck();
+      if (this.#window !== undefined && !this.#window.signal.aborted) {
+        this.#arm();
+      }
+    }, Math.max(0, due));
   }
 
   /**

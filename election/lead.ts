@@ -326,6 +326,59 @@ export class Lead implements AsyncDisposable {
   readonly mayWrite = (): void => checkMayWrite(this.#state);
 
   /**
+   * Waits until {@linkcode Lead.mayWrite} accepts, then answers a signal
+   * that aborts at the first moment it refuses again (its reason is the
+   * guard's `NotLeadingError`): the lifetime of work whose side effects the
+   * guard cannot see, such as a call to a cloud API. A window closes at
+   * the renew deadline, on a stop, on a loss, or when the Lease names
+   * another holder; a renewal that lands after it closed (a slow answer)
+   * opens the next one.
+   *
+   * @example
+   * ```ts
+   * import assert from "node:assert/strict";
+   * import { Client } from "@liken/kubernetes/apiclient";
+   * import { Lead } from "@liken/kubernetes/election";
+   * import { FakeApiServer } from "@liken/kubernetes/testing";
+   *
+   * await using server = new FakeApiServer();
+   * const client = new Client(server.url, { fetch: server.fetch });
+   * const lead = new Lead(client, { lease: { namespace: "default", name: "op" }, pod: "op-a" });
+   * const window = await lead.writeWindow();
+   * assert.equal(window?.aborted, false);
+   * await lead.stop();
+   * assert.equal(window?.aborted, true);
+   * assert.equal(await lead.writeWindow(), undefined);
+   * ```
+   *
+   * @param options A signal that ends the wait.
+   * @returns The window's signal; `undefined` once the election has ended
+   * or is stopping, or when the signal aborted first.
+   */
+  async writeWindow(
+    options: LeadingOptions = {},
+  ): Promise<AbortSignal | undefined> {
+    const state = this.#state;
+    const signal = options.signal;
+    for (;;) {
+      const window = state.writeWindow();
+      if (window !== undefined) return window;
+      if (state.phase === "ended" || state.stopping || signal?.aborted) {
+        return undefined;
+      }
+      let onAbort = (): void => {};
+      await Promise.race([
+        state.changed(),
+        new Promise<void>((resolve) => {
+          onAbort = resolve;
+          signal?.addEventListener("abort", onAbort, { once: true });
+        }),
+      ]);
+      signal?.removeEventListener("abort", onAbort);
+    }
+  }
+
+  /**
    * Ends this process's part on a shutdown and releases the Lease, so a
    * waiting copy takes it on its next read. Only call it once every write
    * of the operator has returned; with a write possibly still running, exit

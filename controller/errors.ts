@@ -1,0 +1,85 @@
+// The failures a controller reports to `onError` about one key.
+import { describe } from "../_internal/errors.ts";
+
+/**
+ * A reconcile failed; the key runs again after its backoff. The reconcile's
+ * error is the `cause`.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { ReconcileError } from "@liken/kubernetes/controller";
+ *
+ * const error = new ReconcileError("greeting", "default/a", new Error("boom"));
+ * assert.equal(error.message, "Reconciling default/a (greeting) failed: boom");
+ * ```
+ */
+export class ReconcileError extends Error {
+  /** The controller's name. */
+  readonly controller: string;
+  /** The key whose reconcile failed. */
+  readonly key: string;
+
+  /**
+   * Makes the error.
+   *
+   * @param controller The controller's name.
+   * @param key The key.
+   * @param cause The reconcile's error.
+   */
+  constructor(controller: string, key: string, cause: unknown) {
+    super(`Reconciling ${key} (${controller}) failed: ${describe(cause)}`, {
+      cause,
+    });
+    this.name = "ReconcileError";
+    this.controller = controller;
+    this.key = key;
+  }
+}
+
+/**
+ * A reconcile was still running when another copy of the operator may have
+ * taken the Lease (one Lease duration after this copy's last accepted
+ * renewal): its side effects may overlap the new leader's. Its signal
+ * aborted when the write guard first refused; a reconcile that honours it
+ * ends well before this.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { LeaseOutlivedError } from "@liken/kubernetes/controller";
+ *
+ * const error = new LeaseOutlivedError("greeting", "default/a", Date.parse("2030-01-01T00:00:30Z"));
+ * assert.equal(
+ *   error.message,
+ *   "Reconciling default/a (greeting) outlived the Lease: another copy may lead since 2030-01-01T00:00:30.000Z",
+ * );
+ * ```
+ */
+export class LeaseOutlivedError extends Error {
+  /** The controller's name. */
+  readonly controller: string;
+  /** The key whose reconcile outlived the Lease. */
+  readonly key: string;
+  /** When another copy may lead, in milliseconds since the epoch. */
+  readonly since: number;
+
+  /**
+   * Makes the error.
+   *
+   * @param controller The controller's name.
+   * @param key The key.
+   * @param since When another copy may lead (ms since the epoch).
+   */
+  constructor(controller: string, key: string, since: number) {
+    super(
+      `Reconciling ${key} (${controller}) outlived the Lease: another copy may lead since ${
+        new Date(since).toISOString()
+      }`,
+    );
+    this.name = "LeaseOutlivedError";
+    this.controller = controller;
+    this.key = key;
+    this.since = since;
+  }
+}
