@@ -133,7 +133,7 @@ export class FakeApiServer implements AsyncDisposable {
     this.url = (options.url ?? "http://apiserver.test").replace(/\/$/, "");
     this.#state = new ServerState({
       bookmarkInterval: options.bookmarkInterval,
-      managedFields: options.managedFields ?? false,
+      managedFields: options.managedFields ?? true,
     });
     this.#gc = new GarbageCollector(
       this.#state,

@@ -20,8 +20,8 @@
  * - Namespaces need not exist for objects to be created in them. Deleting
  *   a Namespace deletes all it holds at once (no Terminating phase).
  * - Server-side apply needs a JSON body (YAML is refused). Ownership is
- *   tracked always, shown in `metadata.managedFields` only with
- *   {@linkcode FakeApiServerOptions.managedFields}. Lists merge as
+ *   shown in `metadata.managedFields` as the API server shows it (turn it
+ *   off with {@linkcode FakeApiServerOptions.managedFields}). Lists merge as
  *   {@linkcode ResourceDefinition.listTypes} and the built-in field names
  *   say, not as an OpenAPI schema does; an item without its key makes its
  *   list atomic (the API server refuses it). Nothing is defaulted first (a

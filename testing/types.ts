@@ -246,9 +246,11 @@ export interface FakeApiServerOptions {
   /**
    * Show `metadata.managedFields` on objects, as the API server writes it:
    * one entry per manager, operation (`Apply` or `Update`) and subresource,
-   * with the fields it owns in `fieldsV1`. Ownership is tracked either way
-   * (so server-side apply conflicts and removes fields alike); `false`
-   * (default) only keeps it out of the objects, which keeps them short.
+   * with the fields it owns in `fieldsV1`, as a real API server always
+   * returns it (kubectl only hides it when printing). Ownership is tracked
+   * either way (so server-side apply conflicts and removes fields alike);
+   * `false` only keeps it out of the objects, for a test that compares
+   * whole objects. Default `true`.
    */
   managedFields?: boolean | undefined;
   /**
