@@ -100,11 +100,21 @@ export function hasControl(text: string): boolean {
 }
 
 /**
+ * Whether a text holds a character outside Latin-1 (above U+00FF), which a
+ * header value cannot carry: fetch would refuse it with a bare TypeError
+ * about a ByteString.
+ */
+export function hasNonLatin1(text: string): boolean {
+  // Any UTF-16 unit from U+0100 up, surrogates (so astral characters) too.
+  return /[\u0100-\uffff]/.test(text);
+}
+
+/**
  * Reads the ServiceAccount token, as the `Authorization` header value, or
  * `undefined` for an empty file. A token with a control character inside
- * (after trimming the ends) is an {@linkcode InClusterConfigError} naming the
- * file, never the content. The kubelet rotates the token, so it is read
- * on every request.
+ * (after trimming the ends), or with a character outside Latin-1, is an
+ * {@linkcode InClusterConfigError} naming the file, never the content. The
+ * kubelet rotates the token, so it is read on every request.
  */
 export async function readToken(path: string): Promise<string | undefined> {
   let token: string;
@@ -122,6 +132,11 @@ export async function readToken(path: string): Promise<string | undefined> {
   if (hasControl(token)) {
     throw new InClusterConfigError(
       `The ServiceAccount token ${path} holds a control character (a line break, NUL or other) inside it, so it cannot be sent`,
+    );
+  }
+  if (hasNonLatin1(token)) {
+    throw new InClusterConfigError(
+      `The ServiceAccount token ${path} holds a character outside Latin-1, which no header can carry, so it cannot be sent`,
     );
   }
   return token ? `Bearer ${token}` : undefined;

@@ -21,7 +21,7 @@ import {
   redact,
 } from "./_decode.ts";
 import { type Deadline, Deadlines } from "./_deadlines.ts";
-import { hasControl, readToken } from "./_in_cluster.ts";
+import { hasControl, hasNonLatin1, readToken } from "./_in_cluster.ts";
 import { MAX_TIMER } from "../_internal/sleep.ts";
 import { join } from "../_internal/signals.ts";
 
@@ -153,6 +153,11 @@ export async function open(
       if (hasControl(authorization)) {
         throw new TypeError(
           `${method} ${path} not sent: the Authorization value holds a control character (such as a line break)`,
+        );
+      }
+      if (hasNonLatin1(authorization)) {
+        throw new TypeError(
+          `${method} ${path} not sent: the Authorization value holds a character outside Latin-1`,
         );
       }
       headers.Authorization = authorization;

@@ -126,17 +126,22 @@ export class Client implements Disposable, RestClient {
 
   /**
    * Answers a client whose requests, and whose waits after a 429, end when
-   * `signal` aborts. It shares this client's connections.
+   * `signal` aborts, with its reason. It shares this client's connections.
    *
    * @example
    * ```ts
    * import assert from "node:assert/strict";
    * import { Client } from "@liken/kubernetes/apiclient";
    *
+   * // A server that never answers: only the signal ends the request.
+   * const silent = (_: unknown, init?: RequestInit): Promise<Response> =>
+   *   new Promise((_, reject) => init?.signal?.addEventListener("abort", reject));
    * const controller = new AbortController();
-   * controller.abort();
-   * const client = new Client("http://127.0.0.1:9").withSignal(controller.signal);
-   * await assert.rejects(client.get("/api/v1/pods"));
+   * const client = new Client("http://api.test", { fetch: silent })
+   *   .withSignal(controller.signal);
+   * const pods = client.get("/api/v1/pods");
+   * controller.abort(new Error("Shutting down"));
+   * await assert.rejects(pods, { message: "Shutting down" });
    * ```
    *
    * @param signal Ends every request of the new client.

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { Client, InClusterConfigError, MalformedResponseError } from "./mod.ts";
 import { testCerts } from "../testing/certs.ts";
 import { fakeServiceAccount } from "../testing/service_account.ts";
+import { json, scripted } from "./_scripted_test_util.ts";
 
 const ENV = ["KUBERNETES_SERVICE_HOST", "KUBERNETES_SERVICE_PORT"] as const;
 
@@ -127,9 +128,8 @@ Deno.test("inCluster: a missing CA, a CA without a certificate, a missing token 
   }
 });
 
-Deno.test("an InClusterConfigError is named, keeps its cause, never holds the token", async () => {
+Deno.test("an InClusterConfigError is named and keeps its cause", async () => {
   await using account = await fakeServiceAccount({
-    token: "secret-token",
     ca: "-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n",
   });
   const error = await Client.inCluster({
@@ -139,7 +139,67 @@ Deno.test("an InClusterConfigError is named, keeps its cause, never holds the to
   assert.ok(error instanceof InClusterConfigError);
   assert.equal(error.name, "InClusterConfigError");
   assert.ok(error.cause !== undefined);
-  assert.ok(!error.message.includes("secret-token"));
+});
+
+Deno.test("an InClusterConfigError from a token that was read never holds the token", async () => {
+  // Each token is read (on the request), then refused: the error is made
+  // with the content in hand, so it could leak it.
+  for (
+    const [token, why] of [
+      ["abcd-secret\nefgh-secret", /control character/],
+      ["abcd-secret\u20acefgh-secret", /outside Latin-1/],
+    ] as const
+  ) {
+    await using account = await fakeServiceAccount({ token });
+    using client = await Client.inCluster({
+      serviceAccountDir: account.dir,
+      server: "https://127.0.0.1:6443",
+    });
+    const error = await client.get("/api").then(
+      () => assert.fail("expected an InClusterConfigError"),
+      (e) => e,
+    );
+    assert.ok(error instanceof InClusterConfigError, String(error));
+    assert.equal(error.name, "InClusterConfigError");
+    assert.match(error.message, why);
+    assert.ok(error.message.includes(`${account.dir}/token`));
+    const shown = JSON.stringify({
+      m: error.message,
+      s: error.stack,
+      c: String(error.cause),
+      e: error,
+    });
+    assert.ok(!shown.includes("secret"), shown);
+  }
+});
+
+Deno.test("a token with a character outside Latin-1 is an InClusterConfigError naming the file, and nothing is sent", async () => {
+  const { fetch, seen } = scripted(() => json(200, {}));
+  for (const token of ["abcd\u20acsecret", "abcd\u{1f511}secret"]) {
+    await using account = await fakeServiceAccount({ token: `${token}\n` });
+    const client = new Client("http://api", {
+      fetch,
+      serviceAccountDir: account.dir,
+    });
+    const error = await client.get("/api").catch((e) => e as Error);
+    assert.ok(error instanceof InClusterConfigError, String(error));
+    assert.equal(
+      error.message,
+      `The ServiceAccount token ${account.dir}/token holds a character outside Latin-1, which no header can carry, so it cannot be sent`,
+    );
+  }
+  // An authorization callback's value is refused the same way, unquoted.
+  const callback = new Client("http://api", {
+    fetch,
+    authorization: () => Promise.resolve("Bearer abcd\u20acsecret"),
+  });
+  const error = await callback.get("/api").catch((e) => e as Error);
+  assert.ok(error instanceof TypeError);
+  assert.equal(
+    error.message,
+    "GET /api not sent: the Authorization value holds a character outside Latin-1",
+  );
+  assert.equal(seen.length, 0);
 });
 
 function tlsServer(

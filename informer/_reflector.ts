@@ -76,7 +76,8 @@ export class Reflector<T extends KubeObject> {
   /** `false` once the server refused a streaming list as unsupported. */
   #streaming = true;
   #firstRead = false;
-  #watching = false;
+  /** A watch was refused with 401 or 403 (any failure, with the option). */
+  #unready = false;
   #failed = false;
   #accepted = 0;
   /** Failures since the store was last known current; 0 when it is. */
@@ -111,9 +112,12 @@ export class Reflector<T extends KubeObject> {
     this.store = this.#delivery.store;
   }
 
-  /** The first read is in the store, and a watch is allowed (see `synced`). */
+  /**
+   * The first complete read is in (client-go's HasSynced), and no watch since
+   * the last one accepted was refused with 401 or 403 (see `Collection`).
+   */
   synced(): boolean {
-    return this.#firstRead && this.#watching;
+    return this.#firstRead && !this.#unready;
   }
 
   /**
@@ -183,7 +187,7 @@ export class Reflector<T extends KubeObject> {
   // ------------------------------------------------------------ watch state
 
   #accept(counts: boolean): void {
-    this.#watching = true;
+    this.#unready = false;
     if (counts) this.#openSince = Date.now();
     else this.#failures = 0;
     if (counts) {
@@ -212,7 +216,7 @@ export class Reflector<T extends KubeObject> {
     this.#failure(error);
     this.#failed = true;
     if (this.#options.unreadyOnWatchError || isForbidden(error)) {
-      this.#watching = false;
+      this.#unready = true;
     }
   }
 
@@ -220,7 +224,7 @@ export class Reflector<T extends KubeObject> {
   #broke(error: unknown): void {
     this.#failure(error);
     this.#failed = true;
-    if (this.#options.unreadyOnWatchError) this.#watching = false;
+    if (this.#options.unreadyOnWatchError) this.#unready = true;
   }
 
   #call(callback: (() => void) | undefined): void {
