@@ -214,7 +214,8 @@ export class Reflector<T extends KubeObject> {
 
   #refused(error: unknown): void {
     this.#failure(error);
-    this.#failed = true;
+    // Before the first complete read there is no gap to recover from.
+    if (this.#firstRead) this.#failed = true;
     if (this.#options.unreadyOnWatchError || isForbidden(error)) {
       this.#unready = true;
     }
@@ -223,7 +224,7 @@ export class Reflector<T extends KubeObject> {
   /** A watch that was open ended with a failure. */
   #broke(error: unknown): void {
     this.#failure(error);
-    this.#failed = true;
+    if (this.#firstRead) this.#failed = true;
     if (this.#options.unreadyOnWatchError) this.#unready = true;
   }
 

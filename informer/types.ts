@@ -76,7 +76,8 @@ export interface CollectionOptions<T extends KubeObject = KubeObject>
   reopened?: (() => void) | undefined;
   /**
    * Called when a watch opens again after a failed attempt, such as at the
-   * end of an outage. The store is trusted again at once, while the changes
+   * end of an outage, once the store held a complete read (failures before
+   * the first complete read leave no gap: that read is whole). The store is trusted again at once, while the changes
    * made during the gap are still on their way, so a caller that acts on
    * this should read the API server directly one time.
    */
