@@ -49,6 +49,7 @@ export class Elector {
   #lastError = "";
   #started = Promise.withResolvers<void>();
   #done = Promise.withResolvers<void>();
+  #failure: ElectionError | undefined;
 
   /**
    * Starts the loop.
@@ -62,7 +63,8 @@ export class Elector {
     this.#loop().then(
       () => this.#done.resolve(),
       (error) => {
-        state.diagnostics.onError(new ElectionError(state.subject, error));
+        this.#failure = new ElectionError(state.subject, error);
+        state.diagnostics.onError(this.#failure);
         this.#done.resolve();
       },
     );
@@ -76,6 +78,11 @@ export class Elector {
   /** Resolves when the loop has ended, after the release and the exit call. */
   get done(): Promise<void> {
     return this.#done.promise;
+  }
+
+  /** Why the loop failed, once it has; `undefined` while it has not. */
+  get failure(): ElectionError | undefined {
+    return this.#failure;
   }
 
   async #loop(): Promise<void> {

@@ -1,7 +1,9 @@
 /**
- * The errors of the election: the two a caller's code meets
- * ({@linkcode NotLeadingError} from the write guard, {@linkcode StoppedError}
- * from `Lead.leading`), and the three the election hands to its `onError`.
+ * The errors of the election: those a caller's code meets
+ * ({@linkcode NotLeadingError} from the write guard; from `Lead.leading`,
+ * {@linkcode StoppedError} for a stop, {@linkcode LeaseLostError} for a
+ * loss and {@linkcode ElectionError} for a failure), and the three the
+ * election hands to its `onError`.
  *
  * @module
  */
@@ -34,8 +36,12 @@ export class NotLeadingError extends Error {
 }
 
 /**
- * The stop came before this process led: it holds nothing, and the operator
- * can end with success.
+ * `Lead.leading` was answered by a stop (`Lead.stop`, the election's
+ * signal, or the signal given to `leading`) that came before this process
+ * led: it holds nothing, and the operator can end with success. An
+ * election that ended without a stop rejects with
+ * {@linkcode LeaseLostError} (lost) or {@linkcode ElectionError} (failed)
+ * instead.
  *
  * @example
  * ```ts
@@ -50,6 +56,45 @@ export class StoppedError extends Error {
   constructor() {
     super("The stop came before this process led");
     this.name = "StoppedError";
+  }
+}
+
+/**
+ * `Lead.leading` was answered by a loss: this process led, then no renewal
+ * of the Lease succeeded within the renew deadline (the API server was out
+ * of reach, or another holder took it), and the election ended without a
+ * stop. Unlike a {@linkcode StoppedError}, it is a reason to exit with
+ * failure (the default `exit` already does on a loss).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { LeaseLostError } from "@liken/kubernetes/election";
+ *
+ * const error = new LeaseLostError("Lease default/op");
+ * assert.equal(error.name, "LeaseLostError");
+ * assert.equal(error.lease, "Lease default/op");
+ * assert.equal(
+ *   error.message,
+ *   "This process lost Lease default/op: no renewal succeeded within the renew deadline",
+ * );
+ * ```
+ */
+export class LeaseLostError extends Error {
+  /** Names the Lease, such as `Lease default/op`. */
+  readonly lease: string;
+
+  /**
+   * Makes the error.
+   *
+   * @param lease Names the Lease, such as `Lease default/op`.
+   */
+  constructor(lease: string) {
+    super(
+      `This process lost ${lease}: no renewal succeeded within the renew deadline`,
+    );
+    this.name = "LeaseLostError";
+    this.lease = lease;
   }
 }
 
@@ -134,7 +179,8 @@ export class CallbackError extends Error {
 
 /**
  * The elector itself failed (such as an `exit` callback that threw), given
- * to `onError`: the election has ended.
+ * to `onError`: the election has ended. `Lead.leading` rejects with it too
+ * when the failure, not a stop, ended the election.
  *
  * @example
  * ```ts

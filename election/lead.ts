@@ -14,7 +14,7 @@ import { checkMayWrite } from "./_guard.ts";
 import { leaseRef } from "./_lease.ts";
 import { clearIfHeld } from "./_release.ts";
 import { ElectionState } from "./_state.ts";
-import { StoppedError } from "./errors.ts";
+import { LeaseLostError, StoppedError } from "./errors.ts";
 import { RENEW_DEADLINE } from "./timings.ts";
 import type { LeadingOptions, LeadOptions } from "./types.ts";
 
@@ -22,8 +22,8 @@ import type { LeadingOptions, LeadOptions } from "./types.ts";
  * This process's part in the election of one acting copy, on a
  * `coordination.k8s.io/v1` Lease. `new Lead(client, options)` starts
  * campaigning; {@linkcode Lead.leading} waits until this process holds the
- * Lease; {@linkcode Lead.stop} (or `await using`) ends it and releases the
- * Lease.
+ * Lease; {@linkcode Lead.stop} (or `await using`, or aborting
+ * {@linkcode LeadOptions.signal}) ends it and releases the Lease.
  *
  * It follows client-go's elector: a waiting copy reads the Lease every 5 to
  * 11 s and takes it when nobody holds it, or when its record did not change
@@ -76,6 +76,8 @@ export class Lead implements AsyncDisposable {
   #state: ElectionState;
   #elector: Elector;
   #ending: Promise<void> | undefined;
+  #done: Promise<void>;
+  #unlink: () => void = () => {};
 
   /**
    * Starts campaigning for the Lease in the background.
@@ -104,7 +106,8 @@ export class Lead implements AsyncDisposable {
    *
    * @param client Reaches the API server. It must not carry this lead's
    * write guard, or a lapsed guard would refuse the renewals that restore it.
-   * @param options The Lease, the pod, the diagnostics and the hooks.
+   * @param options The Lease, the pod, the signal, the diagnostics and the
+   * hooks.
    * @throws {TypeError} When the Lease's name or namespace or the pod's name
    * is empty, or the pod's name holds `_`.
    */
@@ -132,17 +135,32 @@ export class Lead implements AsyncDisposable {
       namespace: lease.namespace,
       name: lease.name,
     });
+    const signal = options.signal;
+    // Stopped before the elector starts: it sends nothing.
+    if (signal?.aborted) this.#halt();
     this.#elector = new Elector(this.#state, {
       exit: options.exit ?? ((code) => Deno.exit(code)),
       onStartedLeading: options.onStartedLeading,
       onStoppedLeading: options.onStoppedLeading,
       onNewLeader: options.onNewLeader,
     });
+    // After a stop, done waits for the stop's second release too.
+    this.#done = this.#elector.done.then(async () => {
+      await this.#ending;
+    });
+    if (signal?.aborted) void this.#end();
+    else if (signal !== undefined) {
+      const onAbort = (): void => void this.#end();
+      signal.addEventListener("abort", onAbort, { once: true });
+      this.#unlink = () => signal.removeEventListener("abort", onAbort);
+    }
   }
 
   /**
    * A promise that resolves when the election has ended: after the lead's
-   * release and the exit call on a loss, or after a stop.
+   * release and the exit call on a loss, or after a stop (by
+   * {@linkcode Lead.stop}, `await using` or the signal) and its releases.
+   * It never rejects.
    *
    * @example
    * ```ts
@@ -159,7 +177,7 @@ export class Lead implements AsyncDisposable {
    * ```
    */
   get done(): Promise<void> {
-    return this.#elector.done;
+    return this.#done;
   }
 
   /**
@@ -190,9 +208,14 @@ export class Lead implements AsyncDisposable {
    *
    * @param options The signal that stops the election when it aborts first.
    * @returns A promise that resolves once this process leads.
-   * @throws {StoppedError} When the signal aborts first, or the election
-   * ended (stopped, or failed) without a lead. The election has then ended
-   * (with the release) and this process holds nothing.
+   * @throws {StoppedError} When a stop came first: this signal, the
+   * election's signal, or {@linkcode Lead.stop}.
+   * @throws {LeaseLostError} When this process led and lost the Lease (the
+   * election ended without a stop).
+   * @throws {ElectionError} When the elector failed.
+   *
+   * In each case the election has then ended (with the release) and this
+   * process holds nothing.
    */
   async leading(options: LeadingOptions = {}): Promise<void> {
     const signal = options.signal;
@@ -208,9 +231,13 @@ export class Lead implements AsyncDisposable {
       ]);
       signal?.removeEventListener("abort", onAbort);
     }
-    if (signal?.aborted || this.#state.phase !== "leading") {
+    const state = this.#state;
+    if (signal?.aborted || state.phase !== "leading") {
+      // Whether a stop came first, before this one ends the election.
+      const stopped = signal?.aborted || state.stopping;
       await this.#end();
-      throw new StoppedError();
+      throw this.#elector.failure ??
+        (stopped ? new StoppedError() : new LeaseLostError(state.subject));
     }
   }
 
@@ -428,8 +455,10 @@ export class Lead implements AsyncDisposable {
     return this.#ending;
   }
 
-  async #endOnce(): Promise<void> {
+  /** Marks the stop and aborts the elector's requests and waits. */
+  #halt(): void {
     const state = this.#state;
+    if (state.stopping) return;
     state.stopping = true;
     state.stop.abort(
       new DOMException(
@@ -437,6 +466,12 @@ export class Lead implements AsyncDisposable {
         "AbortError",
       ),
     );
+  }
+
+  async #endOnce(): Promise<void> {
+    const state = this.#state;
+    this.#unlink();
+    this.#halt();
     // The elector's release is bounded by one renew deadline.
     if (!(await within(this.#elector.done, RENEW_DEADLINE + 1_000))) return;
     const bound = bounded(RENEW_DEADLINE / 2, "The second release");

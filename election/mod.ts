@@ -91,6 +91,7 @@ export {
   CallbackError,
   type CallbackName,
   ElectionError,
+  LeaseLostError,
   LeaseRequestError,
   NotLeadingError,
   StoppedError,

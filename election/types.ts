@@ -7,8 +7,8 @@
 import type { DiagnosticsOptions } from "../_internal/diagnostics.ts";
 
 /**
- * Options of a `Lead`: the Lease, the pod, the diagnostics and the
- * hooks. The timings are not options (see the `timings` constants).
+ * Options of a `Lead`: the Lease, the pod, the signal, the diagnostics and
+ * the hooks. The timings are not options (see the `timings` constants).
  *
  * `log` gets a line for each change of state (`holding…`, `waiting for…`,
  * `lost…`, `released…`); default: none. `onError` gets a
@@ -29,6 +29,27 @@ import type { DiagnosticsOptions } from "../_internal/diagnostics.ts";
  * };
  * void options;
  * ```
+ *
+ * @example The signal stops the election and releases the Lease
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { Client } from "@liken/kubernetes/apiclient";
+ * import { Lead } from "@liken/kubernetes/election";
+ * import { FakeApiServer } from "@liken/kubernetes/testing";
+ *
+ * await using server = new FakeApiServer();
+ * const client = new Client(server.url, { fetch: server.fetch });
+ * const shutdown = new AbortController(); // aborted on SIGTERM, say
+ * const lead = new Lead(client, {
+ *   lease: { namespace: "default", name: "op" },
+ *   pod: "op-a",
+ *   signal: shutdown.signal,
+ * });
+ * await lead.leading();
+ * shutdown.abort();
+ * await lead.done; // after the release
+ * assert.equal(server.leaseHolder("default", "op"), undefined);
+ * ```
  */
 export interface LeadOptions extends DiagnosticsOptions {
   /**
@@ -42,6 +63,13 @@ export interface LeadOptions extends DiagnosticsOptions {
    * `holderIdentity`, and each start of the container competes afresh.
    */
   pod: string;
+  /**
+   * Aborting it stops the election as `stop()` does: the lead's signal
+   * aborts, the Lease is released (within the same bounds), and `done`
+   * settles after the releases. Already aborted, the election stops at once
+   * and never campaigns. Default: none.
+   */
+  signal?: AbortSignal | undefined;
   /**
    * Called with code 1 when a lead ends without a stop. The default,
    * `Deno.exit`, kills whatever work is still running, which must not go on
@@ -82,7 +110,8 @@ export interface LeadingOptions {
   /**
    * The stop: when it aborts before this process leads, the election stops
    * (as `Lead.stop` does) and `leading` rejects with a
-   * `StoppedError`. Default: none.
+   * `StoppedError`. Default: none. To stop the election whenever a signal
+   * aborts, leading or not, give it as `LeadOptions.signal`.
    */
   signal?: AbortSignal | undefined;
 }

@@ -4,7 +4,9 @@ import type { Event, EventType, ObjectReference } from "./types.ts";
 /**
  * An Event the recorder gave up on: every attempt to write it failed (or its
  * one try during {@linkcode Recorder.stop}). The recorder hands it to its
- * `onError`; the failed request's error is the `cause`.
+ * `onError`; the failed request's error is the `cause`. The message names
+ * the Event and the recorder that reported it (its component, and its
+ * instance when the Event has one), so it reads alone in any log.
  *
  * @example
  * ```ts
@@ -25,28 +27,49 @@ import type { Event, EventType, ObjectReference } from "./types.ts";
  * await recorder.stop(); // one try for each queued Event
  * assert.ok(errors[0] instanceof EventWriteError);
  * assert.equal(errors[0].event.reason, "StepFailed");
+ * assert.equal(errors[0].component, "demo");
+ * assert.equal(errors[0].instance, "pod-1");
+ * assert.match(
+ *   errors[0].message,
+ *   /^Could not write the Warning Event StepFailed about the Machine m1 reported by demo \(instance pod-1\): /,
+ * );
  * ```
  */
 export class EventWriteError extends Error {
   /** The Event that was not written. */
   readonly event: Event;
+  /** The recorder's component: the Event's `reportingComponent`. */
+  readonly component: string;
+  /**
+   * The recorder's instance: the Event's `reportingInstance`, `undefined`
+   * when it has none.
+   */
+  readonly instance: string | undefined;
 
   /**
    * Makes the error.
    *
-   * @param event The Event that was not written.
+   * @param event The Event that was not written; its `reportingComponent`
+   *   and `reportingInstance` name the recorder.
    * @param cause The error of its last try.
    */
   constructor(event: Event, cause: unknown) {
     const { kind, name } = event.involvedObject;
+    const component = event.reportingComponent;
+    const instance = event.reportingInstance || undefined;
+    const by = instance === undefined
+      ? component
+      : `${component} (instance ${instance})`;
     super(
-      `Could not write the ${event.type} Event ${event.reason} about the ${kind} ${name}: ${
+      `Could not write the ${event.type} Event ${event.reason} about the ${kind} ${name} reported by ${by}: ${
         describe(cause)
       }`,
       { cause },
     );
     this.name = "EventWriteError";
     this.event = event;
+    this.component = component;
+    this.instance = instance;
   }
 }
 

@@ -56,7 +56,7 @@ export const RETRY_WAIT = 10_000;
 
 /**
  * Default bound on {@linkcode Recorder.stop}, in milliseconds
- * ({@linkcode StopOptions.timeout}). Flushing a healthy queue is nearly
+ * ({@linkcode RecorderOptions.stopTimeout}). Flushing a healthy queue is nearly
  * instant; a server silent for this long is unlikely to recover within the
  * pod's termination grace period, and the remainder of the default 30 s is
  * better spent releasing a Lease.
@@ -74,10 +74,11 @@ export const STOP_TIMEOUT = 5_000;
 /**
  * Options of {@linkcode Recorder}. `log` receives a line when a stop
  * abandons queued Events (default: none); `onError` receives each Event
- * given up on ({@linkcode EventWriteError}) and the first Event dropped for
- * a full queue, and every Event posted after the stop
- * ({@linkcode EventDroppedError}); its default is `console.error`, naming
- * the recorder's component.
+ * given up on ({@linkcode EventWriteError}), the first Event dropped for
+ * a full queue and every Event posted after the stop
+ * ({@linkcode EventDroppedError}), and the {@linkcode StopTimeoutError} of
+ * a stop the signal started; its default is `console.error`, naming the
+ * recorder's component.
  *
  * @example Tunables and diagnostics
  * ```ts
@@ -94,6 +95,7 @@ export const STOP_TIMEOUT = 5_000;
  *   queueLength: QUEUE_LENGTH * 4, // a component that posts in bursts
  *   attempts: 5,
  *   retryWait: 2_000,
+ *   stopTimeout: 10_000, // the bound of stop(), await using and the signal
  *   log: (line) => console.log(line),
  *   onError: (error) => errors.push(error),
  * };
@@ -113,7 +115,7 @@ export interface RecorderOptions extends DiagnosticsOptions {
   instance?: string | undefined;
   /**
    * How many Events may wait to be written; posts beyond are dropped and
-   * counted in {@linkcode Recorder.dropped}. Default
+   * counted by {@linkcode Recorder.dropped}. Default
    * {@linkcode QUEUE_LENGTH} (256); kept within 1 to 65536, a fraction
    * rounded down, `NaN` meaning the default.
    */
@@ -131,9 +133,20 @@ export interface RecorderOptions extends DiagnosticsOptions {
    */
   retryWait?: number | undefined;
   /**
-   * Ends the recorder at once: a request in flight is cut off (it may still
-   * land), queued Events are lost, and later posts are dropped. Use
-   * {@linkcode Recorder.stop} to write the queue first.
+   * Milliseconds a stop that names no `timeout` waits for the queue to be
+   * written: the bound of {@linkcode Recorder.stop} without options, of
+   * `await using`, and of the stop {@linkcode RecorderOptions.signal}
+   * starts. Default {@linkcode STOP_TIMEOUT} (5 s); `NaN` means the
+   * default, a negative bound ends at once, and `Infinity` (or anything past
+   * a timer's range, about 24.8 days) waits without a bound.
+   */
+  stopTimeout?: number | undefined;
+  /**
+   * Aborting it stops the recorder as `stop()` does: posts from then on
+   * are dropped, each queued Event gets one try within
+   * {@linkcode RecorderOptions.stopTimeout}, and {@linkcode Recorder.done}
+   * settles once the last write returned. A stop the bound ends first hands
+   * its {@linkcode StopTimeoutError} to `onError`. Default: none.
    */
   signal?: AbortSignal | undefined;
   /**
@@ -196,10 +209,11 @@ export interface StopOptions {
   /** Stops waiting for the queue to be written. */
   signal?: AbortSignal | undefined;
   /**
-   * Milliseconds to wait for the queue to be written. Default
-   * {@linkcode STOP_TIMEOUT} (5 s); `NaN` means the default, a negative
-   * bound ends at once, and `Infinity` (or anything past a timer's range,
-   * about 24.8 days) waits for `signal` alone.
+   * Milliseconds to wait for the queue to be written. Default the
+   * recorder's {@linkcode RecorderOptions.stopTimeout}
+   * ({@linkcode STOP_TIMEOUT}, 5 s, unless set); `NaN` means the default, a
+   * negative bound ends at once, and `Infinity` (or anything past a timer's
+   * range, about 24.8 days) waits for `signal` alone.
    */
   timeout?: number | undefined;
 }

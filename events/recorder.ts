@@ -25,11 +25,7 @@ import {
   type StopOptions,
 } from "./options.ts";
 import { sleep } from "../_internal/sleep.ts";
-import { join } from "../_internal/signals.ts";
 import { StopTimeoutError } from "../_internal/stop_timeout.ts";
-
-/** A wait that ended: the timer fired, the stop began, or the signal ended. */
-type WaitEnd = "timer" | "stop" | "abort";
 
 /**
  * Records what a component did, as core/v1 Events that `kubectl describe`
@@ -63,7 +59,8 @@ type WaitEnd = "timer" | "stop" | "abort";
  *
  * A long-lived object: it starts in its constructor, {@linkcode Recorder.stop}
  * flushes the queue and ends it, {@linkcode Recorder.done} settles at its
- * end, and `await using` stops it on leaving the scope.
+ * end, `await using` stops it on leaving the scope, and aborting
+ * {@linkcode RecorderOptions.signal} stops it as `stop()` does.
  *
  * @example Post Events and stop
  * ```ts
@@ -89,11 +86,12 @@ export class Recorder {
   #component: string;
   #instance: string;
   #diagnostics: Diagnostics;
-  #signal: AbortSignal | undefined;
   #queueLength: number;
   #attempts: number;
   #retryWait: number;
   #observer: ((outcome: EventOutcome) => void) | undefined;
+  // The bound of a stop that names none (the signal's, `await using`).
+  #stopTimeout: number | undefined;
 
   // A small array: the queue length bounds it, so shift() stays cheap.
   #queue: Event[] = [];
@@ -116,8 +114,8 @@ export class Recorder {
    *   apply to every write.
    * @param component Name of the reporting component, written to
    *   `reportingComponent` and `source.component` (e.g. `machine-operator`).
-   * @param options The instance, the queue and retry tunables, the
-   *   diagnostics, and the signal that ends the recorder.
+   * @param options The instance, the queue, retry and stop tunables, the
+   *   diagnostics, and the signal that stops the recorder.
    * @throws {HostnameError} When `instance` is absent and the host name
    *   cannot be read (grant `--allow-sys=hostname`, or pass `instance`).
    */
@@ -126,8 +124,7 @@ export class Recorder {
     component: string,
     options: RecorderOptions = {},
   ) {
-    this.#signal = options.signal;
-    this.#client = options.signal ? client.withSignal(options.signal) : client;
+    this.#client = client;
     this.#component = component;
     // An empty instance counts as absent: an Event with no instance
     // cannot be told apart from another replica's.
@@ -155,7 +152,23 @@ export class Recorder {
       MAX_RETRY_WAIT,
       false,
     );
+    this.#stopTimeout = stopTimeout(options.stopTimeout, STOP_TIMEOUT);
     this.#done = this.#run();
+    const signal = options.signal;
+    if (signal !== undefined) {
+      // The signal stops the recorder as stop() does; nobody awaits that
+      // stop, so a bound that ends it first is reported to onError.
+      const onAbort = (): void => {
+        this.stop().catch((error) => this.#diagnostics.onError(error));
+      };
+      if (signal.aborted) onAbort();
+      else {
+        signal.addEventListener("abort", onAbort, { once: true });
+        void this.#done.then(() =>
+          signal.removeEventListener("abort", onAbort)
+        );
+      }
+    }
   }
 
   /** The `reportingComponent` of each Event. */
@@ -168,15 +181,39 @@ export class Recorder {
     return this.#instance;
   }
 
-  /** How many Events were dropped because the queue was full. */
-  get dropped(): number {
+  /**
+   * How many Events were dropped because the queue was full.
+   *
+   * @example
+   * ```ts
+   * import assert from "node:assert/strict";
+   * import { Client } from "@liken/kubernetes/apiclient";
+   * import { Recorder } from "@liken/kubernetes/events";
+   * import { FakeApiServer } from "@liken/kubernetes/testing";
+   *
+   * await using server = new FakeApiServer();
+   * const client = new Client(server.url, { fetch: server.fetch });
+   * await using recorder = new Recorder(client, "demo", {
+   *   instance: "pod-1",
+   *   queueLength: 1,
+   *   onError: () => {},
+   * });
+   * const machine = { kind: "Machine", name: "m1" };
+   * recorder.normal(machine, { reason: "First", message: "" });
+   * recorder.normal(machine, { reason: "Second", message: "" }); // the queue is full
+   * assert.equal(recorder.dropped(), 1);
+   * ```
+   *
+   * @returns The number of Events dropped for a full queue.
+   */
+  dropped(): number {
     return this.#dropped;
   }
 
   /**
-   * Resolves when the writer task has ended: after {@linkcode Recorder.stop}
-   * wrote the queue (or gave up on it), or when the recorder's signal ended.
-   * It never rejects.
+   * Resolves when the writer task has ended: after the stop (by
+   * {@linkcode Recorder.stop}, `await using` or the signal) wrote the queue
+   * or gave up on it, and the last write returned. It never rejects.
    */
   get done(): Promise<void> {
     return this.#done;
@@ -257,7 +294,8 @@ export class Recorder {
    * {@linkcode StopTimeoutError} (whose `cause` is the signal's reason or
    * the timeout's `TimeoutError`); a request already sent may still
    * complete, but nothing is sent after it, and the number of Events left
-   * unwritten is logged.
+   * unwritten is logged. Aborting {@linkcode RecorderOptions.signal} starts
+   * the same stop with no options, and hands that error to `onError`.
    *
    * @example Release a Lease only after the last Event
    * ```ts
@@ -277,7 +315,8 @@ export class Recorder {
    * }
    * ```
    *
-   * @param options A signal and a timeout that end the wait.
+   * @param options A signal and a timeout that end the wait (default: the
+   *   recorder's {@linkcode RecorderOptions.stopTimeout}).
    * @returns A promise that resolves once every write has returned.
    * @throws {StopTimeoutError} When the signal or the timeout ends the wait
    *   first.
@@ -290,7 +329,10 @@ export class Recorder {
     }
     if (this.#finished) return Promise.resolve();
     const { signal } = options;
-    const timeout = stopTimeout(options.timeout, STOP_TIMEOUT);
+    const timeout = typeof options.timeout === "number" &&
+        !Number.isNaN(options.timeout)
+      ? stopTimeout(options.timeout, STOP_TIMEOUT)
+      : this.#stopTimeout;
     return new Promise<void>((resolve, reject) => {
       let timer: ReturnType<typeof setTimeout> | undefined;
       const settle = (): void => {
@@ -303,7 +345,7 @@ export class Recorder {
         this.#abandon();
         reject(
           new StopTimeoutError(
-            "The Event recorder",
+            `The Event recorder ${this.#component}`,
             `its last write had not returned; queued Events not written: ${left}`,
             { cause },
           ),
@@ -332,7 +374,7 @@ export class Recorder {
   }
 
   /**
-   * Stops the recorder with the default bound, for `await using`: the same
+   * Stops the recorder with its default bound, for `await using`: the same
    * as {@linkcode Recorder.stop} with no options.
    *
    * @example
@@ -360,7 +402,7 @@ export class Recorder {
 
   #post(object: ObjectReference, type: EventType, note: EventNote): void {
     const reason = cut(note.reason, MAX_REASON);
-    if (this.#stopping || this.#signal?.aborted) {
+    if (this.#stopping) {
       this.#observe("dropped");
       this.#diagnostics.onError(
         new EventDroppedError(object, type, reason, "stopped"),
@@ -416,14 +458,10 @@ export class Recorder {
     this.#wakeUp();
   }
 
-  /** The writer task: writes the queue until the stop empties it or the signal ends. */
+  /** The writer task: writes the queue until the stop empties it. */
   async #run(): Promise<void> {
-    const signal = this.#signal;
-    const onAbort = (): void => this.#wakeUp();
-    signal?.addEventListener("abort", onAbort, { once: true });
     try {
       for (;;) {
-        if (signal?.aborted) return;
         if (this.#stopping) return await this.#drain();
         const event = this.#queue.shift();
         if (event === undefined) {
@@ -436,7 +474,6 @@ export class Recorder {
       // Not expected; the task must still end, so done resolves.
       this.#diagnostics.onError(error);
     } finally {
-      signal?.removeEventListener("abort", onAbort);
       this.#wake = undefined;
       this.#finished = true;
     }
@@ -445,7 +482,6 @@ export class Recorder {
   /** After the stop began: one try per remaining Event, no retries. */
   async #drain(): Promise<void> {
     for (;;) {
-      if (this.#signal?.aborted) return;
       if (this.#abandoned) {
         const left = this.#queue.length;
         this.#queue = [];
@@ -461,7 +497,7 @@ export class Recorder {
       try {
         this.#observe(await writeOnce(this.#client, this.#series, event));
       } catch (error) {
-        if (!this.#signal?.aborted) this.#giveUp(event, error);
+        this.#giveUp(event, error);
       }
     }
   }
@@ -473,25 +509,15 @@ export class Recorder {
         this.#observe(await writeOnce(this.#client, this.#series, event));
         return;
       } catch (error) {
-        if (this.#signal?.aborted) return;
         if (attempt >= this.#attempts || this.#stopping) {
           return this.#giveUp(event, error);
         }
-        const end = await this.#wait(this.#retryWait);
-        if (end === "abort") return;
-        if (end === "stop") return this.#giveUp(event, error);
+        // A stop during the wait gives the write up rather than wait.
+        if (!(await sleep(this.#retryWait, this.#stop.signal))) {
+          return this.#giveUp(event, error);
+        }
       }
     }
-  }
-
-  /** Waits `ms`, or less when the stop begins or the signal ends. */
-  async #wait(ms: number): Promise<WaitEnd> {
-    const stop = this.#stop.signal;
-    const signal = this.#signal;
-    if (signal?.aborted) return "abort";
-    if (stop.aborted) return "stop";
-    if (await sleep(ms, join(signal, stop))) return "timer";
-    return signal?.aborted ? "abort" : "stop";
   }
 
   /** Reports an Event given up on. */

@@ -153,7 +153,7 @@ Deno.bench({
     heap.push(
       `heap growth after 1k / 10k / 100k posts: ${
         checkpoints.map(kib).join(" / ")
-      }; dropped ${recorder.dropped}${
+      }; dropped ${recorder.dropped()}${
         gc ? "" : " (no --expose-gc: includes garbage)"
       }`,
     );

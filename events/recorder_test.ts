@@ -1,130 +1,29 @@
 import assert from "node:assert/strict";
 import { Client } from "../apiclient/mod.ts";
-import { FakeApiServer, installFakeTime } from "../testing/mod.ts";
 import { describe } from "../_internal/errors.ts";
+import { FakeApiServer, installFakeTime } from "../testing/mod.ts";
 import {
   ATTEMPTS,
-  type Event,
   EventDroppedError,
   EventWriteError,
   QUEUE_LENGTH,
   Recorder,
-  type RecorderOptions,
   RETRY_WAIT,
   SERIES_LIMIT,
   SERIES_WINDOW,
   STOP_TIMEOUT,
   StopTimeoutError,
 } from "./mod.ts";
-
-const START = Date.parse("2030-01-01T00:00:00.400Z");
-const machine = { kind: "Machine", name: "m1", uid: "u-1" };
-const pod = {
-  apiVersion: "v1",
-  kind: "Pod",
-  namespace: "apps",
-  name: "p1",
-  uid: "u-2",
-};
-const failed = { reason: "StepFailed", message: "The mount did not answer" };
-
-/**
- * A fetch that holds requests while closed, so a test can keep a write in
- * flight; an aborted request rejects at once, as a real one does.
- */
-class Gate {
-  #inner: typeof fetch;
-  #closed = false;
-  #waiting = new Set<() => void>();
-  /** Requests that reached the gate. */
-  arrived = 0;
-
-  constructor(inner: typeof fetch) {
-    this.#inner = inner;
-  }
-
-  close(): void {
-    this.#closed = true;
-  }
-
-  open(): void {
-    this.#closed = false;
-    for (const go of [...this.#waiting]) go();
-  }
-
-  get held(): number {
-    return this.#waiting.size;
-  }
-
-  fetch: typeof fetch = (input, init) => {
-    this.arrived++;
-    if (!this.#closed) return this.#inner(input, init);
-    const signal = init?.signal ?? undefined;
-    return new Promise<Response>((resolve, reject) => {
-      const go = (): void => {
-        this.#waiting.delete(go);
-        signal?.removeEventListener("abort", onAbort);
-        resolve(this.#inner(input, init));
-      };
-      const onAbort = (): void => {
-        this.#waiting.delete(go);
-        reject(signal?.reason);
-      };
-      this.#waiting.add(go);
-      signal?.addEventListener("abort", onAbort, { once: true });
-    });
-  };
-}
-
-interface Setup {
-  server: FakeApiServer;
-  client: Client;
-  gate: Gate;
-  /** The log lines and the messages of the errors reported, in order. */
-  logs: string[];
-  /** The errors reported to onError. */
-  errors: unknown[];
-  recorder: Recorder;
-}
-
-function setup(
-  server: FakeApiServer,
-  options: RecorderOptions = {},
-): Setup {
-  const gate = new Gate(server.fetch);
-  const client = new Client(server.url, { fetch: gate.fetch });
-  const logs: string[] = [];
-  const errors: unknown[] = [];
-  const recorder = new Recorder(client, "test-operator", {
-    instance: "pod-1",
-    log: (line) => logs.push(line),
-    onError: (error) => {
-      errors.push(error);
-      logs.push(describe(error));
-    },
-    ...options,
-  });
-  return { server, client, gate, logs, errors, recorder };
-}
-
-function posts(server: FakeApiServer): number {
-  return server.requests.filter((r) =>
-    r.method === "POST" && r.path.endsWith("/events")
-  ).length;
-}
-
-function patches(server: FakeApiServer): number {
-  return server.requests.filter((r) =>
-    r.method === "PATCH" && r.path.includes("/events/")
-  ).length;
-}
-
-function about(
-  server: FakeApiServer,
-  object: { kind: string; name: string; namespace?: string },
-): Event[] {
-  return server.eventsAbout(object) as unknown as Event[];
-}
+import {
+  about,
+  failed,
+  machine,
+  patches,
+  pod,
+  posts,
+  setup,
+  START,
+} from "./_recorder_test_util.ts";
 
 Deno.test("normal and warning build the Event at the call and return at once", async () => {
   using time = installFakeTime({ now: START });
@@ -334,7 +233,7 @@ Deno.test("a full queue drops Events, counts them and logs the first drop", asyn
   for (let i = 0; i < QUEUE_LENGTH + 10; i++) {
     recorder.normal({ ...machine, name: `m${i}` }, failed);
   }
-  assert.equal(recorder.dropped, 10);
+  assert.equal(recorder.dropped(), 10);
   assert.equal(logs.length, 1);
   assert.match(logs[0]!, /^Dropped the Normal.*StepFailed.*Machine m256/);
   assert.match(logs[0]!, /256 Events wait/);
@@ -346,7 +245,7 @@ Deno.test("a full queue drops Events, counts them and logs the first drop", asyn
   await recorder.stop({ timeout: Infinity });
   assert.equal(posts(server), QUEUE_LENGTH + 1);
   assert.equal(logs.length, 1);
-  assert.equal(recorder.dropped, 10);
+  assert.equal(recorder.dropped(), 10);
 });
 
 Deno.test("a write refused with 503 is sent again 10 s later and lands", async () => {
@@ -413,7 +312,7 @@ Deno.test("a write that fails every attempt is logged once with type, reason, ki
   assert.equal(logs.length, 1);
   assert.match(
     logs[0]!,
-    /^Could not write the Warning Event StepFailed about the Machine m1: /,
+    /^Could not write the Warning Event StepFailed about the Machine m1 reported by test-operator \(instance pod-1\): /,
   );
   assert.ok(errors[0] instanceof EventWriteError);
   assert.equal(errors[0].name, "EventWriteError");
@@ -527,7 +426,7 @@ Deno.test("stop gives up a write that waits to be retried", async () => {
   assert.equal(logs.length, 1);
   assert.match(
     logs[0]!,
-    /Could not write the Warning Event StepFailed about the Machine m1: /,
+    /Could not write the Warning Event StepFailed about the Machine m1 reported by test-operator \(instance pod-1\): /,
   );
   // The queued Event behind it was still sent, once.
   assert.equal(posts(server), 2);
@@ -612,49 +511,6 @@ Deno.test("stop gives up after 5 s by default", async () => {
   await recorder.done;
 });
 
-Deno.test("the recorder's own signal ends it at once", async () => {
-  using time = installFakeTime({ now: START });
-  await using server = new FakeApiServer();
-  const controller = new AbortController();
-  const { recorder, gate, logs } = setup(server, {
-    signal: controller.signal,
-  });
-  gate.close();
-  recorder.warning(machine, failed);
-  recorder.normal(pod, { reason: "Created", message: "" });
-  await time.settle();
-  assert.equal(gate.held, 1);
-  let ended = false;
-  recorder.done.then(() => ended = true);
-  controller.abort();
-  await time.settle();
-  assert.equal(ended, true);
-  assert.equal(gate.held, 0, "the write in flight was cut off");
-  gate.open();
-  await time.tick(RETRY_WAIT * ATTEMPTS);
-  assert.equal(posts(server), 0);
-  assert.deepEqual(logs, []);
-  await recorder.stop(); // resolves: the writer has ended
-  recorder.warning(machine, failed);
-  assert.equal(logs.length, 1);
-});
-
-Deno.test("the recorder's signal ends a retry wait", async () => {
-  using time = installFakeTime({ now: START });
-  await using server = new FakeApiServer();
-  const controller = new AbortController();
-  const { recorder, logs } = setup(server, { signal: controller.signal });
-  server.refuse({ method: "POST", path: /\/events$/, status: 503 });
-  recorder.warning(machine, failed);
-  await time.settle();
-  assert.equal(time.countTimers(), 1, "a retry waits");
-  controller.abort();
-  await recorder.done;
-  assert.equal(time.countTimers(), 0);
-  assert.equal(posts(server), 1);
-  assert.deepEqual(logs, []);
-});
-
 Deno.test("the instance defaults to the host name, also when empty", async () => {
   await using server = new FakeApiServer();
   const client = new Client(server.url, { fetch: server.fetch });
@@ -712,7 +568,7 @@ Deno.test("queueLength sets the queue's capacity", async () => {
   for (let i = 0; i < 5; i++) {
     recorder.normal({ ...machine, name: `m${i}` }, failed);
   }
-  assert.equal(recorder.dropped, 3);
+  assert.equal(recorder.dropped(), 3);
   assert.match(describe(errors[0]), /: 2 Events wait to be written$/);
   gate.open();
   await recorder.stop();
@@ -780,7 +636,7 @@ Deno.test("the tunables are kept within their bounds", async () => {
   await time.settle();
   recorder.warning({ ...machine, name: "m3" }, failed); // queued: 1 fits
   recorder.warning({ ...machine, name: "m4" }, failed); // dropped
-  assert.equal(recorder.dropped, 1);
+  assert.equal(recorder.dropped(), 1);
   gate.open();
   await recorder.stop({ timeout: Infinity });
   assert.equal(about(server, { kind: "Machine", name: "m3" }).length, 1);

@@ -38,7 +38,26 @@ export const PROBE_HOSTNAME = "0.0.0.0";
  */
 export const PROBE_PORT = 8080;
 
-/** Options of {@linkcode ProbeServer}. */
+/**
+ * Options of {@linkcode ProbeServer}.
+ *
+ * @example The shutdown signal closes the server
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { Metrics, ProbeServer, type ProbeServerOptions } from "@liken/kubernetes/metrics";
+ *
+ * const shutdown = new AbortController(); // aborted on SIGTERM, say
+ * const options: ProbeServerOptions = {
+ *   hostname: "127.0.0.1",
+ *   port: 0,
+ *   signal: shutdown.signal,
+ * };
+ * const probes = new ProbeServer(new Metrics(), options);
+ * shutdown.abort();
+ * await probes.done; // closed, as after stop()
+ * await assert.rejects(fetch(`http://127.0.0.1:${probes.port}/healthz`), TypeError);
+ * ```
+ */
 export interface ProbeServerOptions extends DiagnosticsOptions {
   /**
    * The address to listen on. Default {@linkcode PROBE_HOSTNAME}
@@ -50,7 +69,12 @@ export interface ProbeServerOptions extends DiagnosticsOptions {
    * (see {@linkcode ProbeServer.port}).
    */
   port?: number | undefined;
-  /** Stops the server, as {@linkcode ProbeServer.stop} does. */
+  /**
+   * Aborting it stops the probe server as `stop()` does: the requests in
+   * flight are answered, then the server closes and
+   * {@linkcode ProbeServer.done} settles. Already aborted, the server closes
+   * at once. Default: none.
+   */
   signal?: AbortSignal | undefined;
 }
 
@@ -91,7 +115,10 @@ export interface ProbeServerOptions extends DiagnosticsOptions {
  * ```
  */
 export class ProbeServer implements AsyncDisposable {
-  /** Settles when the server has closed. Never rejects. */
+  /**
+   * Settles when the server has closed (by {@linkcode ProbeServer.stop},
+   * `await using` or the signal). Never rejects.
+   */
   readonly done: Promise<void>;
   /** The port the server listens on (the one picked for port `0`). */
   readonly port: number;
@@ -144,7 +171,8 @@ export class ProbeServer implements AsyncDisposable {
   }
 
   /**
-   * Closes the server after the requests in flight are answered.
+   * Closes the server after the requests in flight are answered. Safe to
+   * call more than once.
    *
    * @returns Settles with {@linkcode ProbeServer.done}.
    */
