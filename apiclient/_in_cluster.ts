@@ -71,6 +71,9 @@ export async function inClusterConfig(
   }
   const clientOptions: ClientOptions = { httpClient, serviceAccountDir: dir };
   if (options.timeout !== undefined) clientOptions.timeout = options.timeout;
+  if (options.onWarning !== undefined) {
+    clientOptions.onWarning = options.onWarning;
+  }
   if (namespace !== undefined) clientOptions.namespace = namespace;
   return { server, options: clientOptions };
 }

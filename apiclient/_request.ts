@@ -1,13 +1,9 @@
 // One request as the caller sees it: sent (waiting out 429s) and decoded, or
-// a watch opened, with its final outcome told to the client's observer.
+// a watch opened, with its final outcome told to the client's warning
+// callback and observers.
 import type { KubeObject } from "./types.ts";
 import { MalformedResponseError } from "./errors.ts";
-import type {
-  Outcome,
-  PatchOptions,
-  RequestOptions,
-  WatchOptions,
-} from "./options.ts";
+import type { Outcome, WatchOptions } from "./options.ts";
 import { WatchStream } from "./watch.ts";
 import { redact } from "./_decode.ts";
 import { send } from "./_throttle.ts";
@@ -39,7 +35,7 @@ export async function request(
 ): Promise<unknown> {
   // The status of the last answer, which the observer hears even when the
   // body then fails (malformed, cut off, timed out): the server answered.
-  const answer = { status: 0 };
+  const answer: Answer = { status: 0 };
   const started = Date.now();
   let value: unknown;
   try {
@@ -56,27 +52,57 @@ export async function request(
       checkObject(value, method, path);
     }
   } catch (error) {
-    const duration = Date.now() - started;
-    observe(bound, { method, path, status: answer.status, error, duration });
+    tell(shared, bound, outcomeOf(method, path, answer, started, [error]));
     throw error;
   }
-  observe(bound, {
+  tell(shared, bound, outcomeOf(method, path, answer, started));
+  return value;
+}
+
+/**
+ * The outcome of a request that ends now: the last answer's status and
+ * warnings, and the error (as a one-element tuple) when it failed.
+ */
+export function outcomeOf(
+  method: string,
+  path: string,
+  answer: Answer,
+  started: number,
+  failed?: [error: unknown],
+): Outcome {
+  const outcome: Outcome = {
     method,
     path,
     status: answer.status,
     duration: Date.now() - started,
-  });
-  return value;
+  };
+  if (failed !== undefined) outcome.error = failed[0];
+  if (answer.warnings !== undefined) outcome.warnings = answer.warnings;
+  return outcome;
 }
 
-/** Tells the client's observer an outcome; an observer's failure is dropped. */
-export function observe(bound: Bound, outcome: Outcome): void {
-  const observer = bound.observer;
-  if (!observer) return;
-  try {
-    observer(outcome);
-  } catch {
-    // An observer's failure must not change the request's answer.
+/**
+ * Tells an outcome to the warning callback (each text) and then to every
+ * observer, in the order they were added. Each is isolated: one that throws
+ * neither stops the others nor changes the request's answer.
+ */
+export function tell(shared: Shared, bound: Bound, outcome: Outcome): void {
+  const onWarning = shared.onWarning;
+  if (onWarning !== undefined && outcome.warnings !== undefined) {
+    for (const text of outcome.warnings) {
+      try {
+        onWarning(text, outcome);
+      } catch {
+        // A callback's failure must not change the request's answer.
+      }
+    }
+  }
+  for (const observer of bound.observers) {
+    try {
+      observer(outcome);
+    } catch {
+      // Nor an observer's, nor stop the next observer.
+    }
   }
 }
 
@@ -123,18 +149,10 @@ export async function openWatch<T extends KubeObject>(
         ? undefined
         : (text) => redact(text, authorization),
     });
-    const duration = Date.now() - started;
-    observe(bound, { method: "GET", path, status: answer.status, duration });
+    tell(shared, bound, outcomeOf("GET", path, answer, started));
     return stream;
   } catch (error) {
-    const duration = Date.now() - started;
-    observe(bound, {
-      method: "GET",
-      path,
-      status: answer.status,
-      error,
-      duration,
-    });
+    tell(shared, bound, outcomeOf("GET", path, answer, started, [error]));
     throw error;
   }
 }
@@ -178,30 +196,4 @@ function checkObject(value: unknown, method: string, path: string): void {
 function preview(value: unknown): string {
   const text = value === undefined ? "nothing" : JSON.stringify(value);
   return text.length > 100 ? `${text.slice(0, 100)}…` : text;
-}
-
-const PATCH_TYPES: Record<PatchOptions["type"], string> = {
-  merge: "application/merge-patch+json",
-  json: "application/json-patch+json",
-  apply: "application/apply-patch+yaml",
-  strategic: "application/strategic-merge-patch+json",
-};
-
-/** The URL and options of a PATCH in one of the API server's dialects. */
-export function patchRequest(
-  path: string,
-  patch: unknown,
-  options: PatchOptions,
-): { url: string; request: RequestOptions } {
-  const query = new URLSearchParams();
-  if (options.fieldManager) query.set("fieldManager", options.fieldManager);
-  if (options.force) query.set("force", "true");
-  const sep = path.includes("?") ? "&" : "?";
-  const url = query.size ? `${path}${sep}${query}` : path;
-  const request: RequestOptions = {
-    body: options.type === "apply" ? JSON.stringify(patch) : patch,
-    contentType: PATCH_TYPES[options.type],
-  };
-  if (options.signal) request.signal = options.signal;
-  return { url, request };
 }

@@ -6,8 +6,9 @@ import type {
   RestRequestOptions,
 } from "./rest_client.ts";
 import { WatchStream } from "./watch.ts";
-import { observe, request } from "./_request.ts";
+import { outcomeOf, request, tell } from "./_request.ts";
 import {
+  type Answer,
   type Bound,
   open,
   type SendOptions,
@@ -54,7 +55,7 @@ export async function performRequest(
       options.expectJson ? "json" : "bytes",
     ) as JSONValue | Uint8Array;
   }
-  const answer = { status: 0 };
+  const answer: Answer = { status: 0 };
   const started = Date.now();
   try {
     const response = await open(
@@ -66,12 +67,7 @@ export async function performRequest(
       "stream",
       answer,
     );
-    observe(bound, {
-      method: options.method,
-      path,
-      status: answer.status,
-      duration: Date.now() - started,
-    });
+    tell(shared, bound, outcomeOf(options.method, path, answer, started));
     if (!options.expectJson) return response.body!;
     const lines = new WatchStream(response.body!, {
       method: options.method,
@@ -83,13 +79,11 @@ export async function performRequest(
       lines as AsyncIterable<unknown>,
     ) as ReadableStream<JSONValue>;
   } catch (error) {
-    observe(bound, {
-      method: options.method,
-      path,
-      status: answer.status,
-      error,
-      duration: Date.now() - started,
-    });
+    tell(
+      shared,
+      bound,
+      outcomeOf(options.method, path, answer, started, [error]),
+    );
     throw error;
   }
 }

@@ -22,6 +22,7 @@ import {
 } from "./_decode.ts";
 import { type Deadline, Deadlines } from "./_deadlines.ts";
 import { hasControl, hasNonLatin1, readToken } from "./_in_cluster.ts";
+import { parseWarnings } from "./_warnings.ts";
 import { MAX_TIMER } from "../_internal/sleep.ts";
 import { join } from "../_internal/signals.ts";
 
@@ -33,6 +34,8 @@ export interface SendOptions extends RequestOptions {
 /** The status of the last answer, which the observer hears. */
 export interface Answer {
   status: number;
+  /** The texts of the last answer's `Warning` headers, if it had any. */
+  warnings?: string[] | undefined;
   /** The Authorization value sent, for redacting a stream's excerpts. */
   authorization?: string | undefined;
 }
@@ -46,6 +49,7 @@ export interface Shared {
   timeout: number;
   namespace: string | undefined;
   deadlines: Deadlines;
+  onWarning: ClientOptions["onWarning"];
 }
 
 /** What one client's builders bound it to. */
@@ -53,7 +57,8 @@ export interface Bound {
   signal: AbortSignal | undefined;
   waitSignal: AbortSignal | undefined;
   guard: (() => void) | undefined;
-  observer: ((outcome: Outcome) => void) | undefined;
+  /** Every observer, the first client's first; each hears each outcome once. */
+  observers: readonly ((outcome: Outcome) => void)[];
 }
 
 /** The shared part of a new client of `server`. */
@@ -75,6 +80,7 @@ export function createShared(server: string, options: ClientOptions): Shared {
     timeout: requestTimeout(options.timeout),
     namespace: options.namespace,
     deadlines: new Deadlines(),
+    onWarning: options.onWarning,
   };
 }
 
@@ -131,6 +137,7 @@ export async function open(
   answer: Answer,
 ): Promise<unknown> {
   answer.status = 0;
+  answer.warnings = undefined;
   const { guard, signal: boundSignal } = bound;
   if (guard && method !== "GET") {
     try {
@@ -201,6 +208,8 @@ export async function open(
     }
     const status = response.status;
     answer.status = status;
+    const warning = response.headers.get("warning");
+    if (warning !== null) answer.warnings = parseWarnings(warning);
     if (status < 200 || status > 299) {
       const text = redact(
         await readErrorText(response, signal),

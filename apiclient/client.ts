@@ -11,28 +11,35 @@ import type {
   ApplyOptions,
   ClientOptions,
   DeleteOptions,
+  GetOptions,
   InClusterOptions,
   Outcome,
   PatchOptions,
   RequestOptions,
   WatchOptions,
+  WriteOptions,
 } from "./options.ts";
+import type { Resource } from "./resource.ts";
 import type {
   PerformRequest,
   RestClient,
   RestRequestOptions,
 } from "./rest_client.ts";
 import type { WatchStream } from "./watch.ts";
+import { ResourceClient } from "./handle.ts";
+import type { PathClient } from "./path_client.ts";
 import { inClusterConfig } from "./_in_cluster.ts";
 import { performRequest } from "./_rest.ts";
-import { openWatch, patchRequest, request } from "./_request.ts";
+import { openWatch, request } from "./_request.ts";
+import { deleteRequest, patchRequest, writeRequest } from "./_query.ts";
 import { type Bound, createShared, type Shared } from "./_transport.ts";
 
 /**
  * A client of one Kubernetes API server.
  *
  * It sends JSON requests, maps failures to typed errors, waits out short 429s,
- * and opens streaming watches. The builders (`withSignal`, `withWaitSignal`,
+ * and opens streaming watches, by path or through the handle of a collection
+ * ({@linkcode Client.resource}). The builders (`withSignal`, `withWaitSignal`,
  * `withWriteGuard`, `withObserver`) answer new clients that share this one's
  * connections.
  *
@@ -50,7 +57,7 @@ import { type Bound, createShared, type Shared } from "./_transport.ts";
  * assert.equal(read.data.color, "blue");
  * ```
  */
-export class Client implements Disposable, RestClient {
+export class Client implements Disposable, PathClient, RestClient {
   #shared: Shared;
   #bound: Bound;
 
@@ -69,7 +76,7 @@ export class Client implements Disposable, RestClient {
       signal: undefined,
       waitSignal: undefined,
       guard: undefined,
-      observer: undefined,
+      observers: [],
     };
   }
 
@@ -204,7 +211,9 @@ export class Client implements Disposable, RestClient {
 
   /**
    * Answers a client that calls `observe` with the final outcome of each
-   * request (after any wait for a 429), success or failure.
+   * request (after any wait for a 429), success or failure. Observers add
+   * up: this client's hear first, each hears each outcome once (even if
+   * added twice), and one that throws stops neither others nor the request.
    *
    * @example
    * ```ts
@@ -224,7 +233,20 @@ export class Client implements Disposable, RestClient {
    * @returns A new client.
    */
   withObserver(observe: (outcome: Outcome) => void): Client {
-    return this.#with({ observer: observe });
+    const observers = new Set([...this.#bound.observers, observe]);
+    return this.#with({ observers: [...observers] });
+  }
+
+  /**
+   * Answers the handle of a collection, as {@linkcode ResourceClient}
+   * describes: `client.resource(r).namespace("default").get("web")`.
+   *
+   * @typeParam T The kind of the collection's objects.
+   * @param resource The collection.
+   * @returns The handle.
+   */
+  resource<T extends KubeObject>(resource: Resource): ResourceClient<T> {
+    return new ResourceClient<T>(this, resource);
   }
 
   #with(bound: Partial<Bound>): Client {
@@ -274,9 +296,8 @@ export class Client implements Disposable, RestClient {
     return this.#object<T>(method, path, options, "json");
   }
 
-  // Sends a request whose answer the library reads as an object (a list's
-  // items as an array; any other answer is a MalformedResponseError), or
-  // as any JSON for `request`.
+  // Sends a request whose answer must be an object (a list's items an array;
+  // else a MalformedResponseError), or any JSON for `request`.
   #object<T>(
     method: string,
     path: string,
@@ -309,10 +330,7 @@ export class Client implements Disposable, RestClient {
    * @param options A signal, and the `Accept` header.
    * @returns The decoded object.
    */
-  get<T>(
-    path: string,
-    options: Pick<RequestOptions, "signal" | "accept"> = {},
-  ): Promise<T> {
+  get<T>(path: string, options: GetOptions = {}): Promise<T> {
     return this.#object<T>("GET", path, options);
   }
 
@@ -336,18 +354,16 @@ export class Client implements Disposable, RestClient {
    * @typeParam T The object's type.
    * @param collectionPath The collection's API path.
    * @param object The object to create.
-   * @param options A signal.
+   * @param options Dry run, field validation, field manager and a signal.
    * @returns The stored copy.
    */
   create<T extends KubeObject>(
     collectionPath: string,
     object: T,
-    options: { signal?: AbortSignal | undefined } = {},
+    options: WriteOptions = {},
   ): Promise<T & KubeObject> {
-    return this.#object<T & KubeObject>("POST", collectionPath, {
-      ...options,
-      body: object,
-    });
+    const { url, request } = writeRequest(collectionPath, object, options);
+    return this.#object<T & KubeObject>("POST", url, request);
   }
 
   /**
@@ -373,64 +389,35 @@ export class Client implements Disposable, RestClient {
    * @typeParam T The object's type.
    * @param path The object's API path.
    * @param object The new object.
-   * @param options A signal.
+   * @param options Dry run, field validation, field manager and a signal.
    * @returns The stored copy.
    */
   replace<T extends KubeObject>(
     path: string,
     object: T,
-    options: { signal?: AbortSignal | undefined } = {},
+    options: WriteOptions = {},
   ): Promise<T & KubeObject> {
-    return this.#object<T & KubeObject>("PUT", path, {
-      ...options,
-      body: object,
-    });
+    const { url, request } = writeRequest(path, object, options);
+    return this.#object<T & KubeObject>("PUT", url, request);
   }
 
   /**
    * Writes an object's status through its status subresource (PUT to
-   * `path + "/status"`), so a spec someone edited meanwhile stays theirs, and
-   * answers the server's copy, which the caller uses for its next write. The
-   * answer is a new object: `object` is never changed, so after a failure the
-   * caller still holds the status the server did not take. The object should
-   * state `apiVersion` and `kind` (a copy from a list may lack them).
-   *
-   * @example
-   * ```ts
-   * import assert from "node:assert/strict";
-   * import { Client } from "@liken/kubernetes/apiclient";
-   * import { FakeApiServer } from "@liken/kubernetes/testing";
-   *
-   * await using server = new FakeApiServer();
-   * const client = new Client(server.url, { fetch: server.fetch });
-   * const pod = await client.create("/api/v1/namespaces/default/pods", {
-   *   apiVersion: "v1",
-   *   kind: "Pod",
-   *   metadata: { name: "p" },
-   *   spec: { containers: [] },
-   * });
-   * const stored = await client.replaceStatus("/api/v1/namespaces/default/pods/p", {
-   *   ...pod,
-   *   status: { phase: "Running" },
-   * });
-   * assert.equal(stored.status.phase, "Running");
-   * ```
+   * `path + "/status"`), as `ResourceClient.status.replace` does (see there,
+   * with an example) for a path.
    *
    * @typeParam T The object's type.
    * @param path The object's API path (without `/status`).
    * @param object The object with the status to write.
-   * @param options A signal.
+   * @param options Dry run, field validation, field manager and a signal.
    * @returns The server's copy.
    */
   replaceStatus<T extends KubeObject>(
     path: string,
     object: T,
-    options: { signal?: AbortSignal | undefined } = {},
+    options: WriteOptions = {},
   ): Promise<T & KubeObject> {
-    return this.#object<T & KubeObject>("PUT", `${path}/status`, {
-      ...options,
-      body: object,
-    });
+    return this.replace(`${path}/status`, object, options);
   }
 
   /**
@@ -457,7 +444,8 @@ export class Client implements Disposable, RestClient {
    * @typeParam T The object's type.
    * @param path The object's API path.
    * @param patch The patch document.
-   * @param options The dialect, field manager, force, and a signal.
+   * @param options The dialect, field manager, force, dry run, field
+   * validation and a signal.
    * @returns The stored copy.
    */
   patch<T>(path: string, patch: unknown, options: PatchOptions): Promise<T> {
@@ -493,7 +481,8 @@ export class Client implements Disposable, RestClient {
    * @typeParam T The object's type.
    * @param path The object's API path.
    * @param object The applied configuration.
-   * @param options The field manager (required), `force`, and a signal.
+   * @param options The field manager (required), `force`, dry run, field
+   * validation and a signal.
    * @returns The server's copy.
    * @throws {TypeError} When `fieldManager` is empty.
    */
@@ -525,11 +514,17 @@ export class Client implements Disposable, RestClient {
    *
    * @typeParam T The answer's type.
    * @param path The object's API path.
-   * @param options Delete options (as the body) and a signal.
+   * @param options Preconditions, propagation policy, grace period and dry
+   * run (or a whole `DeleteOptions` body), and a signal.
    * @returns The server's answer.
+   * @throws {TypeError} When both a body and the options are given.
    */
-  delete<T = Status>(path: string, options: DeleteOptions = {}): Promise<T> {
-    return this.#object<T>("DELETE", path, options, "object?");
+  async delete<T = Status>(
+    path: string,
+    options: DeleteOptions = {},
+  ): Promise<T> {
+    const request = deleteRequest(options);
+    return await this.#object<T>("DELETE", path, request, "object?");
   }
 
   /**
@@ -594,9 +589,9 @@ export class Client implements Disposable, RestClient {
    * @returns The answer: a tunnel, a stream of JSON values or bytes, a JSON
    * value, or bytes.
    */
-  readonly performRequest: PerformRequest = ((
-    options: RestRequestOptions,
-  ) => performRequest(this.#shared, this.#bound, options)) as PerformRequest;
+  readonly performRequest: PerformRequest =
+    ((options: RestRequestOptions) =>
+      performRequest(this.#shared, this.#bound, options)) as PerformRequest;
 
   /** Closes the client's `Deno.HttpClient`, if it made or was given one. */
   [Symbol.dispose](): void {

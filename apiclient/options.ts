@@ -69,7 +69,21 @@ export interface Outcome {
    * until its answer's headers.
    */
   duration: number;
+  /**
+   * The texts of the last answer's `Warning` headers (RFC 7234, `299 -
+   * "text"`), such as a deprecated API version or an unknown field under
+   * `fieldValidation: "Warn"`; absent when it had none. As client-go does,
+   * only code 299 counts. Bounded: at most {@linkcode MAX_WARNINGS} texts,
+   * each cut to {@linkcode MAX_WARNING_BYTES} of UTF-8.
+   */
+  warnings?: string[] | undefined;
 }
+
+/** The most warnings an {@linkcode Outcome} carries: 32. */
+export const MAX_WARNINGS = 32;
+
+/** The longest warning text an {@linkcode Outcome} carries, in UTF-8 bytes: 1 KiB. */
+export const MAX_WARNING_BYTES = 1024;
 
 /** Options of {@linkcode Client}. */
 export interface ClientOptions {
@@ -101,6 +115,14 @@ export interface ClientOptions {
   timeout?: number | undefined;
   /** The namespace the client's pod runs in, when known. Default: none. */
   namespace?: string | undefined;
+  /**
+   * Hears each text of an answer's `Warning` headers (see
+   * {@linkcode Outcome.warnings}), with the request's outcome, before the
+   * observers hear it; every client derived from this one shares it. One
+   * that throws changes nothing. Default: none (kubectl prints them as
+   * `Warning: text`; client-go logs them).
+   */
+  onWarning?: ((text: string, outcome: Outcome) => void) | undefined;
 }
 
 /** Options of one request. */
@@ -122,26 +144,109 @@ export interface RequestOptions {
   signal?: AbortSignal | undefined;
 }
 
-/** Options of {@linkcode Client.delete}. */
-export interface DeleteOptions {
-  /** The `DeleteOptions` body (preconditions, propagation policy). */
-  body?: unknown;
+/** Options of a read of one object ({@linkcode Client.get}). */
+export interface GetOptions {
+  /**
+   * The `Accept` header, such as
+   * `application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,application/json`
+   * for metadata only. Default `application/json`.
+   */
+  accept?: string | undefined;
   /** Ends this request. */
   signal?: AbortSignal | undefined;
 }
 
+/**
+ * Options of a read of a collection (`ResourceClient.list`), sent as its
+ * query (the Kubernetes API docs, "API concepts": efficient detection of
+ * changes, retrieving large results in chunks).
+ */
+export interface ListOptions extends GetOptions {
+  /** A label selector, such as `app=web`. Default: every object. */
+  labelSelector?: string | undefined;
+  /** A field selector, such as `metadata.name=web`. Default: every object. */
+  fieldSelector?: string | undefined;
+  /** The most objects of one page; the answer's `metadata.continue` asks for the next. Default: all. */
+  limit?: number | undefined;
+  /** The `metadata.continue` of the page before. */
+  continue?: string | undefined;
+  /**
+   * The version the answer may not be older than (`"0"`: any, from the
+   * watch cache). Default: the newest, read from etcd.
+   */
+  resourceVersion?: string | undefined;
+  /** How `resourceVersion` binds: `NotOlderThan` or `Exact`. Default: the server's. */
+  resourceVersionMatch?: "NotOlderThan" | "Exact" | undefined;
+}
+
+/**
+ * The options every write shares, sent as its query. The API server names
+ * them (the Kubernetes API docs, "API concepts": dry-run, field validation,
+ * field management).
+ */
+export interface WriteOptions {
+  /**
+   * `All`: the server checks and admits the write, then stores nothing and
+   * answers the object as it would have stored it. Default: none.
+   */
+  dryRun?: "All" | undefined;
+  /**
+   * What the server does with a field the schema does not know, or a field
+   * set twice: `Strict` refuses the write, `Warn` takes it and answers a
+   * `Warning` header, `Ignore` drops it. Default: the server's (`Warn`
+   * since Kubernetes 1.27).
+   */
+  fieldValidation?: "Strict" | "Warn" | "Ignore" | undefined;
+  /**
+   * The field manager the written fields are recorded under. Default: the
+   * server derives one from the `User-Agent`.
+   */
+  fieldManager?: string | undefined;
+  /** Ends this request. */
+  signal?: AbortSignal | undefined;
+}
+
+/** Options of {@linkcode Client.delete}. */
+export interface DeleteOptions {
+  /**
+   * The `DeleteOptions` body as it is, for a field the options below do not
+   * name. Not together with them.
+   */
+  body?: unknown;
+  /** Delete only the object with this `uid`, or at this `resourceVersion`; else 409. */
+  preconditions?: Preconditions | undefined;
+  /**
+   * What happens to the objects this one owns: `Background` (the garbage
+   * collector deletes them after), `Foreground` (this one waits for them) or
+   * `Orphan` (they stay). Default: the kind's (`Background` for most).
+   */
+  propagationPolicy?: "Background" | "Foreground" | "Orphan" | undefined;
+  /** Seconds before a pod is killed; 0 at once. Default: the object's. */
+  gracePeriodSeconds?: number | undefined;
+  /** `All`: the server checks the delete and deletes nothing. Default: none. */
+  dryRun?: "All" | undefined;
+  /** Ends this request. */
+  signal?: AbortSignal | undefined;
+}
+
+/** The preconditions of a delete: it happens only when each stated one holds. */
+export interface Preconditions {
+  /** The object's `metadata.uid`: not a new object of the same name. */
+  uid?: string | undefined;
+  /** The object's `metadata.resourceVersion`: not changed since it was read. */
+  resourceVersion?: string | undefined;
+}
+
 /** Options of {@linkcode Client.apply}. */
-export interface ApplyOptions {
+export interface ApplyOptions extends WriteOptions {
   /** The field manager whose fields the applied object states. Required. */
   fieldManager: string;
   /** Take fields other managers own. Default `false`. */
   force?: boolean | undefined;
-  /** Ends this request. */
-  signal?: AbortSignal | undefined;
 }
 
 /** Options of {@linkcode Client.patch}. */
-export interface PatchOptions {
+export interface PatchOptions extends WriteOptions {
   /**
    * The patch dialect: `merge` (RFC 7386), `json` (RFC 6902), `apply`
    * (server-side apply) or `strategic`. The API server reads the dialect from
@@ -149,12 +254,8 @@ export interface PatchOptions {
    * dialect), so it must be stated.
    */
   type: "merge" | "json" | "apply" | "strategic";
-  /** The field manager, required by `apply`. Default: none. */
-  fieldManager?: string | undefined;
   /** For `apply`: take fields other managers own. Default `false`. */
   force?: boolean | undefined;
-  /** Ends this request. */
-  signal?: AbortSignal | undefined;
 }
 
 /** Options of {@linkcode Client.watch}. */
@@ -181,6 +282,36 @@ export interface WatchOptions {
   accept?: string | undefined;
 }
 
+/**
+ * Options of a watch of a collection (`ResourceClient.watch`): the query the
+ * API server reads (the Kubernetes API docs, "API concepts": efficient
+ * detection of changes, watch bookmarks, streaming lists), and the stream's
+ * own options.
+ */
+export interface ResourceWatchOptions extends WatchOptions {
+  /**
+   * The version to watch from: events after it. Default: the server's
+   * choice (for a watch without `sendInitialEvents`, "any": the watch
+   * starts with an ADDED for each object it holds).
+   */
+  resourceVersion?: string | undefined;
+  /** How `resourceVersion` binds; `NotOlderThan` with `sendInitialEvents`. */
+  resourceVersionMatch?: "NotOlderThan" | "Exact" | undefined;
+  /**
+   * Send every object first, then a bookmark annotated
+   * `k8s.io/initial-events-end` (a streaming list). Default: not sent.
+   */
+  sendInitialEvents?: boolean | undefined;
+  /** Ask for BOOKMARK events that carry the newest version. Default: not sent. */
+  allowWatchBookmarks?: boolean | undefined;
+  /** Seconds after which the server ends the watch. Default: the server's (30 to 60 min). */
+  timeoutSeconds?: number | undefined;
+  /** A label selector, such as `app=web`. Default: every object. */
+  labelSelector?: string | undefined;
+  /** A field selector, such as `metadata.name=web`. Default: every object. */
+  fieldSelector?: string | undefined;
+}
+
 /** Options of {@linkcode Client.inCluster}. */
 export interface InClusterOptions {
   /**
@@ -200,4 +331,6 @@ export interface InClusterOptions {
    * whose Lease another copy can take sets a shorter one.
    */
   timeout?: number | undefined;
+  /** Hears each `Warning` header text, as {@linkcode ClientOptions.onWarning}. Default: none. */
+  onWarning?: ClientOptions["onWarning"];
 }

@@ -34,6 +34,13 @@ export interface Resource {
    * cluster-scoped kind.
    */
   namespace?: string | undefined;
+  /**
+   * Whether the kind lives in namespaces (`true`, as ConfigMaps) or is
+   * cluster-scoped (`false`, as Nodes), as discovery states it. Default:
+   * unknown. A `ResourceClient` refuses a namespace for `false`, and a name
+   * without a namespace for `true`; paths do not depend on it.
+   */
+  namespaced?: boolean | undefined;
 }
 
 /**
