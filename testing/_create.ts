@@ -6,6 +6,7 @@
  */
 import type { KubeObject } from "../apiclient/types.ts";
 import { clone } from "./_patch.ts";
+import { BUILT_IN_RESOURCES } from "./_registry.ts";
 import { alreadyExists, badRequest, invalid } from "./_status.ts";
 import { eventErrors } from "./_events.ts";
 import {
@@ -72,7 +73,8 @@ export function createObject(
   delete (meta as Record<string, unknown>).deletionGracePeriodSeconds;
   meta.uid = crypto.randomUUID();
   meta.creationTimestamp = timestamp();
-  meta.generation = 1;
+  if (resource.generation) meta.generation = 1;
+  else delete meta.generation;
   const record = object as KubeObject & { status?: unknown };
   if (resource.statusSubresource) {
     // The API server drops the status a create sends when the resource
@@ -161,7 +163,38 @@ export function decodeObject(
     ...object,
   } as KubeObject;
   if (!isObject(ordered.metadata)) ordered.metadata = {};
-  return ordered;
+  // A built-in kind is decoded into Go structs whose optional fields are
+  // omitempty: an empty map or list, or a null, is not kept (a custom
+  // resource keeps them).
+  if (!BUILT_IN_RESOURCES.includes(resource)) return ordered;
+  const typed = omitEmpty(
+    ordered as unknown as Record<string, unknown>,
+  ) as unknown as KubeObject;
+  typed.metadata ??= {};
+  return typed;
+}
+
+/** Drops nulls and empty maps and lists, deeply, as Go's omitempty does. */
+function omitEmpty(value: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, item] of Object.entries(value)) {
+    const kept = omitted(item);
+    if (kept !== undefined) out[key] = kept;
+  }
+  return out;
+}
+
+function omitted(value: unknown): unknown {
+  if (value === null) return undefined;
+  if (Array.isArray(value)) {
+    if (value.length === 0) return undefined;
+    return value.map((item) => isObject(item) ? omitEmpty(item) : item);
+  }
+  if (isObject(value)) {
+    const inner = omitEmpty(value);
+    return Object.keys(inner).length === 0 ? undefined : inner;
+  }
+  return value;
 }
 
 /** The validation the fake does: core/v1 Events only. */

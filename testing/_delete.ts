@@ -190,7 +190,9 @@ export function removeStored(
   if (!marked.metadata.deletionTimestamp) {
     marked.metadata.deletionTimestamp = timestamp();
     (marked.metadata as Record<string, unknown>).deletionGracePeriodSeconds = 0;
-    marked.metadata.generation = (marked.metadata.generation ?? 1) + 1;
+    if (resource.generation) {
+      marked.metadata.generation = (marked.metadata.generation ?? 1) + 1;
+    }
   }
   return state.store.write(rkey, key, marked);
 }

@@ -37,7 +37,9 @@ export function putObject<T extends KubeObject>(
   next.metadata.uid ??= existing?.metadata.uid ?? crypto.randomUUID();
   next.metadata.creationTimestamp ??= existing?.metadata.creationTimestamp ??
     timestamp();
-  next.metadata.generation ??= existing?.metadata.generation ?? 1;
+  if (resource.generation) {
+    next.metadata.generation ??= existing?.metadata.generation ?? 1;
+  } else delete next.metadata.generation;
   if (!existing) state.noteCreated(next.metadata.uid);
   return clone(state.store.write(resourceKey(resource), key, next)) as T;
 }

@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { BUILT_IN_RESOURCES } from "./_registry.ts";
 import { clone } from "./_patch.ts";
 import { bothSelectors, fieldSelector, labelSelector } from "./_selectors.ts";
 import type { Matcher } from "./_selectors.ts";
@@ -20,6 +21,7 @@ import { apiVersionOf, json, resourceKey, storeKey } from "./_objects.ts";
 import type { Route } from "./_route.ts";
 import type { ServerState } from "./_state.ts";
 import type { Encoder } from "./_metadata.ts";
+import type { KubeObject } from "../apiclient/types.ts";
 import type { RegisteredResource } from "./types.ts";
 
 const CONTINUE_EXPIRED =
@@ -136,11 +138,20 @@ export function listObjects(
       metadata.remainingItemCount = matching.length - page.length;
     }
   }
+  // The API server's built-in kinds are typed: their list items carry no
+  // apiVersion and kind (custom resources' items do).
+  const typed = !table && BUILT_IN_RESOURCES.includes(resource);
   const list = {
     kind: resource.listKind,
     apiVersion: apiVersionOf(resource),
     metadata,
-    items: page.map(([, object]) => object),
+    items: page.map(([, object]) => typed ? untyped(object) : object),
   };
   return json(table ? table.list(list) : list);
+}
+
+/** An object without its `apiVersion` and `kind`, as a typed list holds it. */
+function untyped(object: KubeObject): KubeObject {
+  const { apiVersion: _a, kind: _k, ...rest } = object;
+  return rest as KubeObject;
 }

@@ -36,6 +36,7 @@ export const BUILT_IN_RESOURCES: readonly RegisteredResource[] = Object.freeze([
     listKind: "NamespaceList",
     namespaced: false,
     statusSubresource: true,
+    generation: false,
     shortNames: ["ns"],
     verbs: ["create", "delete", "get", "list", "patch", "update", "watch"],
   },
@@ -47,6 +48,7 @@ export const BUILT_IN_RESOURCES: readonly RegisteredResource[] = Object.freeze([
     listKind: "ConfigMapList",
     namespaced: true,
     statusSubresource: false,
+    generation: false,
     shortNames: ["cm"],
     verbs: ALL_VERBS,
   },
@@ -58,6 +60,7 @@ export const BUILT_IN_RESOURCES: readonly RegisteredResource[] = Object.freeze([
     listKind: "SecretList",
     namespaced: true,
     statusSubresource: false,
+    generation: false,
     verbs: ALL_VERBS,
   },
   {
@@ -68,6 +71,7 @@ export const BUILT_IN_RESOURCES: readonly RegisteredResource[] = Object.freeze([
     listKind: "PodList",
     namespaced: true,
     statusSubresource: true,
+    generation: true,
     shortNames: ["po"],
     verbs: ALL_VERBS,
   },
@@ -79,6 +83,7 @@ export const BUILT_IN_RESOURCES: readonly RegisteredResource[] = Object.freeze([
     listKind: "ServiceList",
     namespaced: true,
     statusSubresource: true,
+    generation: false,
     shortNames: ["svc"],
     verbs: ["create", "delete", "get", "list", "patch", "update", "watch"],
   },
@@ -90,6 +95,7 @@ export const BUILT_IN_RESOURCES: readonly RegisteredResource[] = Object.freeze([
     listKind: "EventList",
     namespaced: true,
     statusSubresource: false,
+    generation: false,
     shortNames: ["ev"],
     verbs: ALL_VERBS,
   },
@@ -101,6 +107,7 @@ export const BUILT_IN_RESOURCES: readonly RegisteredResource[] = Object.freeze([
     listKind: "LeaseList",
     namespaced: true,
     statusSubresource: false,
+    generation: false,
     verbs: ALL_VERBS,
   },
   {
@@ -111,6 +118,7 @@ export const BUILT_IN_RESOURCES: readonly RegisteredResource[] = Object.freeze([
     listKind: "CustomResourceDefinitionList",
     namespaced: false,
     statusSubresource: true,
+    generation: true,
     shortNames: ["crd", "crds"],
     verbs: ALL_VERBS,
   },
@@ -128,6 +136,8 @@ export function registeredResource(
     listKind: definition.listKind ?? `${definition.kind}List`,
     namespaced: definition.namespaced ?? true,
     statusSubresource: definition.statusSubresource ?? false,
+    // Custom resources always carry one.
+    generation: true,
     verbs: ALL_VERBS,
   };
   if (definition.shortNames) resource.shortNames = definition.shortNames;

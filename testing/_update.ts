@@ -192,15 +192,17 @@ function commit(
     meta.creationTimestamp = old.metadata.creationTimestamp!;
     copyOptional(meta, old.metadata, "deletionTimestamp");
     copyOptional(meta, old.metadata, "deletionGracePeriodSeconds");
-    meta.generation = old.metadata.generation ?? 1;
     if (resource.statusSubresource) {
       // The object's own path ignores status when /status exists.
       if (old.status === undefined) delete next.status;
       else next.status = clone(old.status);
     }
-    if (specChanged(old, next, resource.statusSubresource)) {
-      meta.generation += 1;
-    }
+    if (resource.generation) {
+      meta.generation = old.metadata.generation ?? 1;
+      if (specChanged(old, next, resource.statusSubresource)) {
+        meta.generation += 1;
+      }
+    } else delete meta.generation;
   }
   next.metadata.resourceVersion = old.metadata.resourceVersion!;
   validateObject(resource, next);

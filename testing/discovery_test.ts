@@ -10,6 +10,7 @@ const WIDGETS: RegisteredResource = {
   listKind: "WidgetList",
   namespaced: true,
   statusSubresource: true,
+  generation: true,
   shortNames: ["wd"],
   verbs: ["get", "list", "watch", "create", "update", "patch", "delete"],
 };
@@ -21,6 +22,7 @@ const GADGETS_V2: RegisteredResource = {
   listKind: "GadgetList",
   namespaced: false,
   statusSubresource: false,
+  generation: true,
   verbs: ["get", "list"],
 };
 const RESOURCES = [...BUILT_IN_RESOURCES, WIDGETS, GADGETS_V2];

@@ -16,7 +16,7 @@ function widgets(server: FakeApiServer): void {
   });
 }
 
-Deno.test("create sets uid, resourceVersion, creationTimestamp and generation", async () => {
+Deno.test("create sets uid, resourceVersion and creationTimestamp; generation only where the API server keeps one", async () => {
   using _time = installFakeTime({ now: Date.UTC(2030, 0, 1) });
   await using server = new FakeApiServer();
   const a = await call(server, "POST", CM, { metadata: { name: "a" } });
@@ -25,7 +25,8 @@ Deno.test("create sets uid, resourceVersion, creationTimestamp and generation", 
   assert.equal(a.body.apiVersion, "v1");
   assert.equal(a.body.metadata.namespace, "default");
   assert.equal(a.body.metadata.resourceVersion, "1");
-  assert.equal(a.body.metadata.generation, 1);
+  // A ConfigMap has no generation on a real API server; a Pod has one.
+  assert.equal(a.body.metadata.generation, undefined);
   assert.equal(a.body.metadata.creationTimestamp, "2030-01-01T00:00:00Z");
   assert.match(a.body.metadata.uid, /^[0-9a-f-]{36}$/);
   const b = await call(server, "POST", CM, { metadata: { name: "b" } });
@@ -33,6 +34,10 @@ Deno.test("create sets uid, resourceVersion, creationTimestamp and generation", 
   assert.notEqual(b.body.metadata.uid, a.body.metadata.uid);
   const got = await call(server, "GET", `${CM}/a`);
   assert.deepEqual(got.body, a.body);
+  const pod = await call(server, "POST", "/api/v1/namespaces/default/pods", {
+    metadata: { name: "p" },
+  });
+  assert.equal(pod.body.metadata.generation, 1);
 });
 
 Deno.test("generateName makes a unique name", async () => {

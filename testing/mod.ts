@@ -39,11 +39,9 @@
  *   Tables are the only conversions; an `Accept` the fake cannot answer
  *   gets JSON, where the API server answers 406.
  * - Strategic merge patches are merged like merge patches (lists replace).
- * - Every object gets a `generation` (the API server gives one only to
- *   custom resources and a few built-in kinds), so code that reads it can be
- *   tested with any kind; it moves when anything but `metadata` and `status`
- *   changes, and on status changes too when the resource has no status
- *   subresource, as for custom resources.
+ * - `generation` moves when anything but `metadata` and `status` changes
+ *   (on status changes too when the resource has no status subresource, as
+ *   for custom resources); which kinds carry one follows the API server.
  * - Field selectors read any dotted path of the object (the API server
  *   answers 400 for a field it does not index), so a test need not know the
  *   per-kind lists.

@@ -54,6 +54,12 @@ export interface RegisteredResource extends Omit<Resource, "namespace"> {
   namespaced: boolean;
   /** Whether the resource has a `/status` subresource. */
   statusSubresource: boolean;
+  /**
+   * Whether its objects carry `metadata.generation`, as custom resources,
+   * Pods and CustomResourceDefinitions do (ConfigMaps, Secrets, Services,
+   * Events, Leases and Namespaces do not).
+   */
+  generation: boolean;
   /** Short names kubectl accepts, such as `cm`. */
   shortNames?: readonly string[] | undefined;
   /** The verbs the resource supports, as discovery lists them. */
