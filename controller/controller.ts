@@ -16,7 +16,7 @@ import { Versions } from "../memo/versions.ts";
 import { controllerOf, meaningfulChange } from "./changes.ts";
 import { clamp } from "./_limiter.ts";
 import { Terms } from "./_terms.ts";
-import { ReconcileError } from "./errors.ts";
+import { ReconcileError, WatchMapError } from "./errors.ts";
 import { DEFAULT_STOP_TIMEOUT, WorkQueue } from "./queue.ts";
 import type {
   Action,
@@ -143,13 +143,13 @@ export class Controller<T extends KubeObject = KubeObject>
         update: (old, object) => {
           if (changed(old as T, object as T)) enqueue(objectKey(object));
         },
-        delete: (object) => {
-          const last = finalState(object);
-          if (last !== undefined) enqueue(objectKey(last));
-          else if (object instanceof DeletedFinalStateUnknown) {
-            enqueue(object.key);
-          }
-        },
+        // A marker always has the key, with or without a last copy.
+        delete: (object) =>
+          enqueue(
+            object instanceof DeletedFinalStateUnknown
+              ? object.key
+              : objectKey(object),
+          ),
       },
     });
     this.primary = new Collection<T>(this.#client, options.for, {
@@ -178,15 +178,22 @@ export class Controller<T extends KubeObject = KubeObject>
       });
     }
     for (const watch of options.watches ?? []) {
+      const { source } = watch;
       const map = (object: KubeObject | undefined): void => {
         if (object === undefined) return;
         try {
           for (const key of watch.map(object)) enqueue(key);
         } catch (error) {
-          onError(error);
+          onError(
+            new WatchMapError(options.name, {
+              source,
+              ref: objectRef(source, object),
+              cause: error,
+            }),
+          );
         }
       };
-      this.#watch(watch.source, {
+      this.#watch(source, {
         add: map,
         update: (old, object) => {
           map(old);

@@ -108,8 +108,8 @@ async function reconcile(context: ReconcileContext<Parent>): Promise<void> {
       if (!(error instanceof ConflictError)) throw error;
     }
   }
-  await settleStatus(client, structuredClone(object), {
-    resource: PARENT_RESOURCE,
+  await settleStatus(client, ref, {
+    held: structuredClone(object),
     versions,
     signal,
     apply: (copy) => {

@@ -1,5 +1,8 @@
-// The failures a controller reports to `onError` about one key.
+// The failures a controller reports to `onError` about one key or object.
+import { objectKey, type ObjectRef } from "../apiclient/resource.ts";
 import { describe } from "../_internal/errors.ts";
+import { collectionName } from "../_internal/names.ts";
+import type { Source } from "../informer/source.ts";
 
 /**
  * A reconcile failed; the key runs again after its backoff. The reconcile's
@@ -81,5 +84,69 @@ export class LeaseOutlivedError extends Error {
     this.controller = controller;
     this.key = key;
     this.since = since;
+  }
+}
+
+/** Options of {@linkcode WatchMapError}. */
+export interface WatchMapErrorOptions {
+  /** The watched collection (the `watches[].source`). */
+  source: Source;
+  /** The object `map` was called for. */
+  ref: ObjectRef;
+  /** What `map` threw. */
+  cause: unknown;
+}
+
+/**
+ * A `watches[].map` threw: the change of that object woke no primary key
+ * (the next change of it, or a resync, may). The map's error is the `cause`.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { WatchMapError } from "@liken/kubernetes/controller";
+ *
+ * const secrets = { version: "v1", resource: "secrets", namespace: "default" };
+ * const error = new WatchMapError("greeting", {
+ *   source: secrets,
+ *   ref: { ...secrets, name: "tls" },
+ *   cause: new Error("no owner label"),
+ * });
+ * assert.equal(
+ *   error.message,
+ *   "Mapping default/tls of default/secrets to greeting keys failed: no owner label",
+ * );
+ * ```
+ */
+export class WatchMapError extends Error {
+  /** The controller's name. */
+  readonly controller: string;
+  /** The watched collection. */
+  readonly source: Source;
+  /** The collection's name, such as `default/secrets`. */
+  readonly collection: string;
+  /** The object `map` was called for. */
+  readonly ref: ObjectRef;
+
+  /**
+   * Makes the error.
+   *
+   * @param controller The controller's name.
+   * @param options The collection, the object, and what `map` threw.
+   */
+  constructor(controller: string, options: WatchMapErrorOptions) {
+    const { source, ref, cause } = options;
+    const collection = collectionName(source);
+    super(
+      `Mapping ${
+        objectKey(ref)
+      } of ${collection} to ${controller} keys failed: ${describe(cause)}`,
+      { cause },
+    );
+    this.name = "WatchMapError";
+    this.controller = controller;
+    this.source = { ...source };
+    this.collection = collection;
+    this.ref = { ...ref };
   }
 }

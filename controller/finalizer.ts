@@ -7,8 +7,6 @@ import {
   objectKey,
   objectPath,
   type ObjectRef,
-  objectRef,
-  type Resource,
 } from "../apiclient/resource.ts";
 import type { KubeObject } from "../apiclient/types.ts";
 import { type MemoOptions, readFresh, written } from "../memo/requests.ts";
@@ -25,8 +23,11 @@ export const FINALIZER_ATTEMPTS = 5;
 export interface FinalizerOptions<T extends KubeObject> extends MemoOptions {
   /** The finalizer's name, such as `example.com/cleanup`. */
   name: string;
-  /** The object's collection; its name and namespace come from the object. */
-  resource: Resource;
+  /**
+   * The object as the reconcile read it (the reconcile's `object`); its name
+   * and namespace must be those of the ref.
+   */
+  object: T;
   /**
    * The reconcile of a live object; runs only once the finalizer is on it.
    *
@@ -61,19 +62,18 @@ export interface FinalizerOptions<T extends KubeObject> extends MemoOptions {
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { Client } from "@liken/kubernetes/apiclient";
+ * import { Client, collectionPath } from "@liken/kubernetes/apiclient";
  * import { finalizer } from "@liken/kubernetes/controller";
  * import { FakeApiServer } from "@liken/kubernetes/testing";
  *
  * await using server = new FakeApiServer();
  * const client = new Client(server.url, { fetch: server.fetch });
- * const made = await client.create("/api/v1/namespaces/default/configmaps", {
- *   metadata: { name: "a" },
- * });
+ * const a = { version: "v1", resource: "configmaps", namespace: "default", name: "a" };
+ * const made = await client.create(collectionPath(a), { metadata: { name: "a" } });
  * const steps: string[] = [];
- * await finalizer(client, made, {
+ * await finalizer(client, a, {
+ *   object: made,
  *   name: "example.com/cleanup",
- *   resource: { version: "v1", resource: "configmaps" },
  *   apply: () => void steps.push("apply"),
  *   cleanup: () => void steps.push("cleanup"),
  * });
@@ -84,18 +84,25 @@ export interface FinalizerOptions<T extends KubeObject> extends MemoOptions {
  *
  * @typeParam T The kind of the object.
  * @param client The API client (with the write guard, in a controller).
- * @param object The object as the reconcile read it.
- * @param options The finalizer's name, the object's collection, `apply`,
+ * @param ref The object (the reconcile's `ref`).
+ * @param options The object as read, the finalizer's name, `apply`,
  * `cleanup`, the memo and a signal.
  * @returns What `apply` or `cleanup` answered (`undefined` when nothing ran).
+ * @throws {TypeError} When `object` is another object than `ref` names.
  */
 export async function finalizer<T extends KubeObject>(
   client: Client,
-  object: T,
+  ref: ObjectRef,
   options: FinalizerOptions<T>,
 ): Promise<Action> {
-  const { name } = options;
-  const ref = objectRef(options.resource, object);
+  const { name, object } = options;
+  if (objectKey(object) !== objectKey(ref)) {
+    throw new TypeError(
+      `The finalizer ${name} was given ${objectKey(object)} for ${
+        objectKey(ref)
+      } of ${ref.resource}`,
+    );
+  }
   let current = object;
   let cleaned: { action: Action } | undefined;
   let conflict: ConflictError | undefined;

@@ -1,5 +1,10 @@
 import assert from "node:assert/strict";
-import { Client, ConflictError, type KubeObject } from "../apiclient/mod.ts";
+import {
+  Client,
+  ConflictError,
+  type KubeObject,
+  objectRef,
+} from "../apiclient/mod.ts";
 import { Versions } from "../memo/mod.ts";
 import { FakeApiServer } from "../testing/mod.ts";
 import { finalizer, stopOnSignals } from "./mod.ts";
@@ -29,9 +34,9 @@ Deno.test("finalizer: adds itself before the first apply, and keeps other finali
   });
   const { steps, apply, cleanup } = recorder();
   const versions = new Versions();
-  await finalizer(client, made, {
+  await finalizer(client, objectRef(CONFIGMAPS, made), {
+    object: made,
     name: NAME,
-    resource: CONFIGMAPS,
     apply,
     cleanup,
     versions,
@@ -41,14 +46,17 @@ Deno.test("finalizer: adds itself before the first apply, and keeps other finali
   assert.deepEqual(steps, ["apply a"]);
   // The memo noted the patch's answer.
   assert.equal(
-    versions.current("default/a", held.metadata.resourceVersion!),
+    versions.current(
+      objectRef(CONFIGMAPS, "default/a"),
+      held.metadata.resourceVersion!,
+    ),
     true,
   );
   // With the finalizer on: apply only, no write.
   const before = server.count({ method: "PATCH" });
-  await finalizer(client, held, {
+  await finalizer(client, objectRef(CONFIGMAPS, held), {
+    object: held,
     name: NAME,
-    resource: CONFIGMAPS,
     apply,
     cleanup,
   });
@@ -64,9 +72,9 @@ Deno.test("finalizer: a deleted object is cleaned up, then the finalizer comes o
   const deleting = server.object(`${CM}/a`)!;
   assert.ok(deleting.metadata.deletionTimestamp);
   const { steps, apply, cleanup } = recorder();
-  await finalizer(client, deleting, {
+  await finalizer(client, objectRef(CONFIGMAPS, deleting), {
+    object: deleting,
     name: NAME,
-    resource: CONFIGMAPS,
     apply,
     cleanup,
   });
@@ -82,9 +90,10 @@ Deno.test("finalizer: a deleted object without it runs nothing", async () => {
   });
   await client.delete(`${CM}/a`);
   const { steps, apply, cleanup } = recorder();
-  const action = await finalizer(client, server.object(`${CM}/a`)!, {
+  const deleting = server.object(`${CM}/a`)!;
+  const action = await finalizer(client, objectRef(CONFIGMAPS, deleting), {
+    object: deleting,
     name: NAME,
-    resource: CONFIGMAPS,
     apply,
     cleanup,
   });
@@ -98,10 +107,11 @@ Deno.test("finalizer: a failed cleanup keeps the finalizer and the object", asyn
   const client = new Client(server.url, { fetch: server.fetch });
   await client.create(CM, { metadata: { name: "a", finalizers: [NAME] } });
   await client.delete(`${CM}/a`);
+  const deleting = server.object(`${CM}/a`)!;
   await assert.rejects(
-    finalizer(client, server.object(`${CM}/a`)!, {
+    finalizer(client, objectRef(CONFIGMAPS, deleting), {
+      object: deleting,
       name: NAME,
-      resource: CONFIGMAPS,
       apply: () => {},
       cleanup: () => {
         throw new Error("cloud API down");
@@ -121,9 +131,9 @@ Deno.test("finalizer: a stale copy conflicts, and the patch is retried from a fr
     type: "merge",
   });
   const { steps, apply, cleanup } = recorder();
-  await finalizer(client, stale, {
+  await finalizer(client, objectRef(CONFIGMAPS, stale), {
+    object: stale,
     name: NAME,
-    resource: CONFIGMAPS,
     apply,
     cleanup,
   });
@@ -145,9 +155,9 @@ Deno.test("finalizer: a deletion that arrives mid-reconcile turns the add into n
   });
   await client.delete(`${CM}/a`);
   const { steps, apply, cleanup } = recorder();
-  await finalizer(client, live, {
+  await finalizer(client, objectRef(CONFIGMAPS, live), {
+    object: live,
     name: NAME,
-    resource: CONFIGMAPS,
     apply,
     cleanup,
   });
@@ -163,9 +173,9 @@ Deno.test("finalizer: a deletion that arrives mid-reconcile turns the add into n
   });
   await client.delete(`${CM}/b`);
   const read = server.object(`${CM}/b`)!;
-  await finalizer(client, read, {
+  await finalizer(client, objectRef(CONFIGMAPS, read), {
+    object: read,
     name: NAME,
-    resource: CONFIGMAPS,
     apply,
     cleanup: async (object) => {
       steps.push(`cleanup ${object.metadata.name}`);
@@ -188,9 +198,9 @@ Deno.test("finalizer: gives up after repeated conflicts with the ConflictError",
   const made = await client.create(CM, { metadata: { name: "a" } });
   server.refuse({ method: "PATCH", status: 409, count: 100 });
   await assert.rejects(
-    finalizer(client, made, {
+    finalizer(client, objectRef(CONFIGMAPS, made), {
+      object: made,
       name: NAME,
-      resource: CONFIGMAPS,
       apply: () => {},
       cleanup: () => {},
     }),
@@ -235,9 +245,9 @@ Deno.test("finalizer: a 409 from apply's own write goes to the caller at once (a
   });
   let applies = 0;
   await assert.rejects(
-    finalizer(client, made, {
+    finalizer(client, objectRef(CONFIGMAPS, made), {
+      object: made,
       name: NAME,
-      resource: CONFIGMAPS,
       apply: async () => {
         applies++;
         // The user's own stale write.
@@ -252,4 +262,26 @@ Deno.test("finalizer: a 409 from apply's own write goes to the caller at once (a
   );
   assert.equal(applies, 1);
   assert.equal(server.count({ method: "GET" }), 0);
+});
+
+Deno.test("finalizer: an object other than the ref names is refused before any request", async () => {
+  await using server = new FakeApiServer();
+  const client = new Client(server.url, { fetch: server.fetch });
+  const b = await client.create(CM, { metadata: { name: "b" } });
+  const before = server.requests.length;
+  const { steps, apply, cleanup } = recorder();
+  await assert.rejects(
+    finalizer(client, objectRef(CONFIGMAPS, "default/a"), {
+      object: b,
+      name: NAME,
+      apply,
+      cleanup,
+    }),
+    (error: unknown) =>
+      error instanceof TypeError &&
+      error.message ===
+        "The finalizer example.com/cleanup was given default/b for default/a of configmaps",
+  );
+  assert.deepEqual(steps, []);
+  assert.equal(server.requests.length, before);
 });

@@ -49,7 +49,12 @@
  */
 export { controllerOf, meaningfulChange, type OwnerKind } from "./changes.ts";
 export { Controller, MIN_RESYNC } from "./controller.ts";
-export { LeaseOutlivedError, ReconcileError } from "./errors.ts";
+export {
+  LeaseOutlivedError,
+  ReconcileError,
+  WatchMapError,
+  type WatchMapErrorOptions,
+} from "./errors.ts";
 export {
   finalizer,
   FINALIZER_ATTEMPTS,

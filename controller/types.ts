@@ -35,8 +35,12 @@ export interface Watch<C extends KubeObject = KubeObject> {
   source: Source;
   /**
    * Answers the primary keys (`namespace/name`, or `name`) an object
-   * concerns. Called for adds, updates and deletes (with the last known
-   * copy).
+   * concerns. Called for adds, updates (the old copy and the new) and
+   * deletes (the final copy, or the last known one of a
+   * `DeletedFinalStateUnknown`; the controller's watches have no `decode`,
+   * so there is always one). A throw is reported to `onError` as a
+   * `WatchMapError`, and the keys it had not answered yet are
+   * not reconciled for that change.
    */
   map: (object: C) => Iterable<string>;
 }
@@ -67,7 +71,10 @@ export interface ReconcileContext<T extends KubeObject = KubeObject> {
    * so no write leaves after the Lease is lost.
    */
   readonly client: Client;
-  /** The memo of versions, for `written`, `readOne` and `settleStatus`. */
+  /**
+   * The memo of versions, for `written`, `readOne`, `settleStatus` and
+   * `finalizer`; one memo serves every kind (it files notes by ref).
+   */
   readonly versions: Versions;
   /**
    * Aborts when the controller stops, or, with an election, at the first

@@ -341,9 +341,9 @@ export class GreetingOperator implements AsyncDisposable {
     // settleStatus changes the copy it is given: never the store's.
     const settled = await settleStatus(
       client,
-      structuredClone(greeting),
+      greetingRef,
       {
-        resource: GREETINGS,
+        held: structuredClone(greeting),
         versions: versions,
         signal,
         apply: (copy) => {

@@ -2,8 +2,9 @@
 // and decoded, written to the store, and only then handed to the handler, so
 // the store always holds at least what a handler was told.
 import type { KubeObject } from "../apiclient/types.ts";
-import { objectKey as keyOf } from "../apiclient/resource.ts";
-import { describe } from "../_internal/errors.ts";
+import { objectKey as keyOf, objectRef } from "../apiclient/resource.ts";
+import { DecodeError, HandlerError, ObjectRefusedError } from "./errors.ts";
+import type { Source } from "./source.ts";
 import { compareKeys, MemoryStore } from "./_store.ts";
 import { DeletedFinalStateUnknown } from "./tombstone.ts";
 import type { CollectionOptions, Handler } from "./types.ts";
@@ -68,15 +69,21 @@ export type DeliveryOptions<T extends KubeObject> =
     "handler" | "transform" | "decode" | "indexers" | "metadataOnly"
   >
   & {
+    /** The collection, which every report names. */
+    source: Source;
     /** Ends a relist's calls part-way. */
     signal: AbortSignal;
     /** Receives decode failures and handler errors. */
     onError: (error: unknown) => void;
   };
 
+/** Which call of the caller's a {@linkcode Delivery.deliver} runs. */
+type Call = "handler.add" | "handler.update" | "handler.delete" | "synced";
+
 /** One collection's store and the handler calls that follow its changes. */
 export class Delivery<T extends KubeObject> {
   readonly store: MemoryStore<T>;
+  #source: Source;
   #handler: Handler<T>;
   #shape: Pick<CollectionOptions<T>, "transform" | "decode">;
   #metadataOnly: boolean;
@@ -84,7 +91,18 @@ export class Delivery<T extends KubeObject> {
   #onError: (error: unknown) => void;
 
   constructor(options: DeliveryOptions<T>) {
-    this.store = new MemoryStore<T>(options.indexers, options.onError);
+    const source = this.#source = options.source;
+    this.store = new MemoryStore<T>(
+      options.indexers,
+      (error, name, key) =>
+        options.onError(
+          new HandlerError(source, {
+            call: `indexers.${name}`,
+            ref: objectRef(source, key),
+            cause: error,
+          }),
+        ),
+    );
     this.#handler = options.handler ?? {};
     this.#shape = { transform: options.transform, decode: options.decode };
     this.#metadataOnly = options.metadataOnly ?? false;
@@ -125,10 +143,13 @@ export class Delivery<T extends KubeObject> {
   keyOf(raw: KubeObject): string | undefined {
     const why = malformed(raw);
     if (why === undefined) return keyOf(raw);
-    const kind = typeof (raw as KubeObject | null)?.kind === "string"
-      ? raw.kind
-      : "An object";
-    this.#onError(new TypeError(`${kind} is refused: ${why}`));
+    const kind = (raw as KubeObject | null)?.kind;
+    this.#onError(
+      new ObjectRefusedError(this.#source, {
+        reason: why,
+        kind: typeof kind === "string" && kind !== "" ? kind : undefined,
+      }),
+    );
     return undefined;
   }
 
@@ -157,33 +178,44 @@ export class Delivery<T extends KubeObject> {
     } catch (error) {
       // The report names the object: a copy dropped without a word would
       // leave nobody a way to learn why an edit was ignored.
-      const message = describe(error);
       this.#onError(
-        new Error(
-          `${raw.kind ?? "Object"} ${key} does not decode: ${message}`,
-          {
-            cause: error,
-          },
-        ),
+        new DecodeError(this.#source, {
+          ref: objectRef(this.#source, key),
+          cause: error,
+        }),
       );
       return undefined;
     }
   }
 
-  /** Runs one handler call; answers its promise only when it made one. */
+  /**
+   * Runs one call of the caller's (`name`, about the object under `key`);
+   * answers its promise only when it made one. A throw or a rejection is
+   * reported as a {@linkcode HandlerError}.
+   */
   deliver(
-    call: (() => void | Promise<void>) | undefined,
+    fn: (() => void | Promise<void>) | undefined,
+    name: Call,
+    key?: string,
   ): Promise<void> | undefined {
-    if (call === undefined) return undefined;
+    if (fn === undefined) return undefined;
+    const failed = (error: unknown): void =>
+      this.#onError(
+        new HandlerError(this.#source, {
+          call: name,
+          ref: key === undefined ? undefined : objectRef(this.#source, key),
+          cause: error,
+        }),
+      );
     let result: unknown;
     try {
-      result = call();
+      result = fn();
     } catch (error) {
-      this.#onError(error);
+      failed(error);
       return undefined;
     }
     if (!isPromise(result)) return undefined;
-    return result.then(() => {}, (error) => this.#onError(error));
+    return result.then(() => {}, failed);
   }
 
   /** Stores one added or modified object and tells the handler. */
@@ -200,10 +232,14 @@ export class Delivery<T extends KubeObject> {
     const handler = this.#handler;
     if (previous !== undefined) {
       if (handler.update === undefined) return undefined;
-      return this.deliver(() => handler.update!(previous, item));
+      return this.deliver(
+        () => handler.update!(previous, item),
+        "handler.update",
+        key,
+      );
     }
     if (handler.add === undefined) return undefined;
-    return this.deliver(() => handler.add!(item));
+    return this.deliver(() => handler.add!(item), "handler.add", key);
   }
 
   /** Removes one deleted object and tells the handler. */
@@ -216,11 +252,15 @@ export class Delivery<T extends KubeObject> {
     const handler = this.#handler;
     if (handler.delete === undefined) return undefined;
     const final = this.#ingest(raw, key);
-    if (final !== undefined) return this.deliver(() => handler.delete!(final));
+    if (final !== undefined) {
+      return this.deliver(() => handler.delete!(final), "handler.delete", key);
+    }
     if (!held) return undefined;
     // The final copy did not decode: hand over the last one that did.
-    return this.deliver(() =>
-      handler.delete!(new DeletedFinalStateUnknown<T>(key, lastDecoded))
+    return this.deliver(
+      () => handler.delete!(new DeletedFinalStateUnknown<T>(key, lastDecoded)),
+      "handler.delete",
+      key,
     );
   }
 
@@ -244,10 +284,20 @@ export class Delivery<T extends KubeObject> {
         const previous = before.get(key);
         let pending: Promise<void> | undefined;
         if (previous === undefined) {
-          if (handler.add) pending = this.deliver(() => handler.add!(item));
+          if (handler.add) {
+            pending = this.deliver(
+              () => handler.add!(item),
+              "handler.add",
+              key,
+            );
+          }
         } else if (versionOf(previous) !== versionOf(item)) {
           if (handler.update) {
-            pending = this.deliver(() => handler.update!(previous, item));
+            pending = this.deliver(
+              () => handler.update!(previous, item),
+              "handler.update",
+              key,
+            );
           }
         }
         if (pending !== undefined) await pending;
@@ -264,8 +314,10 @@ export class Delivery<T extends KubeObject> {
       gone.sort(([a], [b]) => compareKeys(a, b));
       for (const [key, previous] of gone) {
         if (signal.aborted) return;
-        const pending = this.deliver(() =>
-          handler.delete!(new DeletedFinalStateUnknown<T>(key, previous))
+        const pending = this.deliver(
+          () => handler.delete!(new DeletedFinalStateUnknown<T>(key, previous)),
+          "handler.delete",
+          key,
         );
         if (pending !== undefined) await pending;
       }

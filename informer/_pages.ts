@@ -2,6 +2,7 @@
 import type { Client } from "../apiclient/client.ts";
 import type { KubeList, KubeObject } from "../apiclient/types.ts";
 import { isExpired } from "./_errors.ts";
+import type { Source } from "./source.ts";
 
 /** Objects per page of a list. */
 export const PAGE_SIZE = 500;
@@ -11,6 +12,22 @@ export const METADATA_LIST_ACCEPT =
 /** The `Accept` of a metadata-only watch (streaming lists too). */
 export const METADATA_ACCEPT =
   "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,application/json";
+
+/** A collection's path with a query, the source's selectors last. */
+export function collectionUrl(
+  path: string,
+  source: Source,
+  params: Record<string, string | undefined>,
+): string {
+  const query = new URLSearchParams();
+  for (const [name, value] of Object.entries(params)) {
+    if (value !== undefined && value !== "") query.set(name, value);
+  }
+  if (source.labelSelector) query.set("labelSelector", source.labelSelector);
+  if (source.fieldSelector) query.set("fieldSelector", source.fieldSelector);
+  const text = query.toString();
+  return text === "" ? path : `${path}?${text}`;
+}
 
 /** A list that holds everything the read found, and the version it shows. */
 export interface Listed {

@@ -19,37 +19,33 @@ import {
 } from "./_errors.ts";
 import { cursor, type Open } from "./_cursor.ts";
 import { Delivery, type Read, versionOf } from "./_delivery.ts";
+import {
+  CollectionError,
+  HandlerError,
+  ListError,
+  WatchError,
+} from "./errors.ts";
 import { Heartbeat, heartbeatTimeout } from "./_heartbeat.ts";
 import {
+  collectionUrl,
   type Listed,
   METADATA_ACCEPT,
   METADATA_LIST_ACCEPT,
   pages,
 } from "./_pages.ts";
+import {
+  DEFAULT_ABSENT_RECHECK,
+  IDLE_MARGIN,
+  INITIAL_EVENTS_END,
+  MIN_WATCH_TIMEOUT_SECONDS,
+  RELIST_AFTER_FAILURES,
+  SHORT_WATCH,
+} from "./_timings.ts";
 import type { MemoryStore } from "./_store.ts";
 import type { CollectionOptions, Source } from "./types.ts";
 
-export { PAGE_SIZE } from "./_pages.ts";
-/** The shortest watch timeout asked for; each watch asks for 1× to 2× this. */
-export const MIN_WATCH_TIMEOUT_SECONDS = 300;
-/** Silence beyond the watch's own timeout after which it is presumed dead. */
-export const IDLE_MARGIN = 30_000;
-/** Default wait before an absent collection is asked for again. */
-export const DEFAULT_ABSENT_RECHECK = 300_000;
-/**
- * A watch that closes sooner than this with no event counts as a failure;
- * one that delivered events is opened again no sooner than this after it
- * was opened, so a server that closes every watch after one event meets one
- * watch a second, not thousands. A watch open this long is trusted again.
- */
-export const SHORT_WATCH = 1_000;
-/**
- * Watches in a row that fail with a bad answer (a line that does not decode,
- * an ERROR event) before the reflector reads the whole collection again.
- */
-export const RELIST_AFTER_FAILURES = 3;
-/** The bookmark annotation that ends the initial events of a streaming list. */
-export const INITIAL_EVENTS_END = "k8s.io/initial-events-end";
+/** Which request failed: a streaming list, a paginated list, or a watch. */
+type Failed = "stream" | "list" | "watch";
 
 type Step<T extends KubeObject> =
   | { next: "read"; wait: number }
@@ -108,7 +104,7 @@ export class Reflector<T extends KubeObject> {
         MIN_WATCH_TIMEOUT_SECONDS * 1000,
       ),
     );
-    this.#delivery = new Delivery<T>(options);
+    this.#delivery = new Delivery<T>({ ...options, source });
     this.store = this.#delivery.store;
   }
 
@@ -136,20 +132,9 @@ export class Reflector<T extends KubeObject> {
     return this.#firstRead;
   }
 
-  /** The collection's path with a query. */
+  /** The collection's path with a query (and the source's selectors). */
   #url(params: Record<string, string | undefined>): string {
-    const query = new URLSearchParams();
-    for (const [name, value] of Object.entries(params)) {
-      if (value !== undefined && value !== "") query.set(name, value);
-    }
-    if (this.#source.labelSelector) {
-      query.set("labelSelector", this.#source.labelSelector);
-    }
-    if (this.#source.fieldSelector) {
-      query.set("fieldSelector", this.#source.fieldSelector);
-    }
-    const text = query.toString();
-    return text === "" ? this.#path : `${this.#path}?${text}`;
+    return collectionUrl(this.#path, this.#source, params);
   }
 
   /** Runs until the signal aborts; resolves after the last handler returned. */
@@ -170,7 +155,7 @@ export class Reflector<T extends KubeObject> {
           // Nothing above should throw; if something does, start over after
           // a wait rather than stop.
           if (signal.aborted) break;
-          this.#onError(error);
+          this.#onError(new CollectionError(this.#source, { cause: error }));
           step = { next: "read", wait: this.#wait(error) };
         }
       }
@@ -192,11 +177,13 @@ export class Reflector<T extends KubeObject> {
     else this.#failures = 0;
     if (counts) {
       this.#accepted++;
-      if (this.#accepted > 1) this.#call(this.#options.reopened);
+      if (this.#accepted > 1) {
+        this.#call(this.#options.reopened, "reopened");
+      }
     }
     if (this.#failed) {
       this.#failed = false;
-      this.#call(this.#options.recovered);
+      this.#call(this.#options.recovered, "recovered");
     }
   }
 
@@ -207,13 +194,19 @@ export class Reflector<T extends KubeObject> {
   }
 
   /** A failure to report: every failed list and watch is told. */
-  #failure(error: unknown): void {
+  #failure(read: Failed, error: unknown): CollectionError {
     this.#failures++;
-    this.#onError(error);
+    const source = this.#source;
+    const failure = read === "watch"
+      ? new WatchError(source, { cause: error })
+      : new ListError(source, { cause: error, streaming: read === "stream" });
+    this.#onError(failure);
+    return failure;
   }
 
-  #refused(error: unknown): void {
-    this.#failure(error);
+  /** A list or a watch was refused. */
+  #refused(read: Failed, error: unknown): void {
+    this.#failure(read, error);
     // Before the first complete read there is no gap to recover from.
     if (this.#firstRead) this.#failed = true;
     if (this.#options.unreadyOnWatchError || isForbidden(error)) {
@@ -221,19 +214,19 @@ export class Reflector<T extends KubeObject> {
     }
   }
 
-  /** A watch that was open ended with a failure. */
-  #broke(error: unknown): void {
-    this.#failure(error);
+  /** A watch (or a streaming list) that was open ended with a failure. */
+  #broke(read: Failed, error: unknown): void {
+    this.#failure(read, error);
     if (this.#firstRead) this.#failed = true;
     if (this.#options.unreadyOnWatchError) this.#unready = true;
   }
 
-  #call(callback: (() => void) | undefined): void {
+  #call(callback: (() => void) | undefined, call: string): void {
     if (callback === undefined) return;
     try {
       callback();
     } catch (error) {
-      this.#onError(error);
+      this.#onError(new HandlerError(this.#source, { call, cause: error }));
     }
   }
 
@@ -312,7 +305,7 @@ export class Reflector<T extends KubeObject> {
           this.#streaming = false;
           return undefined;
         }
-        this.#refused(error);
+        this.#refused("stream", error);
         // No answer, or a throttle: no verdict on streaming; ask again.
         if (isTransient(error) && (status === 0 || status === 429)) {
           return { next: "read", wait: this.#wait(error) };
@@ -372,6 +365,7 @@ export class Reflector<T extends KubeObject> {
         const cut = failure === undefined ||
           (isTransient(failure) && statusOf(failure) === 0);
         this.#broke(
+          "stream",
           failure ??
             new Error("The streaming list ended before its last object"),
         );
@@ -433,13 +427,15 @@ export class Reflector<T extends KubeObject> {
   }
 
   #listFailed(error: unknown): void {
-    this.#failure(error);
+    const failure = this.#failure("list", error);
     const listFailed = this.#options.listFailed;
     if (listFailed === undefined) return;
     try {
-      listFailed(error);
+      listFailed(failure);
     } catch (thrown) {
-      this.#onError(thrown);
+      this.#onError(
+        new HandlerError(this.#source, { call: "listFailed", cause: thrown }),
+      );
     }
   }
 
@@ -449,7 +445,9 @@ export class Reflector<T extends KubeObject> {
     try {
       return absent(error);
     } catch (thrown) {
-      this.#onError(thrown);
+      this.#onError(
+        new HandlerError(this.#source, { call: "absent", cause: thrown }),
+      );
       return false;
     }
   }
@@ -490,7 +488,7 @@ export class Reflector<T extends KubeObject> {
       } catch (error) {
         if (this.#signal.aborted) return { next: "read", wait: 0 };
         if (isExpired(error)) return { next: "read", wait: this.#wait(error) };
-        this.#refused(error);
+        this.#refused("watch", error);
         // A refused connection, a 429 or a 5xx is no verdict on the
         // version: watch again from it after a wait.
         if (isTransient(error)) {
@@ -530,7 +528,7 @@ export class Reflector<T extends KubeObject> {
             if (isExpired(error)) {
               return { next: "read", wait: this.#wait(error) };
             }
-            this.#broke(error);
+            this.#broke("watch", error);
             if (isTransient(error)) {
               return { next: "watch", wait: this.#wait(error) };
             }
@@ -548,7 +546,7 @@ export class Reflector<T extends KubeObject> {
       // the last version delivered. A line that fails to decode can fail
       // again, so that case waits first, and a few in a row read the whole
       // collection again.
-      this.#broke(error);
+      this.#broke("watch", error);
       if (!isTransient(error)) {
         this.#badAnswers++;
         if (this.#badAnswers >= RELIST_AFTER_FAILURES) {
@@ -590,10 +588,10 @@ export class Reflector<T extends KubeObject> {
     const again = this.#firstRead;
     await this.#delivery.replace(read);
     if (this.#signal.aborted) return;
-    if (again) this.#call(this.#options.relisted);
+    if (again) this.#call(this.#options.relisted, "relisted");
     else {
       this.#firstRead = true;
-      const pending = this.#delivery.deliver(this.#options.synced);
+      const pending = this.#delivery.deliver(this.#options.synced, "synced");
       if (pending !== undefined) await pending;
     }
   }

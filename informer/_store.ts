@@ -27,11 +27,12 @@ export class MemoryStore<T extends KubeObject> implements Store<T> {
   #indices = new Map<string, Map<string, Set<string>>>();
   /** key → the values it is indexed under, one list per indexer. */
   #indexed = new Map<string, (readonly string[])[]>();
-  #onError: (error: unknown) => void;
+  /** Hears an indexer that threw: its error, its name, the object's key. */
+  #onError: (error: unknown, name: string, key: string) => void;
 
   constructor(
     indexers: Indexers<T> | undefined,
-    onError: (error: unknown) => void,
+    onError: (error: unknown, name: string, key: string) => void,
   ) {
     this.#indexers = Object.entries(indexers ?? {});
     for (const [name] of this.#indexers) this.#indices.set(name, new Map());
@@ -170,7 +171,7 @@ export class MemoryStore<T extends KubeObject> implements Store<T> {
       try {
         values = indexer(item);
       } catch (error) {
-        this.#onError(error);
+        this.#onError(error, name, key);
         values = [];
       }
       all.push(values);

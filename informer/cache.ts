@@ -1,37 +1,47 @@
 // Reads of watched kinds come from the watch's store instead of the API
-// server, except where the memo knows of a newer write: such a key is
+// server, except where the memo knows of a newer write: such an object is
 // fetched fresh, so the operator never acts on a copy older than its own.
 import type { Client } from "../apiclient/client.ts";
 import { NotFoundError } from "../apiclient/errors.ts";
 import { objectKey, type ObjectRef, objectRef } from "../apiclient/resource.ts";
 import type { KubeObject } from "../apiclient/types.ts";
+import { collectionName } from "../_internal/names.ts";
 import { type MemoOptions, readFresh, readList } from "../memo/requests.ts";
 import type { Versions } from "../memo/versions.ts";
 import { compareKeys, MemoryStore } from "./_store.ts";
+import type { Source } from "./source.ts";
 import type { View } from "./types.ts";
 
 /**
  * The store's copy of one object while the store is ready. `undefined` says
  * to read the API server (not ready, not held, or held but not decoded).
+ * Throws a `TypeError` if the view watches another resource than the ref's.
  *
  * @example
  * ```ts
  * import assert from "node:assert/strict";
  * import { cached, view } from "@liken/kubernetes/informer";
  *
- * const configMaps = view({ version: "v1", resource: "configmaps" });
- * assert.equal(cached(configMaps, "default/web"), undefined);
+ * const configMaps = { version: "v1", resource: "configmaps" };
+ * const web = { ...configMaps, namespace: "default", name: "web" };
+ * assert.equal(cached(view(configMaps), web), undefined);
  * ```
  *
  * @typeParam T The kind of the stored objects.
  * @param view The store.
- * @param key The object's store key.
+ * @param ref The object.
  * @returns The copy, or `undefined`.
  */
 export function cached<T extends KubeObject>(
   view: View<T>,
-  key: string,
+  ref: ObjectRef,
 ): T | undefined {
+  refuseOtherResource(view, ref);
+  return held(view, objectKey(ref));
+}
+
+/** The store's copy under a key while the store is ready. */
+function held<T extends KubeObject>(view: View<T>, key: string): T | undefined {
   if (view.store === undefined || !view.ready()) return undefined;
   return view.store.get(key);
 }
@@ -64,25 +74,27 @@ export function cachedList<T extends KubeObject>(view: View<T>): T[] {
 }
 
 /**
- * Options of {@linkcode readOne}: the memo and a signal, and the view to
- * read from.
+ * Options of {@linkcode readOne}, {@linkcode currentList} and
+ * {@linkcode list}: the view to read from, the memo, and a signal.
  *
- * @typeParam T The kind of the object.
+ * @typeParam T The kind of the objects.
  */
-export interface ReadOneOptions<T extends KubeObject = KubeObject>
+export interface ReadOptions<T extends KubeObject = KubeObject>
   extends MemoOptions {
   /**
-   * The watch of the object's collection; absent reads the API server (and
-   * still notes the answer in the memo).
+   * The watch of the collection; absent reads the API server (and still
+   * notes the answer in the memo). For {@linkcode currentList} and
+   * {@linkcode list} it must watch exactly the collection read (the same
+   * resource, namespace and selectors).
    */
   view?: View<T> | undefined;
 }
 
 /**
  * One object, from the store if it is ready and its copy matches the memo's
- * version (or the memo has none for the key); otherwise fetched from the API
- * server and its version noted. Rejects with `NotFoundError` if it is gone,
- * and with a `TypeError` if the view watches another resource.
+ * version (or the memo has none for the object); otherwise fetched from the
+ * API server and its version noted. Rejects with `NotFoundError` if it is
+ * gone, and with a `TypeError` if the view watches another resource.
  *
  * @example
  * ```ts
@@ -109,20 +121,13 @@ export interface ReadOneOptions<T extends KubeObject = KubeObject>
 export async function readOne<T extends KubeObject>(
   client: Client,
   ref: ObjectRef,
-  options: ReadOneOptions<T> = {},
+  options: ReadOptions<T> = {},
 ): Promise<T> {
   const { view, versions } = options;
-  const key = objectKey(ref);
   if (view !== undefined) {
     refuseMetadataOnly(view);
-    const { group = "", resource } = view.source;
-    if (resource !== ref.resource || group !== (ref.group ?? "")) {
-      throw new TypeError(
-        `Cannot read ${key} of ${ref.resource} through a view of ${resource}`,
-      );
-    }
-    const copy = cached(view, key);
-    if (copy !== undefined && isCurrent(versions, key, copy)) return copy;
+    const copy = cached(view, ref);
+    if (copy !== undefined && isCurrent(versions, ref, copy)) return copy;
   }
   return await readFresh<T>(client, ref, options);
 }
@@ -136,60 +141,109 @@ function refuseMetadataOnly(view: View<KubeObject>): void {
   }
 }
 
-function isCurrent(
-  versions: Versions | undefined,
-  key: string,
-  copy: KubeObject,
-): boolean {
-  return versions === undefined ||
-    versions.current(key, copy.metadata?.resourceVersion ?? "");
+/** An object of another resource is never in the view's store. */
+function refuseOtherResource(view: View<KubeObject>, ref: ObjectRef): void {
+  const { group = "", resource } = view.source;
+  if (resource !== ref.resource || group !== (ref.group ?? "")) {
+    throw new TypeError(
+      `Cannot read ${
+        objectKey(ref)
+      } of ${ref.resource} through a view of ${resource}`,
+    );
+  }
 }
 
 /**
- * The store's copies sorted by key, none older than the memo: a key whose
- * copy differs from the memo's version, or did not decode, is fetched from
- * the API server (and dropped if it 404s). For a store that covers its whole
- * kind, keys the memo knows but the watch has not delivered yet (such as an
- * object created a moment ago) are fetched too, so a pass sees its own
- * creations and does not make them twice.
+ * A list answers the collection it names: a view of another resource, of
+ * other namespaces or with other selectors would answer other objects.
+ */
+function refuseOtherCollection(view: View<KubeObject>, source: Source): void {
+  const watched = view.source;
+  const same = (a: string | undefined, b: string | undefined): boolean =>
+    (a ?? "") === (b ?? "");
+  if (
+    watched.resource !== source.resource ||
+    !same(watched.group, source.group) ||
+    !same(watched.namespace, source.namespace) ||
+    !same(watched.labelSelector, source.labelSelector) ||
+    !same(watched.fieldSelector, source.fieldSelector)
+  ) {
+    throw new TypeError(
+      `Cannot list ${collectionName(source)} through a view of ${
+        collectionName(watched)
+      }`,
+    );
+  }
+}
+
+function isCurrent(
+  versions: Versions | undefined,
+  ref: ObjectRef,
+  copy: KubeObject,
+): boolean {
+  return versions === undefined ||
+    versions.current(ref, copy.metadata?.resourceVersion ?? "");
+}
+
+/**
+ * The objects of a collection, none older than the memo. With a `view`: the
+ * store's copies sorted by key, where a copy that differs from the memo's
+ * version, or did not decode, is fetched from the API server (and dropped if
+ * it 404s); for a store that covers its whole kind, objects the memo knows
+ * but the watch has not delivered yet (such as an object created a moment
+ * ago) are fetched too, so a pass sees its own creations and does not make
+ * them twice. Without a view: a list from the API server (see `readList`).
  *
  * @example
  * ```ts
  * import assert from "node:assert/strict";
  * import { Client } from "@liken/kubernetes/apiclient";
- * import { currentList, view } from "@liken/kubernetes/informer";
+ * import { Collection, currentList } from "@liken/kubernetes/informer";
+ * import { Versions } from "@liken/kubernetes/memo";
+ * import { FakeApiServer } from "@liken/kubernetes/testing";
  *
- * const client = new Client("http://127.0.0.1:9");
- * const configMaps = view({ version: "v1", resource: "configmaps" });
- * assert.deepEqual(await currentList(client, configMaps), []);
+ * await using server = new FakeApiServer();
+ * const client = new Client(server.url, { fetch: server.fetch });
+ * await client.create("/api/v1/namespaces/default/configmaps", { metadata: { name: "a" } });
+ * const configMaps = { version: "v1", resource: "configmaps" };
+ * const { promise: synced, resolve } = Promise.withResolvers<void>();
+ * await using watch = new Collection(client, configMaps, { synced: resolve });
+ * await synced;
+ * const items = await currentList(client, configMaps, {
+ *   view: watch.view(),
+ *   versions: new Versions(),
+ * });
+ * assert.deepEqual(items.map((item) => item.metadata.name), ["a"]);
  * ```
  *
  * @typeParam T The kind of the objects.
  * @param client The API client.
- * @param view The store, and the collection it watches.
- * @param options The memo and a signal.
+ * @param source The collection, and its selectors.
+ * @param options The view, the memo, and a signal.
  * @returns The current copies.
  */
 export async function currentList<T extends KubeObject>(
   client: Client,
-  view: View<T>,
-  options: MemoOptions = {},
+  source: Source,
+  options: ReadOptions<T> = {},
 ): Promise<T[]> {
+  const { view, versions } = options;
+  if (view === undefined) return await readList<T>(client, source, options);
   refuseMetadataOnly(view);
-  const { versions } = options;
+  refuseOtherCollection(view, source);
   const store = view.store;
   // Memo first, store second: if the watch delivers a new object in
   // between, the key shows up in the store's keys. The other order could
   // miss it in both.
   const keys = view.whole && store !== undefined && versions !== undefined
-    ? versions.unheld(store)
+    ? versions.unheld(source, store).map(objectKey)
     : [];
   if (store !== undefined) {
     // Undecodable objects too: their current copy is read from the server.
-    const held = store instanceof MemoryStore
+    const tracked = store instanceof MemoryStore
       ? store.trackedKeys()
       : store.keys();
-    for (const key of held) keys.push(key);
+    for (const key of tracked) keys.push(key);
   }
   keys.sort(compareKeys);
   const current: T[] = [];
@@ -197,15 +251,14 @@ export async function currentList<T extends KubeObject>(
   for (const key of keys) {
     if (key === last) continue;
     last = key;
-    const copy = cached(view, key);
-    if (copy !== undefined && isCurrent(versions, key, copy)) {
+    const ref = objectRef(source, key);
+    const copy = held(view, key);
+    if (copy !== undefined && isCurrent(versions, ref, copy)) {
       current.push(copy);
       continue;
     }
     try {
-      current.push(
-        await readFresh<T>(client, objectRef(view.source, key), options),
-      );
+      current.push(await readFresh<T>(client, ref, options));
     } catch (error) {
       if (error instanceof NotFoundError) continue;
       throw error;
@@ -215,17 +268,17 @@ export async function currentList<T extends KubeObject>(
 }
 
 /**
- * Every object of a collection: {@linkcode currentList} while the store is
- * ready, else a list from the API server (with the watch's selectors) that
- * notes each object's version (so a store that becomes ready at an older
- * version is not trusted for them). A pass that reads a kind from a store
- * lists it only through this.
+ * Every object of a collection: {@linkcode currentList} while the view's
+ * store is ready, else (or without a view) a list from the API server, with
+ * the source's selectors, that notes each object's version (so a store that
+ * becomes ready at an older version is not trusted for them). A pass that
+ * reads a kind from a store lists it only through this.
  *
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { Client } from "@liken/kubernetes/apiclient";
- * import { list, view } from "@liken/kubernetes/informer";
+ * import { Client, objectRef } from "@liken/kubernetes/apiclient";
+ * import { list } from "@liken/kubernetes/informer";
  * import { Versions } from "@liken/kubernetes/memo";
  * import { FakeApiServer } from "@liken/kubernetes/testing";
  *
@@ -233,29 +286,28 @@ export async function currentList<T extends KubeObject>(
  * const client = new Client(server.url, { fetch: server.fetch });
  * await client.create("/api/v1/namespaces/default/configmaps", { metadata: { name: "web" } });
  * const versions = new Versions();
- * const configMaps = view({ version: "v1", resource: "configmaps", namespace: "default" });
+ * const configMaps = { version: "v1", resource: "configmaps", namespace: "default" };
  * const items = await list(client, configMaps, { versions });
  * assert.equal(items.length, 1);
- * assert.equal(versions.noted("default/web"), true);
+ * assert.equal(versions.noted(objectRef(configMaps, "default/web")), true);
  * ```
  *
  * @typeParam T The kind of the objects.
  * @param client The API client.
- * @param view The store, and the collection it watches.
- * @param options The memo and a signal.
+ * @param source The collection, and its selectors.
+ * @param options The view, the memo, and a signal.
  * @returns The current copies.
  */
 export async function list<T extends KubeObject>(
   client: Client,
-  view: View<T>,
-  options: MemoOptions = {},
+  source: Source,
+  options: ReadOptions<T> = {},
 ): Promise<T[]> {
-  refuseMetadataOnly(view);
-  if (view.ready()) return await currentList(client, view, options);
-  const { labelSelector, fieldSelector } = view.source;
-  return await readList<T>(client, view.source, {
-    ...options,
-    labelSelector,
-    fieldSelector,
-  });
+  const { view } = options;
+  if (view !== undefined) {
+    refuseMetadataOnly(view);
+    refuseOtherCollection(view, source);
+    if (view.ready()) return await currentList(client, source, options);
+  }
+  return await readList<T>(client, source, options);
 }

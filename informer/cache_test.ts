@@ -69,10 +69,10 @@ Deno.test("a store that is not ready answers nothing, and every read goes to the
   await h.time.tick(1_000);
   await h.time.settle();
   assert.equal(c.view().ready(), false);
-  assert.equal(cached(c.view(), "default/a"), undefined);
+  assert.equal(cached(c.view(), ref("a")), undefined);
   await readOne(h.client, ref("a"), { view: c.view(), versions });
   assert.equal(gets(h), 1);
-  assert.equal(versions.noted("default/a"), true);
+  assert.equal(versions.noted(ref("a")), true);
   // No collection at all: the same.
   await readOne(h.client, ref("a"), { view: view(CONFIGMAPS) });
   assert.equal(gets(h), 2);
@@ -112,12 +112,20 @@ Deno.test("currentList of a whole store also answers objects the operator just c
   h.server.refuse({ watch: true, status: 503 });
   h.server.cutWatches();
   await written(ref("new"), () => make(h.client, "new"), { versions });
-  const fromWhole = await currentList(h.client, whole.view(), { versions });
+  const fromWhole = await currentList(h.client, CONFIGMAPS, {
+    view: whole.view(),
+    versions,
+  });
   assert.deepEqual(fromWhole.map((o) => o.metadata.name), ["a", "new"]);
-  const fromScoped = await currentList(h.client, scoped.view(), { versions });
+  const inDefault = { ...CONFIGMAPS, namespace: "default" };
+  const fromScoped = await currentList(h.client, inDefault, {
+    view: scoped.view(),
+    versions,
+  });
   assert.deepEqual(fromScoped.map((o) => o.metadata.name), ["a"]);
   // Asked to, a scoped view answers them too.
-  const told = await currentList(h.client, scoped.view({ whole: true }), {
+  const told = await currentList(h.client, inDefault, {
+    view: scoped.view({ whole: true }),
     versions,
   });
   assert.deepEqual(told.map((o) => o.metadata.name), ["a", "new"]);
@@ -140,9 +148,12 @@ Deno.test("currentList reads stale and undecodable copies fresh, and leaves out 
   await written(ref("b"), () => change(h.client, "b", { k: "1" }), {
     versions,
   });
-  versions.note("default/c", "stale");
+  versions.note(ref("c"), "stale");
   await h.client.delete(`${CM}/c`);
-  const items = await currentList(h.client, c.view(), { versions });
+  const items = await currentList(h.client, CONFIGMAPS, {
+    view: c.view(),
+    versions,
+  });
   assert.deepEqual(
     items.map((o) => `${o.metadata.name} ${o.metadata.resourceVersion}`),
     ["a 1", "b 5", "d 4"],
@@ -158,11 +169,11 @@ Deno.test("list reads the API server and notes versions until the store is ready
   await using c = new Collection<KubeObject>(h.client, CONFIGMAPS);
   await h.time.settle();
   const before = h.server.count({ path: "/api/v1/configmaps" });
-  const listed = await list(h.client, c.view(), { versions });
+  const listed = await list(h.client, CONFIGMAPS, { view: c.view(), versions });
   assert.deepEqual(listed.map((o) => o.metadata.name), ["a"]);
   assert.equal(h.server.count({ path: "/api/v1/configmaps" }), before + 1);
-  assert.equal(versions.current("default/a", "1"), true);
-  assert.equal(versions.current("default/a", "0"), false);
+  assert.equal(versions.current(ref("a"), "1"), true);
+  assert.equal(versions.current(ref("a"), "0"), false);
 });
 
 Deno.test("list answers from a ready store with no request", async () => {
@@ -171,23 +182,37 @@ Deno.test("list answers from a ready store with no request", async () => {
   await using c = new Collection(h.client, CONFIGMAPS);
   await h.time.settle();
   const before = h.server.requests.length;
-  const listed = await list(h.client, c.view(), { versions: new Versions() });
+  const listed = await list(h.client, CONFIGMAPS, {
+    view: c.view(),
+    versions: new Versions(),
+  });
   assert.deepEqual(listed.map((o) => o.metadata.name), ["a"]);
   assert.equal(h.server.requests.length, before);
 });
 
-Deno.test("list of a view without a watch lists the API server with the source's selectors", async () => {
+Deno.test("list and currentList without a view list the API server with the source's selectors", async () => {
   await using h = harness();
   await make(h.client, "a");
   await h.client.create(CM, {
     metadata: { name: "b", labels: { app: "web" } },
   });
+  const web = { ...CONFIGMAPS, labelSelector: "app=web" };
+  for (const read of [list, currentList]) {
+    const versions = new Versions();
+    const before = h.server.requests.length;
+    const listed = await read(h.client, web, { versions });
+    assert.deepEqual(listed.map((o) => o.metadata.name), ["b"]);
+    assert.deepEqual(
+      h.server.requests.slice(before).map((r) => r.query.get("labelSelector")),
+      ["app=web"],
+    );
+    assert.equal(versions.noted(ref("b")), true);
+    assert.equal(versions.noted(ref("a")), false);
+  }
+  // A view with no watch (no invented store) reads the API server too.
   const versions = new Versions();
-  const scoped = view({ ...CONFIGMAPS, labelSelector: "app=web" });
-  const listed = await list(h.client, scoped, { versions });
+  const listed = await list(h.client, web, { view: view(web), versions });
   assert.deepEqual(listed.map((o) => o.metadata.name), ["b"]);
-  assert.equal(versions.noted("default/b"), true);
-  assert.equal(versions.noted("default/a"), false);
 });
 
 Deno.test("readOne refuses a view of another resource", async () => {
@@ -199,4 +224,76 @@ Deno.test("readOne refuses a view of another resource", async () => {
       error instanceof TypeError &&
       /through a view of secrets/.test(error.message),
   );
+});
+
+Deno.test("cached takes a ref, and refuses a view of another resource", async () => {
+  await using h = harness();
+  await make(h.client, "a");
+  await using c = new Collection(h.client, CONFIGMAPS);
+  await h.time.settle();
+  assert.equal(cached(c.view(), ref("a"))?.metadata.name, "a");
+  assert.equal(cached(c.view(), ref("missing")), undefined);
+  assert.throws(
+    () => cached(c.view(), { ...ref("a"), resource: "secrets" }),
+    /Cannot read default\/a of secrets through a view of configmaps/,
+  );
+  // Another group's resource of the same name is another resource.
+  assert.throws(
+    () => cached(c.view(), { ...ref("a"), group: "example.com" }),
+    TypeError,
+  );
+});
+
+Deno.test("list and currentList refuse a view of another collection", async () => {
+  await using h = harness();
+  await using c = new Collection(h.client, CONFIGMAPS);
+  await h.time.settle();
+  const others = [
+    { version: "v1", resource: "secrets" },
+    { ...CONFIGMAPS, group: "example.com" },
+    { ...CONFIGMAPS, namespace: "default" },
+    { ...CONFIGMAPS, labelSelector: "app=web" },
+    { ...CONFIGMAPS, fieldSelector: "metadata.name=a" },
+  ];
+  const before = h.server.requests.length;
+  for (const source of others) {
+    for (const read of [list, currentList]) {
+      await assert.rejects(
+        read(h.client, source, { view: c.view() }),
+        (error: unknown) =>
+          error instanceof TypeError &&
+          error.message.endsWith("through a view of configmaps"),
+      );
+    }
+  }
+  assert.equal(h.server.requests.length, before);
+  // The same collection under another API version is the same collection.
+  await currentList(h.client, { ...CONFIGMAPS, version: "v2" }, {
+    view: c.view(),
+  });
+});
+
+Deno.test("currentList of a whole store fetches only its own kind's unheld objects", async () => {
+  await using h = harness();
+  const versions = new Versions();
+  await using c = new Collection(h.client, CONFIGMAPS);
+  await h.time.settle();
+  // The operator wrote a Secret named like a ConfigMap it never made.
+  await written(
+    { version: "v1", resource: "secrets", namespace: "default", name: "s" },
+    () =>
+      h.client.create("/api/v1/namespaces/default/secrets", {
+        metadata: { name: "s" },
+      }),
+    { versions },
+  );
+  const before = gets(h);
+  const items = await currentList(h.client, CONFIGMAPS, {
+    view: c.view(),
+    versions,
+  });
+  assert.deepEqual(items, []);
+  // No GET of a ConfigMap default/s that was never written.
+  assert.equal(gets(h), before);
+  assert.equal(versions.noted(ref("s")), false);
 });

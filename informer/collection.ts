@@ -3,6 +3,7 @@ import type { KubeObject } from "../apiclient/types.ts";
 import { diagnostics } from "../_internal/diagnostics.ts";
 import { collectionName } from "../_internal/names.ts";
 import { Reflector } from "./_reflector.ts";
+import { CollectionError } from "./errors.ts";
 import type { Store } from "./store.ts";
 import type { CollectionOptions, Source, View, ViewOptions } from "./types.ts";
 import { view } from "./view.ts";
@@ -17,8 +18,15 @@ import { view } from "./view.ts";
  * list), then watches from that version, resumes closed watches, lists again
  * after a 410, and backs off while the API server fails (see the module
  * documentation for the waits). Every failed list and watch, and problems
- * that nothing else reports (an object without a name, a copy that fails
- * `decode`, a handler that throws) go to `onError`; default `console.error`.
+ * that nothing else reports, go to `onError` (default `console.error`), each
+ * as its own class that names the collection (`source`, and a readable
+ * `collection` such as `default/configmaps`), the object's `ref` where there
+ * is one, and the original error as `cause`: {@linkcode ListError} (a read
+ * of the whole collection), {@linkcode WatchError}, {@linkcode DecodeError}
+ * (a copy that fails `transform` or `decode`), {@linkcode HandlerError} (a
+ * handler, callback or indexer that throws) and
+ * {@linkcode ObjectRefusedError} (an object without a name). All are
+ * {@linkcode CollectionError}s.
  *
  * @example Watch ConfigMaps and read the store
  * ```ts
@@ -119,7 +127,9 @@ export class Collection<T extends KubeObject = KubeObject>
       onError,
     });
     this.store = this.#reflector.store;
-    this.done = this.#reflector.run().catch(onError).finally(unlink);
+    this.done = this.#reflector.run().catch((error) =>
+      onError(new CollectionError(this.source, { cause: error }))
+    ).finally(unlink);
   }
 
   /**

@@ -56,7 +56,7 @@ Deno.test("decode converts each copy; one that fails is reported and held withou
   assert.deepEqual(log, ["add good 1"]);
   // The report names the object, and keeps decode's own error as the cause.
   assert.deepEqual(reported, [
-    "ConfigMap default/bad does not decode: bad is bad",
+    "Decoding default/bad of configmaps failed: bad is bad",
   ]);
   assert.equal((causes[0] as Error).message, "bad is bad");
   assert.equal(c.store.has("default/bad"), true);
@@ -74,9 +74,9 @@ Deno.test("decode converts each copy; one that fails is reported and held withou
     "tombstone default/good 1",
   ]);
   assert.deepEqual(reported, [
-    "ConfigMap default/bad does not decode: bad is bad",
-    "ConfigMap default/good does not decode: good is bad",
-    "ConfigMap default/good does not decode: good is bad",
+    "Decoding default/bad of configmaps failed: bad is bad",
+    "Decoding default/good of configmaps failed: good is bad",
+    "Decoding default/good of configmaps failed: good is bad",
   ]);
 });
 
@@ -160,7 +160,11 @@ Deno.test("a handler that throws or rejects is reported, and the next events sti
   for (const name of ["a", "b", "c"]) await make(h.client, name);
   await h.time.settle();
   assert.deepEqual(added, ["a", "b", "c"]);
-  assert.deepEqual(reported, ["synced", "sync", "async"]);
+  assert.deepEqual(reported, [
+    "Calling synced of configmaps failed: synced",
+    "Calling handler.add of configmaps for default/a failed: sync",
+    "Calling handler.add of configmaps for default/b failed: async",
+  ]);
 });
 
 Deno.test("handler calls run one at a time, in order, each awaited", async () => {

@@ -87,10 +87,10 @@ Deno.test("objects without metadata or with a name that is no string are refused
   assert.deepEqual(c.store.keys(), ["default/good"]);
   assert.equal(c.store.has(""), false);
   assert.equal(c.store.has("default/5"), false);
-  assert.deepEqual(reported.map((m) => m.replace(/^.*refused: /, "")), [
-    "it has no metadata",
-    "its metadata.name is 5, not a non-empty string",
-    'its metadata.namespace is ["default"], not a string',
+  assert.deepEqual(reported, [
+    "Refused a ConfigMap of configmaps: it has no metadata",
+    "Refused a ConfigMap of configmaps: its metadata.name is 5, not a non-empty string",
+    'Refused a ConfigMap of configmaps: its metadata.namespace is ["default"], not a string',
   ]);
   // The same from a watch event.
   reported.length = 0;
@@ -105,7 +105,7 @@ Deno.test("objects without metadata or with a name that is no string are refused
   await h.time.tick(2_000);
   assert.deepEqual(c.store.keys(), ["default/good", "default/later"]);
   assert.deepEqual(reported, [
-    "ConfigMap is refused: its metadata.name is missing, not a non-empty string",
+    "Refused a ConfigMap of configmaps: its metadata.name is missing, not a non-empty string",
   ]);
 });
 

@@ -1,6 +1,13 @@
 import assert from "node:assert/strict";
 import type { KubeObject } from "../apiclient/types.ts";
-import { cached, Collection, currentList, list, readOne } from "./mod.ts";
+import {
+  cached,
+  Collection,
+  currentList,
+  finalState,
+  list,
+  readOne,
+} from "./mod.ts";
 import { CM, harness, isList, isStreamingList } from "./_harness_test_util.ts";
 import type { FakeApiServer } from "../testing/mod.ts";
 
@@ -49,7 +56,7 @@ for (const read of ["streaming list", "paginated list"] as const) {
       handler: {
         add: (o) => void kinds.push(`add ${o.kind}`),
         update: (_, o) => void kinds.push(`update ${o.kind}`),
-        delete: (o) => void kinds.push(`delete ${(o as KubeObject).kind}`),
+        delete: (o) => void kinds.push(`delete ${finalState(o)?.kind}`),
       },
     });
     await h.time.settle();
@@ -119,13 +126,13 @@ Deno.test("the memo-aware reads refuse a metadata-only view; the store and cache
   const view = c.view();
   assert.equal(c.metadataOnly, true);
   assert.equal(view.metadataOnly, true);
-  assert.equal(cached(view, "default/a")?.kind, "PartialObjectMetadata");
+  const ref = { ...CONFIGMAPS, namespace: "default", name: "a" };
+  assert.equal(cached(view, ref)?.kind, "PartialObjectMetadata");
   const refused = (error: unknown): boolean =>
     error instanceof TypeError && /holds metadata only/.test(error.message);
-  const ref = { ...CONFIGMAPS, namespace: "default", name: "a" };
   await assert.rejects(readOne(h.client, ref, { view }), refused);
-  await assert.rejects(currentList(h.client, view), refused);
-  await assert.rejects(list(h.client, view), refused);
+  await assert.rejects(currentList(h.client, CONFIGMAPS, { view }), refused);
+  await assert.rejects(list(h.client, CONFIGMAPS, { view }), refused);
   // Without the view, the read goes to the API server: a whole object.
   const whole = await readOne<KubeObject & { data?: { v?: string } }>(
     h.client,

@@ -16,8 +16,17 @@
  *   `managedFields`, with optional indexes.
  * - {@linkcode readOne}, {@linkcode currentList} and {@linkcode list} read
  *   from the store when it is ready and the memo (`@liken/kubernetes/memo`)
- *   says its copy is current, and from the API server otherwise.
+ *   says its copy is current, and from the API server otherwise. They name
+ *   the target as every module does: the client, then which object (an
+ *   `ObjectRef`) or which collection (a {@linkcode Source}), then options
+ *   with the store as `view` (absent: read the API server), the memo as
+ *   `versions`, and a `signal`.
  * - {@linkcode watchOne} follows one object by name.
+ * - Every failure a collection reports to `onError` is a
+ *   {@linkcode CollectionError} naming the collection and, where there is
+ *   one, the object: {@linkcode ListError}, {@linkcode WatchError},
+ *   {@linkcode DecodeError}, {@linkcode HandlerError},
+ *   {@linkcode ObjectRefusedError}.
  *
  * Permissions: only the network access of the client.
  *
@@ -57,8 +66,20 @@ export {
   currentList,
   list,
   readOne,
-  type ReadOneOptions,
+  type ReadOptions,
 } from "./cache.ts";
+export {
+  CollectionError,
+  type CollectionErrorOptions,
+  DecodeError,
+  HandlerError,
+  type HandlerErrorOptions,
+  ListError,
+  type ListErrorOptions,
+  ObjectRefusedError,
+  type ObjectRefusedErrorOptions,
+  WatchError,
+} from "./errors.ts";
 export { watchOne, type WatchOneOptions } from "./one.ts";
 export type { Indexers, Store } from "./store.ts";
 export { DeletedFinalStateUnknown, finalState } from "./tombstone.ts";

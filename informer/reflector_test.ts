@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
-import { NotFoundError } from "../apiclient/mod.ts";
+import { ApiError, NotFoundError } from "../apiclient/mod.ts";
 import type { KubeObject } from "../apiclient/types.ts";
-import { Collection } from "./mod.ts";
+import { Collection, ListError } from "./mod.ts";
 import type { FakeApiServer } from "../testing/mod.ts";
 import {
   change,
@@ -435,8 +435,14 @@ Deno.test("listFailed runs for each failed list, and the reflector keeps trying"
   const refusal = h.server.refuse({ watch: false, status: 500 });
   const failed: number[] = [];
   await using c = new Collection(h.client, CONFIGMAPS, {
+    // The ListError onError hears too, the server's error its cause.
     listFailed: (error) =>
-      void failed.push((error as { status: number }).status),
+      void failed.push(
+        error instanceof ListError && !error.streaming &&
+          error.cause instanceof ApiError
+          ? error.cause.status
+          : -1,
+      ),
   });
   await h.time.tick(60_000);
   assert.ok(failed.length >= 5, `${failed}`);

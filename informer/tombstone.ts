@@ -1,10 +1,12 @@
 import type { KubeObject } from "../apiclient/types.ts";
 
 /**
- * What a handler's `delete` receives for an object that vanished while no
- * watch was open: a relist no longer found it, so its final state is
- * unknown. `object` is the last copy the store held, or `undefined` when no
- * copy of it ever decoded.
+ * What a handler's `delete` receives in place of the final copy when that
+ * copy is unknown: the object vanished while no watch was open (a relist no
+ * longer found it), or its final copy failed `decode`. `key` always names
+ * the object; `object` is the last copy that decoded, and `undefined` when
+ * none ever did, so a handler must not assume a marker carries a copy
+ * ({@linkcode finalState} answers `T | undefined` for either shape).
  *
  * @example Unwrap a delete
  * ```ts
@@ -15,6 +17,11 @@ import type { KubeObject } from "../apiclient/types.ts";
  * const marker = new DeletedFinalStateUnknown("default/web", copy);
  * assert.equal(finalState(marker), copy);
  * assert.equal(finalState(copy), copy);
+ *
+ * // No copy ever decoded: only the key is known.
+ * const bare = new DeletedFinalStateUnknown("default/web", undefined);
+ * assert.equal(bare.object, undefined);
+ * assert.equal(finalState(bare) ?? bare.key, "default/web");
  * ```
  *
  * @typeParam T The kind of the watched objects.
@@ -22,14 +29,18 @@ import type { KubeObject } from "../apiclient/types.ts";
 export class DeletedFinalStateUnknown<T extends KubeObject = KubeObject> {
   /** The object's store key. */
   readonly key: string;
-  /** The last copy the store held, if any copy decoded. */
+  /**
+   * The last copy of the object that decoded, or `undefined` when no copy of
+   * it ever decoded (every copy the store saw failed the collection's
+   * `decode` or `transform`); without those options it is always a copy.
+   */
   readonly object: T | undefined;
 
   /**
    * Makes a marker.
    *
    * @param key The object's store key.
-   * @param object The last copy the store held.
+   * @param object The last copy that decoded, or `undefined` when none did.
    */
   constructor(key: string, object: T | undefined) {
     this.key = key;

@@ -1,27 +1,19 @@
 // The shapes the informer's parts share, here so that none of its files
 // imports another in a cycle.
 import type { ApiError } from "../apiclient/errors.ts";
-import type { Resource } from "../apiclient/resource.ts";
 import type { KubeObject } from "../apiclient/types.ts";
 import type { DiagnosticsOptions } from "../_internal/diagnostics.ts";
+import type { Source } from "./source.ts";
 import type { Indexers, Store } from "./store.ts";
 import type { DeletedFinalStateUnknown } from "./tombstone.ts";
 
-/**
- * The collection a watch follows, and the part of it. A selector makes the
- * API server filter, so objects the operator never reads are never sent.
- */
-export interface Source extends Resource {
-  /** A label selector, such as `app=web`. */
-  labelSelector?: string | undefined;
-  /** A field selector, such as `metadata.name=web`. */
-  fieldSelector?: string | undefined;
-}
+export type { Source } from "./source.ts";
 
 /**
  * Receives each change after the store holds it. Calls come one at a time,
  * in order; a call that returns a promise is awaited before the next event
- * is read. A call that throws or rejects is reported and the watch goes on.
+ * is read. A call that throws or rejects is reported to `onError` as a
+ * `HandlerError` naming the call and the object, and the watch goes on.
  *
  * @typeParam T The kind of the watched objects.
  */
@@ -43,10 +35,18 @@ export interface Handler<T extends KubeObject = KubeObject> {
    */
   update?(old: T, object: T): void | Promise<void>;
   /**
-   * An object went. After a relist, an object that vanished while no watch
-   * was open arrives as a {@linkcode DeletedFinalStateUnknown}.
+   * An object went. Mostly it receives the object's final copy. It receives
+   * a {@linkcode DeletedFinalStateUnknown} marker instead when the final
+   * copy is unknown or did not decode: after a relist, for an object that
+   * vanished while no watch was open; and for a delete whose copy failed
+   * `decode` (or `transform`). The marker always has the object's `key`; its
+   * `object` is the last copy that decoded, and is `undefined` when none
+   * ever did (every copy the store saw failed `decode`). So a handler reads
+   * the key from `finalState(object)` or, when that is `undefined`, from
+   * the marker's `key`; it never assumes the marker carries a copy.
    *
-   * @param object The last copy, or the marker.
+   * @param object The final copy, or the marker (whose `object` may be
+   *   `undefined`).
    */
   delete?(object: T | DeletedFinalStateUnknown<T>): void | Promise<void>;
 }
@@ -97,7 +97,11 @@ export interface CollectionOptions<T extends KubeObject = KubeObject>
   absent?: ((error: ApiError) => boolean) | undefined;
   /** Milliseconds between two asks for an absent collection. Default 5 min. */
   absentRecheck?: number | undefined;
-  /** Called with the error whenever reading the whole collection fails. */
+  /**
+   * Called whenever reading the whole collection fails, with the
+   * `ListError` that `onError` also receives (the server's error is its
+   * `cause`).
+   */
   listFailed?: ((error: unknown) => void) | undefined;
   /**
    * Trims each object before the store holds it, after `managedFields` is
@@ -155,8 +159,8 @@ export interface CollectionOptions<T extends KubeObject = KubeObject>
  */
 export interface View<T extends KubeObject = KubeObject> {
   /**
-   * The collection the view stands for: where reads go when the store may
-   * not answer, and the resource of every object read through it.
+   * The collection the view stands for: the resource of every object read
+   * through it, and the collection a list through it must name.
    */
   readonly source: Source;
   /** The store, or `undefined` for no watch. */

@@ -2,9 +2,10 @@ import type { KubeObject } from "../apiclient/types.ts";
 import type { Source, View, ViewOptions, Watched } from "./types.ts";
 
 /**
- * The view the cached reads take: a running watch's store, or (given a bare
- * {@linkcode Source}) no store at all, which is never ready and so sends
- * every read to the API server.
+ * The view the cached reads take (their `view` option): a running watch's
+ * store, or (given a bare {@linkcode Source}) no store at all, which is
+ * never ready and so sends every read to the API server. A read with no
+ * watch can as well leave `view` out.
  *
  * @example
  * ```ts

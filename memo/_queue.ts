@@ -1,39 +1,48 @@
-/** The queue of one key's tasks: one runs, the rest wait here in order. */
+// One request at a time per object: the memo's lines of sends.
+import type { ObjectRef } from "../apiclient/resource.ts";
+import { ByObject } from "./_records.ts";
+
+/** The queue of one object's tasks: one runs, the rest wait here in order. */
 interface Chain {
   /** Wakes each waiting task, first come first served; made on first use. */
   waiters: (() => void)[] | undefined;
 }
 
 /**
- * Runs tasks one at a time per key, in the order they were queued; tasks of
- * other keys never wait. This stands in for a mutex per key. A key is held
- * only while a task of it is queued or running, so memory does not grow
- * with every key that was ever used, and a task with nobody ahead of it
- * starts at once, without a promise turn.
+ * Runs tasks one at a time per object, in the order they were queued; tasks
+ * of other objects never wait. This stands in for a mutex per object. An
+ * object is held only while a task of it is queued or running, so memory
+ * does not grow with every object that was ever used, and a task with nobody
+ * ahead of it starts at once, without a promise turn. Objects are told apart
+ * by group, resource, namespace and name (not API version).
  */
 export class KeyedQueue {
-  #chains = new Map<string, Chain>();
+  #chains = new ByObject<Chain>();
+  #size = 0;
 
-  /** Keys with a task queued or running. */
+  /** Objects with a task queued or running. */
   get size(): number {
-    return this.#chains.size;
+    return this.#size;
   }
 
   /**
-   * Runs `task` once every earlier task of `key` has ended. A signal that
+   * Runs `task` once every earlier task of `ref` has ended. A signal that
    * aborts during that wait rejects with its reason, and `task` never runs.
    */
   async run<T>(
-    key: string,
+    ref: ObjectRef,
     task: () => Promise<T>,
     options: { signal?: AbortSignal | undefined } = {},
   ): Promise<T> {
     const { signal } = options;
     signal?.throwIfAborted();
-    let chain = this.#chains.get(key);
+    const { name } = ref;
+    const names = this.#chains.names(ref, ref.namespace ?? "");
+    let chain = names.get(name);
     if (chain === undefined) {
       chain = { waiters: undefined };
-      this.#chains.set(key, chain);
+      names.set(name, chain);
+      this.#size++;
     } else {
       await wait(chain, signal);
     }
@@ -42,16 +51,18 @@ export class KeyedQueue {
     } finally {
       const next = chain.waiters?.shift();
       if (next !== undefined) next();
-      else if (this.#chains.get(key) === chain) this.#chains.delete(key);
+      // `names` is the live map while it holds this chain: a drop takes the
+      // chain out of it before a new line may begin elsewhere.
+      else if (names.get(name) === chain) this.drop(ref);
     }
   }
 
   /**
-   * Forgets the key's queue: tasks already queued still run in order, but a
-   * task queued after this does not wait for them.
+   * Forgets the object's queue: tasks already queued still run in order,
+   * but a task queued after this does not wait for them.
    */
-  drop(key: string): void {
-    this.#chains.delete(key);
+  drop(ref: ObjectRef): void {
+    if (this.#chains.delete(ref)) this.#size--;
   }
 }
 

@@ -6,12 +6,16 @@
  * writes: briefly in the normal case, for as long as a reconnect takes in
  * the bad one. {@linkcode Versions} keeps the resourceVersion of the last
  * server reply per object, so a pass can spot a cached copy that predates
- * its own write and fetch the object instead of acting twice. The helpers
- * ({@linkcode readFresh}, {@linkcode readList}, {@linkcode written},
- * {@linkcode settleStatus}) name the object by an `ObjectRef` (or the
- * collection by a `Resource`) from `@liken/kubernetes/apiclient` and record
- * their replies; each takes `versions` as an option, where none records
- * nothing.
+ * its own write and fetch the object instead of acting twice.
+ *
+ * Every call has one shape: the client (where there is a request), then
+ * which object (an `ObjectRef` from `@liken/kubernetes/apiclient`: the memo
+ * files its notes under the ref's group, resource, namespace and name, so one
+ * memo serves every kind) or which collection (the informer's `Source`: a
+ * `Resource` and its selectors), then one options object with the memo as
+ * `versions` (none records nothing) and a `signal`: {@linkcode readFresh},
+ * {@linkcode readList}, {@linkcode written}, {@linkcode settleStatus},
+ * {@linkcode Versions.prototype.send}.
  *
  * Needs no permissions of its own; the client's requests need
  * `--allow-net=<api host>`.
@@ -19,12 +23,7 @@
  * @example A write the watch has not delivered yet
  * ```ts
  * import assert from "node:assert/strict";
- * import {
- *   Client,
- *   collectionPath,
- *   objectKey,
- *   objectPath,
- * } from "@liken/kubernetes/apiclient";
+ * import { Client, collectionPath, objectPath } from "@liken/kubernetes/apiclient";
  * import { readFresh, Versions, written } from "@liken/kubernetes/memo";
  * import { FakeApiServer } from "@liken/kubernetes/testing";
  *
@@ -45,7 +44,7 @@
  * );
  * // The store's copy is now stale: read the object from the server.
  * const stored = made;
- * assert.equal(versions.current(objectKey(stored), stored.metadata.resourceVersion!), false);
+ * assert.equal(versions.current(web, stored.metadata.resourceVersion!), false);
  * const fresh = await readFresh<typeof next>(client, web, { versions });
  * assert.deepEqual(fresh.data, { mode: "b" });
  * ```

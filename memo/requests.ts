@@ -8,9 +8,8 @@ import {
   objectKey,
   objectPath,
   type ObjectRef,
-  objectRef,
-  type Resource,
 } from "../apiclient/resource.ts";
+import type { Source } from "../informer/source.ts";
 import type { Versions } from "./versions.ts";
 
 /**
@@ -27,18 +26,15 @@ export interface MemoOptions {
   signal?: AbortSignal | undefined;
 }
 
-/** Options of {@linkcode readList}. */
-export interface ReadListOptions extends MemoOptions {
-  /** A label selector, such as `app=web`, of the watch the list stands in for. */
-  labelSelector?: string | undefined;
-  /** A field selector, such as `metadata.name=web`. */
-  fieldSelector?: string | undefined;
-}
-
 /** Options of {@linkcode settleStatus}. */
 export interface SettleStatusOptions<T extends KubeObject> extends MemoOptions {
-  /** The object's collection; the name and namespace come from the object. */
-  resource: Resource;
+  /**
+   * The caller's copy of the object, changed in place: `apply` edits it, a
+   * stale write swaps in the fresh copy, and a landed write the reply. Pass
+   * a clone, never the cache's own object. Its name and namespace must be
+   * those of the ref.
+   */
+  held: T;
   /**
    * Computes the desired status from the object it receives, stores it on
    * that object, and returns `false` when the object already had it (so no
@@ -64,9 +60,9 @@ export interface Settled<T extends KubeObject> {
 /**
  * GETs one object from the server and records its version in the memo,
  * which makes any older cached copy untrusted from then on. When the GET
- * fails (a 404, say) the key is marked unknown (`""`) and the error is
- * rethrown. The read takes its turn in the key's line of sends, so it never
- * overtakes a write of the same object that is still in flight.
+ * fails (a 404, say) the object is marked unknown (`""`) and the error is
+ * rethrown. The read takes its turn in the object's line of sends, so it
+ * never overtakes a write of the same object that is still in flight.
  *
  * @example
  * ```ts
@@ -82,7 +78,7 @@ export interface Settled<T extends KubeObject> {
  * const versions = new Versions();
  * const web = { version: "v1", resource: "configmaps", namespace: "default", name: "web" };
  * const fresh = await readFresh(client, web, { versions });
- * assert.equal(versions.current("default/web", fresh.metadata.resourceVersion!), true);
+ * assert.equal(versions.current(web, fresh.metadata.resourceVersion!), true);
  * ```
  *
  * @typeParam T The object's type.
@@ -106,11 +102,11 @@ export function readFresh<T extends KubeObject>(
 }
 
 /**
- * Lists a collection from the server and records every item's version (see
- * {@linkcode Versions.prototype.sendList}), so that a cache still warming up
- * from older data cannot later pass its copies off as current. Keys written
- * while the list was in flight keep the writer's version; a failed list
- * records nothing.
+ * Lists a collection from the server, with its selectors, and records every
+ * item's version (see {@linkcode Versions.prototype.sendList}), so that a
+ * cache still warming up from older data cannot later pass its copies off as
+ * current. Objects written while the list was in flight keep the writer's
+ * version; a failed list records nothing.
  *
  * The list asks for no `resourceVersion`, so the server answers from etcd,
  * which includes every write it has acknowledged; only such an answer may
@@ -127,37 +123,45 @@ export function readFresh<T extends KubeObject>(
  *
  * await using server = new FakeApiServer();
  * const client = new Client(server.url, { fetch: server.fetch });
- * await client.create("/api/v1/namespaces/default/configmaps", { metadata: { name: "a" } });
+ * const configMaps = "/api/v1/namespaces/default/configmaps";
+ * await client.create(configMaps, { metadata: { name: "a", labels: { app: "web" } } });
+ * await client.create(configMaps, { metadata: { name: "b" } });
  *
  * const versions = new Versions();
- * const configMaps = { version: "v1", resource: "configmaps", namespace: "default" };
- * const items = await readList(client, configMaps, { versions });
- * assert.equal(items.length, 1);
- * assert.equal(versions.noted("default/a"), true);
+ * const web = {
+ *   version: "v1",
+ *   resource: "configmaps",
+ *   namespace: "default",
+ *   labelSelector: "app=web",
+ * };
+ * const items = await readList(client, web, { versions });
+ * assert.deepEqual(items.map((item) => item.metadata.name), ["a"]);
+ * assert.equal(versions.noted({ ...web, name: "a" }), true);
  * ```
  *
  * @typeParam T The type of the items.
  * @param client The API client.
- * @param resource The collection.
- * @param options The memo, the selectors, and a signal.
+ * @param source The collection, and its selectors.
+ * @param options The memo and a signal.
  * @returns The listed objects.
  */
 export async function readList<T extends KubeObject>(
   client: Client,
-  resource: Resource,
-  options: ReadListOptions = {},
+  source: Source,
+  options: MemoOptions = {},
 ): Promise<T[]> {
-  const { versions, labelSelector, fieldSelector, signal } = options;
+  const { versions, signal } = options;
+  const { labelSelector, fieldSelector } = source;
   const query = new URLSearchParams();
   if (labelSelector) query.set("labelSelector", labelSelector);
   if (fieldSelector) query.set("fieldSelector", fieldSelector);
   const text = query.toString();
-  const path = collectionPath(resource) + (text === "" ? "" : `?${text}`);
+  const path = collectionPath(source) + (text === "" ? "" : `?${text}`);
   const get = (): Promise<KubeList<T>> =>
     client.get<KubeList<T>>(path, signal === undefined ? {} : { signal });
   if (versions === undefined) return (await get()).items ?? [];
   let items: T[] = [];
-  await versions.sendList(async () => {
+  await versions.sendList(source, async () => {
     items = (await get()).items ?? [];
     const listed = new Map<string, string>();
     for (const item of items) {
@@ -171,30 +175,33 @@ export async function readList<T extends KubeObject>(
 /**
  * Wraps any request whose response is the object itself (create, replace,
  * patch, server-side apply) so the memo records the version it returns.
- * Calls for one key through one memo take turns, which keeps the notes in
- * the order the server produced them. If the request throws, the key is
- * marked unknown (`""`): the write might still have been applied, so only
- * a fresh read can be trusted afterwards.
+ * The note is filed under the whole `ref` (its group, resource, namespace
+ * and name), so writes of two kinds that share a name never touch each
+ * other's notes, and calls for one object through one memo take turns,
+ * which keeps the notes in the order the server produced them. If the
+ * request throws, the object is marked unknown (`""`): the write might
+ * still have been applied, so only a fresh read can be trusted afterwards.
  *
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { Client } from "@liken/kubernetes/apiclient";
+ * import { Client, collectionPath } from "@liken/kubernetes/apiclient";
  * import { Versions, written } from "@liken/kubernetes/memo";
  * import { FakeApiServer } from "@liken/kubernetes/testing";
  *
  * await using server = new FakeApiServer();
  * const client = new Client(server.url, { fetch: server.fetch });
  * const versions = new Versions();
- * const web = { version: "v1", resource: "configmaps", namespace: "default", name: "web" };
+ * const configMaps = { version: "v1", resource: "configmaps" };
+ * const web = { ...configMaps, namespace: "default", name: "web" };
  * const made = await written(
  *   web,
- *   () => client.create("/api/v1/namespaces/default/configmaps", { metadata: { name: "web" } }),
+ *   () => client.create(collectionPath(web), { metadata: { name: "web" } }),
  *   { versions },
  * );
  * // The watch has not delivered it yet: the memo knows it exists.
- * assert.deepEqual(versions.unheld(new Map()), ["default/web"]);
- * assert.equal(versions.current("default/web", made.metadata.resourceVersion!), true);
+ * assert.deepEqual(versions.unheld(configMaps, new Map()), [web]);
+ * assert.equal(versions.current(web, made.metadata.resourceVersion!), true);
  * ```
  *
  * @typeParam T The object's type.
@@ -209,10 +216,9 @@ export async function written<T extends KubeObject>(
   options: MemoOptions = {},
 ): Promise<T> {
   const { versions, signal } = options;
-  const key = objectKey(ref);
   if (versions === undefined) return await request();
   let answer: T | undefined;
-  await versions.send(key, async () => {
+  await versions.send(ref, async () => {
     answer = await request();
     // A reply without metadata (some servers answer a bare Status) must not
     // turn a write that landed into a thrown TypeError.
@@ -222,8 +228,9 @@ export async function written<T extends KubeObject>(
 }
 
 /**
- * Puts the status computed by `apply` on the `/status` subresource,
- * retrying once from a fresh copy if the first attempt was stale.
+ * Puts the status computed by `apply` on the `/status` subresource of the
+ * object `ref` names, retrying once from a fresh copy if the first attempt
+ * was stale.
  *
  * The sequence: `apply(held)`; if it reports no change, nothing is sent.
  * Otherwise the status is PUT. A 409 (someone wrote since `held` was read)
@@ -237,12 +244,12 @@ export async function written<T extends KubeObject>(
  * After a write lands, `held` is overwritten with (a copy of) the server's
  * reply, so it carries the new resourceVersion; after an error it keeps the
  * status `apply` set, which the server never took. Every version the server
- * returns along the way is recorded in `versions`.
+ * returns along the way is recorded in `versions`, under `ref`.
  *
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { Client, type KubeObject } from "@liken/kubernetes/apiclient";
+ * import { Client, type KubeObject, objectRef } from "@liken/kubernetes/apiclient";
  * import { settleStatus, Versions } from "@liken/kubernetes/memo";
  * import { FakeApiServer } from "@liken/kubernetes/testing";
  *
@@ -255,8 +262,9 @@ export async function written<T extends KubeObject>(
  *   metadata: { name: "p" },
  *   spec: { containers: [] },
  * });
- * const { landed, object } = await settleStatus(client, pod, {
- *   resource: { version: "v1", resource: "pods" },
+ * const ref = objectRef({ version: "v1", resource: "pods" }, pod);
+ * const { landed, object } = await settleStatus(client, ref, {
+ *   held: structuredClone(pod),
  *   versions: new Versions(),
  *   apply: (copy) => {
  *     if (copy.status?.phase === "Running") return false;
@@ -270,19 +278,18 @@ export async function written<T extends KubeObject>(
  *
  * @typeParam T The object's type.
  * @param client The API client.
- * @param held The caller's copy, changed in place: `apply` edits it, a
- *   stale write swaps in the fresh copy, and a landed write the reply. Pass
- *   a clone, never the cache's own object.
- * @param options The object's collection, `apply`, the memo, and a signal.
+ * @param ref The object.
+ * @param options The caller's copy (`held`), `apply`, the memo, and a signal.
  * @returns Whether a write landed, and the newest copy.
+ * @throws {TypeError} When `held` names another object than `ref`.
  */
 export async function settleStatus<T extends KubeObject>(
   client: Client,
-  held: T,
+  ref: ObjectRef,
   options: SettleStatusOptions<T>,
 ): Promise<Settled<T>> {
-  const { resource, apply, signal } = options;
-  const ref = objectRef(resource, held);
+  const { held, apply, signal } = options;
+  refuseOther(ref, held);
   const path = objectPath(ref);
   const write = (copy: T): Promise<T> =>
     written(
@@ -314,6 +321,17 @@ export async function settleStatus<T extends KubeObject>(
   replaceContents(held, structuredClone(fresh));
   if (!apply(held)) return { landed: false, object: fresh };
   return await land();
+}
+
+/** A held copy of another object than the ref names would be written there. */
+function refuseOther(ref: ObjectRef, held: KubeObject): void {
+  if (objectKey(held) !== objectKey(ref)) {
+    throw new TypeError(
+      `The held copy is ${objectKey(held)}, not ${
+        objectKey(ref)
+      } of ${ref.resource}`,
+    );
+  }
 }
 
 /** Makes `target` hold exactly the own properties of `source`. */

@@ -88,23 +88,23 @@ Deno.test("readFresh: reads from the server and notes the version", async () => 
   assert.deepEqual(seen(server, before), [`GET ${path("a")}`]);
   assert.equal(fresh.metadata.resourceVersion, made.metadata.resourceVersion);
   assert.equal(
-    versions.current("demo/a", fresh.metadata.resourceVersion!),
+    versions.current(ref("a"), fresh.metadata.resourceVersion!),
     true,
   );
-  assert.equal(versions.current("demo/a", "0"), false);
+  assert.equal(versions.current(ref("a"), "0"), false);
 });
 
 Deno.test("readFresh: a 404 notes the empty version and rejects", async () => {
   await using server = newServer();
   const client = new Client(server.url, { fetch: server.fetch });
   const versions = new Versions();
-  versions.note("demo/gone", "5");
+  versions.note(ref("gone"), "5");
   await assert.rejects(
     readFresh(client, ref("gone"), { versions }),
     NotFoundError,
   );
-  assert.equal(versions.noted("demo/gone"), true);
-  assert.equal(versions.current("demo/gone", "5"), false);
+  assert.equal(versions.noted(ref("gone")), true);
+  assert.equal(versions.current(ref("gone"), "5"), false);
 });
 
 Deno.test("readFresh: an absent memo reads and records nothing", async () => {
@@ -123,16 +123,16 @@ Deno.test("readList: notes every listed object and sends no resourceVersion", as
   const a = await client.create(COLLECTION, widget("a"));
   const b = await client.create(COLLECTION, widget("b"));
   const versions = new Versions();
-  versions.note("demo/a", "old");
+  versions.note(ref("a"), "old");
   const before = server.requests.length;
   const items = await readList<Widget>(client, WIDGETS, { versions });
   const sent = server.requests.slice(before);
   assert.deepEqual(sent.map((request) => request.path), [COLLECTION]);
   assert.equal(sent[0]!.query.has("resourceVersion"), false);
   assert.deepEqual(items.map((item) => item.metadata.name).sort(), ["a", "b"]);
-  assert.equal(versions.current("demo/a", a.metadata.resourceVersion!), true);
-  assert.equal(versions.current("demo/a", "old"), false);
-  assert.equal(versions.current("demo/b", b.metadata.resourceVersion!), true);
+  assert.equal(versions.current(ref("a"), a.metadata.resourceVersion!), true);
+  assert.equal(versions.current(ref("a"), "old"), false);
+  assert.equal(versions.current(ref("b"), b.metadata.resourceVersion!), true);
 });
 
 Deno.test("readList: a write noted while the list is in flight keeps its version", async () => {
@@ -160,14 +160,42 @@ Deno.test("readList: a write noted while the list is in flight keeps its version
     made.metadata.resourceVersion,
   );
   assert.equal(
-    versions.current("demo/a", newer.metadata.resourceVersion!),
+    versions.current(ref("a"), newer.metadata.resourceVersion!),
     true,
   );
   // A store copy at the listed (older) version must not count as current.
   assert.equal(
-    versions.current("demo/a", made.metadata.resourceVersion!),
+    versions.current(ref("a"), made.metadata.resourceVersion!),
     false,
   );
+});
+
+Deno.test("readList: the source's selectors go with the list", async () => {
+  await using server = newServer();
+  const client = new Client(server.url, { fetch: server.fetch });
+  await client.create(COLLECTION, {
+    ...widget("a"),
+    metadata: { name: "a", labels: { app: "web" } },
+  });
+  await client.create(COLLECTION, widget("b"));
+  await client.create(COLLECTION, {
+    ...widget("c"),
+    metadata: { name: "c", labels: { app: "web" } },
+  });
+  const versions = new Versions();
+  const before = server.requests.length;
+  const items = await readList<Widget>(client, {
+    ...WIDGETS,
+    labelSelector: "app=web",
+    fieldSelector: "metadata.name=a",
+  }, { versions });
+  assert.deepEqual(items.map((item) => item.metadata.name), ["a"]);
+  const [sent] = server.requests.slice(before);
+  assert.equal(sent!.query.get("labelSelector"), "app=web");
+  assert.equal(sent!.query.get("fieldSelector"), "metadata.name=a");
+  assert.equal(versions.noted(ref("a")), true);
+  assert.equal(versions.noted(ref("b")), false);
+  assert.equal(versions.noted(ref("c")), false);
 });
 
 Deno.test("readList: a list that fails notes nothing", async () => {
@@ -175,14 +203,14 @@ Deno.test("readList: a list that fails notes nothing", async () => {
   const client = new Client(server.url, { fetch: server.fetch });
   await client.create(COLLECTION, widget("a"));
   const versions = new Versions();
-  versions.note("demo/a", "1");
+  versions.note(ref("a"), "1");
   server.refuse({ method: "GET", path: COLLECTION, status: 500, count: 1 });
   await assert.rejects(
     readList(client, WIDGETS, { versions }),
     ApiError,
   );
-  assert.equal(versions.current("demo/a", "1"), true);
-  assert.equal(versions.noted("demo/b"), false);
+  assert.equal(versions.current(ref("a"), "1"), true);
+  assert.equal(versions.noted(ref("b")), false);
 });
 
 Deno.test("readList: an absent memo lists and records nothing", async () => {
@@ -205,11 +233,53 @@ Deno.test("written: notes the server's copy; unheld until the watch has it", asy
     { versions },
   );
   assert.equal(
-    versions.current("demo/a", made.metadata.resourceVersion!),
+    versions.current(ref("a"), made.metadata.resourceVersion!),
     true,
   );
-  assert.deepEqual(versions.unheld(new Map()), ["demo/a"]);
-  assert.deepEqual(versions.unheld(new Map([["demo/a", made]])), []);
+  assert.deepEqual(versions.unheld(WIDGETS, new Map()), [ref("a")]);
+  assert.deepEqual(versions.unheld(WIDGETS, new Map([["demo/a", made]])), []);
+});
+
+Deno.test("written: the note is the whole ref's: a ConfigMap of the same name keeps its own", async () => {
+  await using server = newServer();
+  const client = new Client(server.url, { fetch: server.fetch });
+  const versions = new Versions();
+  const configMap = {
+    version: "v1",
+    resource: "configmaps",
+    namespace: "demo",
+    name: "a",
+  };
+  const cm = await written(
+    configMap,
+    () =>
+      client.create("/api/v1/namespaces/demo/configmaps", {
+        metadata: { name: "a" },
+      }),
+    { versions },
+  );
+  const made = await written(
+    ref("a"),
+    () => client.create(COLLECTION, widget("a")),
+    { versions },
+  );
+  // Each store's copy is judged by its own kind's note.
+  assert.equal(versions.current(configMap, cm.metadata.resourceVersion!), true);
+  assert.equal(
+    versions.current(ref("a"), made.metadata.resourceVersion!),
+    true,
+  );
+  // A failed write of the Widget leaves the ConfigMap trusted.
+  await assert.rejects(
+    written(ref("a"), () => Promise.reject(new Error("Lost")), { versions }),
+    /Lost/,
+  );
+  assert.equal(versions.current(configMap, cm.metadata.resourceVersion!), true);
+  assert.deepEqual(versions.unheld(WIDGETS, new Map()), []);
+  assert.deepEqual(
+    versions.unheld({ version: "v1", resource: "configmaps" }, new Map()),
+    [configMap],
+  );
 });
 
 Deno.test("written: a failed write notes the empty version and rethrows", async () => {
@@ -231,23 +301,23 @@ Deno.test("written: a failed write notes the empty version and rethrows", async 
     ),
     ConflictError,
   );
-  assert.equal(versions.noted("demo/a"), true);
+  assert.equal(versions.noted(ref("a")), true);
   assert.equal(
-    versions.current("demo/a", made.metadata.resourceVersion!),
+    versions.current(ref("a"), made.metadata.resourceVersion!),
     false,
   );
 });
 
 Deno.test("written: a reply without metadata resolves and notes the empty version", async () => {
   const versions = new Versions();
-  versions.note("demo/a", "4");
+  versions.note(ref("a"), "4");
   const reply = { kind: "Status", status: "Success" } as unknown as Widget;
   assert.equal(
     await written(ref("a"), () => Promise.resolve(reply), { versions }),
     reply,
   );
-  assert.equal(versions.noted("demo/a"), true);
-  assert.equal(versions.current("demo/a", "4"), false);
+  assert.equal(versions.noted(ref("a")), true);
+  assert.equal(versions.current(ref("a"), "4"), false);
 });
 
 Deno.test("written: an absent memo sends the request and answers it", async () => {
@@ -291,9 +361,9 @@ Deno.test("written: two writers of one object; the second is sent only after the
     `GET ${path("a")}`,
     `PUT ${path("a")}`,
   ]);
-  assert.equal(versions.current("demo/a", two.metadata.resourceVersion!), true);
+  assert.equal(versions.current(ref("a"), two.metadata.resourceVersion!), true);
   assert.equal(
-    versions.current("demo/a", one.metadata.resourceVersion!),
+    versions.current(ref("a"), one.metadata.resourceVersion!),
     false,
   );
 });
@@ -316,8 +386,8 @@ Deno.test("settleStatus: 200 writes once and answers the server's copy", async (
   const versions = new Versions();
   const given: Widget[] = [];
   const before = server.requests.length;
-  const { landed, object } = await settleStatus(client, held, {
-    resource: WIDGETS,
+  const { landed, object } = await settleStatus(client, ref("a"), {
+    held,
     versions,
     apply: markReady(given),
   });
@@ -327,7 +397,7 @@ Deno.test("settleStatus: 200 writes once and answers the server's copy", async (
   assert.equal(object.status?.phase, "Ready");
   assert.notEqual(object.metadata.resourceVersion, created);
   assert.equal(
-    versions.current("demo/a", object.metadata.resourceVersion!),
+    versions.current(ref("a"), object.metadata.resourceVersion!),
     true,
   );
   // The held copy now is the server's answer (a copy of it), as in the
@@ -336,8 +406,8 @@ Deno.test("settleStatus: 200 writes once and answers the server's copy", async (
   assert.equal(held.metadata.resourceVersion, object.metadata.resourceVersion);
   assert.notEqual(held, object);
   const again = server.requests.length;
-  const second = await settleStatus(client, held, {
-    resource: WIDGETS,
+  const second = await settleStatus(client, ref("a"), {
+    held,
     versions,
     apply: (copy) => {
       copy.status = { phase: "Done" };
@@ -353,10 +423,9 @@ Deno.test("settleStatus: a copy that needs no write sends nothing", async () => 
   const client = new Client(server.url, { fetch: server.fetch });
   const held = await client.create(COLLECTION, widget("a"));
   const before = server.requests.length;
-  const result = await settleStatus(client, held, {
-    resource: WIDGETS,
+  const result = await settleStatus(client, ref("a"), {
+    held,
     versions: new Versions(),
-
     apply: () => false,
   });
   assert.deepEqual(seen(server, before), []);
@@ -373,8 +442,8 @@ Deno.test("settleStatus: 409 then 200 reads again, applies to the fresh copy, wr
   const versions = new Versions();
   const given: Widget[] = [];
   const before = server.requests.length;
-  const { landed, object } = await settleStatus(client, held, {
-    resource: WIDGETS,
+  const { landed, object } = await settleStatus(client, ref("a"), {
+    held,
     versions,
     apply: markReady(given),
   });
@@ -395,7 +464,7 @@ Deno.test("settleStatus: 409 then 200 reads again, applies to the fresh copy, wr
   assert.deepEqual(object.status, { phase: "Ready", observed: 7 });
   assert.equal(object.spec?.size, 7);
   assert.equal(
-    versions.current("demo/a", object.metadata.resourceVersion!),
+    versions.current(ref("a"), object.metadata.resourceVersion!),
     true,
   );
   // The held copy took the fresh copy, then the answer to the write.
@@ -415,10 +484,9 @@ Deno.test("settleStatus: a refused 409 (fault injection) follows the same sequen
     count: 1,
   });
   const before = server.requests.length;
-  const { landed, object } = await settleStatus(client, held, {
-    resource: WIDGETS,
+  const { landed, object } = await settleStatus(client, ref("a"), {
+    held,
     versions: new Versions(),
-
     apply: markReady([]),
   });
   assert.deepEqual(seen(server, before), [
@@ -442,8 +510,8 @@ Deno.test("settleStatus: the fresh copy no longer needs the write", async () => 
   const versions = new Versions();
   const given: Widget[] = [];
   const before = server.requests.length;
-  const { landed, object } = await settleStatus(client, held, {
-    resource: WIDGETS,
+  const { landed, object } = await settleStatus(client, ref("a"), {
+    held,
     versions,
     apply: markReady(given),
   });
@@ -459,7 +527,7 @@ Deno.test("settleStatus: the fresh copy no longer needs the write", async () => 
   );
   assert.deepEqual(object.status, { phase: "Ready", observed: 1 });
   assert.equal(
-    versions.current("demo/a", theirs.metadata.resourceVersion!),
+    versions.current(ref("a"), theirs.metadata.resourceVersion!),
     true,
   );
 });
@@ -473,8 +541,8 @@ Deno.test("settleStatus: 404 reads again and rejects with NotFoundError", async 
   const given: Widget[] = [];
   const before = server.requests.length;
   await assert.rejects(
-    settleStatus(client, held, {
-      resource: WIDGETS,
+    settleStatus(client, ref("a"), {
+      held,
       versions,
       apply: markReady(given),
     }),
@@ -487,9 +555,9 @@ Deno.test("settleStatus: 404 reads again and rejects with NotFoundError", async 
   assert.equal(given.length, 1);
   // The held copy keeps the status the server did not take.
   assert.equal(held.status?.phase, "Ready");
-  assert.equal(versions.noted("demo/a"), true);
+  assert.equal(versions.noted(ref("a")), true);
   assert.equal(
-    versions.current("demo/a", held.metadata.resourceVersion!),
+    versions.current(ref("a"), held.metadata.resourceVersion!),
     false,
   );
 });
@@ -502,8 +570,8 @@ Deno.test("settleStatus: another error is not retried and the held copy keeps th
   const versions = new Versions();
   const before = server.requests.length;
   await assert.rejects(
-    settleStatus(client, held, {
-      resource: WIDGETS,
+    settleStatus(client, ref("a"), {
+      held,
       versions,
       apply: markReady([]),
     }),
@@ -512,7 +580,7 @@ Deno.test("settleStatus: another error is not retried and the held copy keeps th
   assert.deepEqual(seen(server, before), [`PUT ${path("a")}/status`]);
   assert.equal(held.status?.phase, "Ready");
   assert.equal(
-    versions.current("demo/a", held.metadata.resourceVersion!),
+    versions.current(ref("a"), held.metadata.resourceVersion!),
     false,
   );
 });
@@ -530,10 +598,9 @@ Deno.test("settleStatus: a second refusal rejects after exactly one retry", asyn
   });
   const before = server.requests.length;
   await assert.rejects(
-    settleStatus(client, held, {
-      resource: WIDGETS,
+    settleStatus(client, ref("a"), {
+      held,
       versions: new Versions(),
-
       apply: markReady([]),
     }),
     ConflictError,
@@ -551,14 +618,32 @@ Deno.test("settleStatus: an absent memo settles all the same", async () => {
   const client = new Client(server.url, { fetch: server.fetch });
   const held = await client.create(COLLECTION, widget("a"));
   await client.replace(path("a"), { ...held, spec: { size: 4 } });
-  const { landed, object } = await settleStatus(client, held, {
-    resource: WIDGETS,
+  const { landed, object } = await settleStatus(client, ref("a"), {
+    held,
     versions: undefined,
-
     apply: markReady([]),
   });
   assert.equal(landed, true);
   assert.deepEqual(object.status, { phase: "Ready", observed: 4 });
+});
+
+Deno.test("settleStatus: a held copy of another object is refused before any request", async () => {
+  await using server = newServer();
+  const client = new Client(server.url, { fetch: server.fetch });
+  const b = await client.create(COLLECTION, widget("b"));
+  const before = server.requests.length;
+  let applied = false;
+  await assert.rejects(
+    settleStatus(client, ref("a"), {
+      held: b,
+      apply: () => (applied = true),
+    }),
+    (error: unknown) =>
+      error instanceof TypeError &&
+      error.message === "The held copy is demo/b, not demo/a of widgets",
+  );
+  assert.equal(applied, false);
+  assert.deepEqual(seen(server, before), []);
 });
 
 Deno.test("settleStatus: the answered fresh copy is apart from what apply changed", async () => {
@@ -567,10 +652,9 @@ Deno.test("settleStatus: the answered fresh copy is apart from what apply change
   const held = await client.create(COLLECTION, widget("a"));
   await client.replace(path("a"), { ...held, spec: { size: 9 } });
   let calls = 0;
-  const { landed, object } = await settleStatus(client, held, {
-    resource: WIDGETS,
+  const { landed, object } = await settleStatus(client, ref("a"), {
+    held,
     versions: new Versions(),
-
     apply: (copy) => {
       calls++;
       copy.status = { phase: calls === 1 ? "Ready" : "Scratch" };

@@ -8,11 +8,18 @@ const keys = Array.from(
   { length: KEYS },
   (_, i) => `namespace-${i % 50}/object-${i}`,
 );
+// The memo names objects by ref, as every caller does.
+const refs = Array.from({ length: KEYS }, (_, i) => ({
+  version: "v1",
+  resource: "configmaps",
+  namespace: `namespace-${i % 50}`,
+  name: `object-${i}`,
+}));
 const answer = (): Promise<string> => Promise.resolve("42");
 
-// A memo that already holds every key, as after a full list.
+// A memo that already holds every object, as after a full list.
 const versions = new Versions();
-for (const key of keys) versions.note(key, "42");
+for (const ref of refs) versions.note(ref, "42");
 
 Deno.bench({
   name: "request alone (no memo)",
@@ -27,7 +34,7 @@ Deno.bench({
   name: "versions.send",
   group: "send, 10k keys one after another",
   async fn(): Promise<void> {
-    for (const key of keys) await versions.send(key, answer);
+    for (const ref of refs) await versions.send(ref, answer);
   },
 });
 
@@ -44,7 +51,7 @@ Deno.bench({
   name: "versions.send",
   group: "send, 10k keys at once",
   async fn(): Promise<void> {
-    await Promise.all(keys.map((key) => versions.send(key, answer)));
+    await Promise.all(refs.map((ref) => versions.send(ref, answer)));
   },
 });
 
@@ -55,7 +62,7 @@ Deno.bench({
     const sends: Promise<void>[] = [];
     for (let writer = 0; writer < 10; writer++) {
       for (let i = 0; i < KEYS; i += 10) {
-        sends.push(versions.send(keys[i]!, answer));
+        sends.push(versions.send(refs[i]!, answer));
       }
     }
     await Promise.all(sends);
@@ -80,7 +87,7 @@ Deno.bench({
   group: "current, 10k keys",
   fn(): void {
     let hits = 0;
-    for (const key of keys) if (versions.current(key, "42")) hits++;
+    for (const ref of refs) if (versions.current(ref, "42")) hits++;
     if (hits !== KEYS) throw new Error("Unexpected miss");
   },
 });
