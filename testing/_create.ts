@@ -19,6 +19,7 @@ import {
 } from "./_objects.ts";
 import type { ServerState } from "./_state.ts";
 import { diffSets, Schema } from "./_fields.ts";
+import { validateMetadata } from "./_validation.ts";
 import {
   applyConfig,
   type Entry,
@@ -67,6 +68,7 @@ export function createObject(
   }
   const key = storeKey(resource, namespace, meta.name);
   if (state.store.peek(rkey, key)) throw alreadyExists(resource, meta.name);
+  validateMetadata(resource, object);
   validateObject(resource, object);
   delete meta.resourceVersion;
   delete meta.deletionTimestamp;
@@ -82,6 +84,13 @@ export function createObject(
     delete record.status;
     if (resource.resource === "namespaces" && resource.group === "") {
       record.status = { phase: "Active" };
+      // The API server labels each Namespace with its name and gives it
+      // the namespace controller's finalizer.
+      meta.labels = {
+        ...meta.labels,
+        "kubernetes.io/metadata.name": meta.name,
+      };
+      (record as { spec?: unknown }).spec = { finalizers: ["kubernetes"] };
     }
   }
   const writer = writerOf(state, resource, undefined);
@@ -149,6 +158,17 @@ export function decodeObject(
       typeof body === "string"
         ? `the body of the request was in an unknown format - accepted media types include: application/json, application/yaml`
         : "Object 'Kind' is missing in the request body",
+    );
+  }
+  const sentKind = body.kind;
+  if (
+    typeof sentKind === "string" && sentKind !== "" &&
+    sentKind !== resource.kind && BUILT_IN_RESOURCES.includes(resource)
+  ) {
+    const v = resource.version;
+    const internal = resource.group.split(".")[0] || "core";
+    throw badRequest(
+      `${sentKind} in version "${v}" cannot be handled as a ${resource.kind}: converting (${v}.${sentKind}) to (${internal}.${resource.kind}): unknown conversion`,
     );
   }
   // apiVersion and kind first, as the API server writes them.

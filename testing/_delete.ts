@@ -6,7 +6,12 @@
  */
 import type { KubeObject, Status, StatusDetails } from "../apiclient/types.ts";
 import { clone } from "./_patch.ts";
-import { conflict, invalid, methodNotAllowed, notFound } from "./_status.ts";
+import {
+  invalid,
+  methodNotAllowed,
+  notFound,
+  preconditionFailed,
+} from "./_status.ts";
 import {
   apiVersionOf,
   isObject,
@@ -50,14 +55,21 @@ export function deleteObject(
     const wanted = preconditions[field];
     const held = existing.metadata[field];
     if (typeof wanted === "string" && wanted !== held) {
-      throw conflict(
-        resource,
-        name,
-        `Precondition failed: ${label} in precondition: ${wanted}, ${label} in object meta: ${held}`,
-      );
+      throw preconditionFailed(resource, name, label, wanted, held);
     }
   }
   const policy = propagationOf(body, query);
+  if (query.get("dryRun") === "All") {
+    // Nothing is removed or marked: the answer says what would happen.
+    if ((existing.metadata.finalizers ?? []).length > 0) {
+      const marked = clone(existing);
+      marked.metadata.deletionTimestamp ??= timestamp();
+      (marked.metadata as Record<string, unknown>)
+        .deletionGracePeriodSeconds ??= 0;
+      return json(marked);
+    }
+    return json(deleted(resource, name, existing));
+  }
   const answer = removeStored(state, resource, key, existing, policy);
   // Finalizers hold the object: it is only marked for deletion.
   if (state.store.peek(rkey, key)) return json(answer);
@@ -75,18 +87,26 @@ export function deleteObject(
   if (resource.group === "" && resource.resource === "pods") {
     return json(last);
   }
+  return json(deleted(resource, name, existing));
+}
+
+/** The Status of a deletion that removed the object at once. */
+function deleted(
+  resource: RegisteredResource,
+  name: string,
+  existing: KubeObject,
+): Status {
   const details: StatusDetails = { name };
   if (resource.group !== "") details.group = resource.group;
   details.kind = resource.resource;
   details.uid = existing.metadata.uid!;
-  const success: Status = {
+  return {
     kind: "Status",
     apiVersion: "v1",
     metadata: {},
     status: "Success",
     details,
   };
-  return json(success);
 }
 
 /** DELETE of a collection: every object the selectors match. */

@@ -7,6 +7,7 @@
 import { PatchError } from "./_patch.ts";
 import {
   failure,
+  invalid,
   methodNotAllowed,
   noSuchResource,
   StatusError,
@@ -80,13 +81,9 @@ export function failureResponse(error: unknown, request: Request): Response {
       failure(
         422,
         "Invalid",
+        // kube-apiserver says no more (its details are empty).
         "the server rejected our request due to an error in our request",
-        {
-          causes: [{
-            reason: "UnexpectedServerResponse",
-            message: error.message,
-          }],
-        },
+        {},
       ),
     );
   }
@@ -135,6 +132,17 @@ export function route(
   // the client's user agent.
   state.manager = query.get("fieldManager") ??
     (request.headers.get("user-agent") ?? "unknown").split("/")[0]!;
+  const dryRun = query.getAll("dryRun");
+  const options = OPTIONS_KINDS[method];
+  if (options !== undefined && dryRun.some((value) => value !== "All")) {
+    throw invalid(options, "", [{
+      field: "dryRun",
+      reason: "FieldValueNotSupported",
+      message: `Unsupported value: ${
+        JSON.stringify(dryRun).replaceAll(",", " ")
+      }: supported values: "All"`,
+    }], "meta.k8s.io");
+  }
   switch (method) {
     case "GET": {
       // kubectl get asks for a Table (as=Table in Accept) to print; a
@@ -187,3 +195,11 @@ export function route(
       throw methodNotAllowed();
   }
 }
+
+/** The options kind the API server validates `dryRun` as, by method. */
+const OPTIONS_KINDS: Readonly<Record<string, string>> = {
+  POST: "CreateOptions",
+  PUT: "UpdateOptions",
+  PATCH: "PatchOptions",
+  DELETE: "DeleteOptions",
+};

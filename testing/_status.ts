@@ -140,6 +140,31 @@ export function conflict(
   );
 }
 
+/**
+ * 409 for a delete whose precondition does not hold, in the API server's
+ * words (which name the kind, not the resource).
+ */
+export function preconditionFailed(
+  resource: RegisteredResource,
+  name: string,
+  field: "UID" | "ResourceVersion",
+  wanted: string,
+  held: string | undefined,
+): StatusError {
+  const after = field === "UID" ? "deleted and then recreated" : "modified";
+  const d: StatusDetails = { name };
+  if (resource.group !== "") d.group = resource.group;
+  d.kind = resource.kind;
+  return new StatusError(
+    failure(
+      409,
+      "Conflict",
+      `Operation cannot be fulfilled on ${resource.kind} "${name}": the ${field} in the precondition (${wanted}) does not match the ${field} in record (${held}). The object might have been ${after}`,
+      d,
+    ),
+  );
+}
+
 /** 400 with a message. */
 export function badRequest(message: string): StatusError {
   return new StatusError(failure(400, "BadRequest", message));

@@ -5,6 +5,8 @@
  *
  * @module
  */
+import { BUILT_IN_RESOURCES } from "./_registry.ts";
+import { validateMetadata } from "./_validation.ts";
 import type { KubeObject, ObjectMeta } from "../apiclient/types.ts";
 import { clone, deepEqual, jsonPatch, mergePatch } from "./_patch.ts";
 import {
@@ -63,6 +65,14 @@ export function updateObject(
   const existing = state.store.peek(resourceKey(resource), key);
   if (!existing) throw notFound(resource, name);
   const sent = object.metadata.resourceVersion;
+  if (!sent && !BUILT_IN_RESOURCES.includes(resource)) {
+    // Custom resources allow no unconditional update (built-in kinds do).
+    throw invalid(resource.kind, name, [{
+      field: "metadata.resourceVersion",
+      reason: "FieldValueInvalid",
+      message: "Invalid value: 0: must be specified for an update",
+    }], resource.group);
+  }
   if (sent && sent !== existing.metadata.resourceVersion) {
     throw conflict(resource, name);
   }
@@ -91,14 +101,19 @@ export function patchObject(
     throw new StatusError(failure(
       415,
       "UnsupportedMediaType",
-      `the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml`,
+      "415: Unsupported Media Type",
+      {},
     ));
   }
   let patch: unknown;
   try {
     patch = JSON.parse(text);
   } catch (error) {
-    throw badRequest(`error decoding patch: ${(error as Error).message}`);
+    throw badRequest(
+      type === "application/merge-patch+json"
+        ? "invalid JSON patch"
+        : `error decoding patch: ${(error as Error).message}`,
+    );
   }
   const apply = type === "application/apply-patch+yaml";
   if (apply && !query.get("fieldManager")) {
@@ -120,6 +135,12 @@ export function patchObject(
   let patched: unknown;
   if (apply) {
     const applied = decodeObject(patch, resource);
+    const named = applied.metadata.name;
+    if (named !== undefined && named !== name) {
+      throw badRequest(
+        `the name of the object (${named}) does not match the name on the URL (${name})`,
+      );
+    }
     const done = applyConfig(
       existing,
       applied,
@@ -192,6 +213,21 @@ function commit(
     meta.creationTimestamp = old.metadata.creationTimestamp!;
     copyOptional(meta, old.metadata, "deletionTimestamp");
     copyOptional(meta, old.metadata, "deletionGracePeriodSeconds");
+    if (old.metadata.deletionTimestamp) {
+      const had = new Set(old.metadata.finalizers ?? []);
+      const added = (meta.finalizers ?? []).filter((f) => !had.has(f));
+      if (added.length > 0) {
+        const message =
+          `Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers []string{${
+            added.map((f) => JSON.stringify(f)).join(", ")
+          }}`;
+        throw invalid(resource.kind, name, [{
+          field: "metadata.finalizers",
+          reason: "FieldValueForbidden",
+          message,
+        }], resource.group);
+      }
+    }
     if (resource.statusSubresource) {
       // The object's own path ignores status when /status exists.
       if (old.status === undefined) delete next.status;
@@ -205,6 +241,7 @@ function commit(
     } else delete meta.generation;
   }
   next.metadata.resourceVersion = old.metadata.resourceVersion!;
+  validateMetadata(resource, next);
   validateObject(resource, next);
   if (state.managedFields) {
     // managedFields is the server's to write.

@@ -457,7 +457,19 @@ Deno.test("delete preconditions conflict", async () => {
     preconditions: { resourceVersion: "0" },
   });
   assert.equal(res.status, 409);
-  assert.match(res.body.message, /Precondition failed/);
+  // kube-apiserver's words (the differential suite's golden answers).
+  assert.match(
+    res.body.message,
+    /^Operation cannot be fulfilled on ConfigMap "x": the ResourceVersion in the precondition \(0\) does not match the ResourceVersion in record \(1\)\. The object might have been modified$/,
+  );
+  assert.equal(res.body.details.kind, "ConfigMap");
+  assert.ok(server.object(`${CM}/x`));
+  // A dry run deletes nothing.
+  const dry = await call(server, "DELETE", `${CM}/x?dryRun=All`);
+  assert.equal(dry.status, 200);
+  assert.ok(server.object(`${CM}/x`));
+  const bad = await call(server, "DELETE", `${CM}/x?dryRun=Some`);
+  assert.equal(bad.status, 422);
   assert.ok(server.object(`${CM}/x`));
 });
 

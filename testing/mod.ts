@@ -104,3 +104,4 @@ export * from "./fake_server.ts";
 export * from "./fake_time.ts";
 export * from "./certs.ts";
 export * from "./service_account.ts";
+export * from "./real_control_plane.ts";

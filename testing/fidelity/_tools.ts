@@ -1,11 +1,9 @@
 /**
- * Helpers for the fidelity suite: run kubectl and Node against a served fake,
+ * Helpers for the fidelity suite: run kubectl and Node against a server,
  * read a child's output line by line with real-time deadlines.
  *
  * @module
  */
-
-import type { FakeApiServer, ServedApiServer } from "../mod.ts";
 
 /** What a finished command printed. */
 export interface Output {
@@ -86,55 +84,79 @@ function checkKubectl(): Promise<void> {
   return kubectlChecked;
 }
 
+/** Where a {@linkcode Kubectl} points: a server, or a kubeconfig of one. */
+export type KubectlEndpoint =
+  | {
+    /** The server's URL. */
+    server: string;
+    /** The CA that signed its certificate, PEM. */
+    caPem: string;
+    /** The bearer token. */
+    token: string;
+  }
+  | {
+    /** A kubeconfig file whose current context names the server. */
+    kubeconfig: string;
+  };
+
 /**
- * A kubectl bound to one served fake through a kubeconfig in a temp dir
- * (HTTPS with the test CA and a bearer token). Dispose it to remove the dir.
+ * A kubectl bound to one server through a kubeconfig (HTTPS with the test
+ * CA and a bearer token), its cache in a temp dir. Dispose it to remove the
+ * dir.
  */
 export class Kubectl implements AsyncDisposable {
   readonly dir: string;
   readonly #kubeconfig: string;
+  readonly #flags: string[];
 
-  private constructor(dir: string) {
+  private constructor(dir: string, kubeconfig: string, flags: string[]) {
     this.dir = dir;
-    this.#kubeconfig = `${dir}/kubeconfig.json`;
+    this.#kubeconfig = kubeconfig;
+    this.#flags = flags;
   }
 
-  /** Writes the kubeconfig for `served` and answers the bound kubectl. */
+  /**
+   * Answers a kubectl bound to `endpoint` whose default namespace is
+   * `namespace`. Given a server, it writes a kubeconfig of its own with the
+   * namespace in its context; given a kubeconfig, it passes `--namespace`.
+   */
   static async for(
-    served: ServedApiServer,
+    endpoint: KubectlEndpoint,
     namespace: string,
   ): Promise<Kubectl> {
     await checkKubectl();
     const dir = await Deno.realPath(
       await Deno.makeTempDir({ prefix: "fidelity-kubectl-" }),
     );
-    const kubectl = new Kubectl(dir);
-    if (served.caCert === undefined) throw new Error("Serve with tls: true");
+    if ("kubeconfig" in endpoint) {
+      return new Kubectl(dir, endpoint.kubeconfig, ["--namespace", namespace]);
+    }
+    const kubeconfig = `${dir}/kubeconfig.json`;
     const config = {
       apiVersion: "v1",
       kind: "Config",
       clusters: [{
         name: "fake",
         cluster: {
-          server: served.url,
-          "certificate-authority-data": btoa(served.caCert),
+          server: endpoint.server,
+          "certificate-authority-data": btoa(endpoint.caPem),
         },
       }],
-      users: [{ name: "test", user: { token: "fidelity-token" } }],
+      users: [{ name: "test", user: { token: endpoint.token } }],
       contexts: [{
         name: "fake",
         context: { cluster: "fake", user: "test", namespace },
       }],
       "current-context": "fake",
     };
-    await Deno.writeTextFile(kubectl.#kubeconfig, JSON.stringify(config));
-    return kubectl;
+    await Deno.writeTextFile(kubeconfig, JSON.stringify(config));
+    return new Kubectl(dir, kubeconfig, []);
   }
 
   /** The options to spawn kubectl with `args`, on a clean environment. */
   options(args: string[]): Deno.CommandOptions {
     return {
-      args: ["--cache-dir", `${this.dir}/cache`, ...args],
+      args: ["--cache-dir", `${this.dir}/cache`, ...this.#flags, ...args],
       clearEnv: true,
       env: { KUBECONFIG: this.#kubeconfig, HOME: this.dir },
       stdin: "null",
@@ -251,28 +273,6 @@ export class Lines {
   }
 }
 
-/** Sends JSON to the fake in memory; answers the parsed JSON body. */
-export async function api<T = Record<string, unknown>>(
-  server: FakeApiServer,
-  method: string,
-  path: string,
-  body?: unknown,
-  contentType = "application/json",
-): Promise<T> {
-  const res = await server.fetch(`${server.url}${path}`, {
-    method,
-    ...(body === undefined ? {} : {
-      body: JSON.stringify(body),
-      headers: { "content-type": contentType },
-    }),
-  });
-  const json = await res.json();
-  if (!res.ok) {
-    throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json)}`);
-  }
-  return json as T;
-}
-
 /** Waits in real time until `condition` holds. */
 export async function eventually(
   condition: () => boolean,
@@ -285,5 +285,20 @@ export async function eventually(
       throw new Error(`Timed out after ${timeout} ms waiting for ${what}`);
     }
     await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+/** Waits in real time until the async `condition` holds. */
+export async function eventuallyAsync(
+  condition: () => Promise<boolean>,
+  what: string,
+  timeout = 20_000,
+): Promise<void> {
+  const start = Date.now();
+  while (!(await condition())) {
+    if (Date.now() - start > timeout) {
+      throw new Error(`Timed out after ${timeout} ms waiting for ${what}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }

@@ -1,0 +1,187 @@
+/**
+ * Turns a transcript into what two servers must agree on: values that each
+ * server picks for itself (uids, times, resourceVersions, generated names,
+ * the run's namespace) become relations, and the rest stays exact.
+ *
+ * - An object's resourceVersion becomes `<rv:N>`, N its rank among the
+ *   objects' resourceVersions of the transcript: equal stays equal, newer
+ *   stays newer, whatever numbers the server used. A list's (or a
+ *   bookmark's, or a request's) version becomes `<rv:N+>`: newer than the
+ *   N-th object version and older than the next. A real server writes
+ *   other objects meanwhile (Leases of its own), so its list versions run
+ *   ahead of the transcript's objects; the relation still holds.
+ * - A uid becomes `<uid:N>` in order of first appearance.
+ * - A time stamp becomes `<time>`; a generated name keeps its prefix
+ *   (`greet-<gen>`); the run's namespace becomes `<ns>`.
+ * - A `continue` token becomes `<continue>`.
+ *
+ * @module
+ */
+
+import type { Step } from "./_target.ts";
+
+const UID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+const UIDS = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g;
+const TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)$/;
+const RV_KEYS = new Set(["resourceVersion"]);
+
+const TIME_KEYS = new Set([
+  "creationTimestamp",
+  "deletionTimestamp",
+  "time",
+  "lastTransitionTime",
+  "renewTime",
+  "acquireTime",
+  "eventTime",
+  "firstTimestamp",
+  "lastTimestamp",
+  "lastObservedTime",
+]);
+
+/** Options of {@linkcode normalise}. */
+export interface NormaliseOptions {
+  /** The run's namespace, replaced by `<ns>`. */
+  namespace: string;
+  /** The prefixes of `generateName` the scenario used. */
+  generated?: readonly string[];
+}
+
+/**
+ * Normalises a transcript.
+ *
+ * @param steps The transcript.
+ * @param options The run's namespace and generated-name prefixes.
+ * @returns A new transcript in normal form.
+ */
+export function normalise(
+  steps: readonly Step[],
+  options: NormaliseOptions,
+): Step[] {
+  const versions = new Set<string>();
+  const lists = new Set<string>();
+  collect(steps, versions, lists);
+  const ranks = new Map<string, string>();
+  const sorted = [...versions].sort(compareVersions);
+  sorted.forEach((v, i) => ranks.set(v, `<rv:${i + 1}>`));
+  // A list's version: how many object versions it is at or past. Whether a
+  // real server wrote something else in between (its own Leases) is noise.
+  const listRank = (v: string): string =>
+    `<rv:${sorted.filter((o) => compareVersions(o, v) <= 0).length}+>`;
+  const uids = new Map<string, number>();
+  const ns = options.namespace;
+  const generated = options.generated ?? [];
+  const uid = (value: string): string => {
+    if (!uids.has(value)) uids.set(value, uids.size + 1);
+    return `<uid:${uids.get(value)}>`;
+  };
+  const text = (value: string, message = true): string => {
+    let out = value.split(ns).join("<ns>").replace(UIDS, uid);
+    for (const prefix of generated) {
+      out = out.replace(
+        new RegExp(`${escape(prefix)}[a-z0-9]{5}\\b`, "g"),
+        `${prefix}<gen>`,
+      );
+    }
+    if (message && /resource ?version/i.test(out)) {
+      // A version quoted in a message (a watch's "too old resource version").
+      for (const [rv, rank] of ranks) {
+        out = out.replace(new RegExp(`\\b${rv}\\b`, "g"), rank);
+      }
+    }
+    return out;
+  };
+  const walk = (
+    value: unknown,
+    key: string | undefined,
+    listLevel = false,
+  ): unknown => {
+    if (typeof value === "string") {
+      if (key !== undefined && RV_KEYS.has(key) && /^\d+$/.test(value)) {
+        return listLevel
+          ? listRank(value)
+          : ranks.get(value) ?? listRank(value);
+      }
+      if (key === "continue" && value !== "") return "<continue>";
+      if (UID.test(value)) return uid(value);
+      if ((key !== undefined && TIME_KEYS.has(key)) || TIME.test(value)) {
+        return "<time>";
+      }
+      return text(value);
+    }
+    if (Array.isArray(value)) return value.map((v) => walk(v, undefined));
+    if (value !== null && typeof value === "object") {
+      const record = value as Record<string, unknown>;
+      const kind = typeof record.kind === "string" ? record.kind : "";
+      const list = listLevel || kind.endsWith("List") || kind === "Table";
+      const out: Record<string, unknown> = {};
+      for (const [k, v] of Object.entries(record)) {
+        if (k === "metadata") out[k] = walk(v, k, list);
+        else if (key === "metadata") out[k] = walk(v, k, listLevel);
+        else {
+          const bookmark = k === "object" && record.type === "BOOKMARK";
+          out[k] = walk(v, k, bookmark);
+        }
+      }
+      return out;
+    }
+    return value;
+  };
+  return steps.map((step) => ({
+    ...step,
+    request: text(step.request, false).replace(
+      /continue=[^&]+/g,
+      "continue=<continue>",
+    ).replace(
+      /resourceVersion=(\d+)/g,
+      (_, rv: string) => `resourceVersion=${listRank(rv)}`,
+    ),
+    body: walk(step.body, undefined),
+    ...(step.warnings ? { warnings: step.warnings.map((w) => text(w)) } : {}),
+  }));
+}
+
+/**
+ * Gathers the objects' versions into `objects` and the versions of lists,
+ * bookmarks and requests into `lists`.
+ */
+function collect(
+  steps: readonly Step[],
+  objects: Set<string>,
+  lists: Set<string>,
+): void {
+  const walk = (value: unknown, listLevel: boolean): void => {
+    if (Array.isArray(value)) {
+      for (const v of value) walk(v, false);
+      return;
+    }
+    if (value === null || typeof value !== "object") return;
+    const record = value as Record<string, unknown>;
+    const kind = typeof record.kind === "string" ? record.kind : "";
+    const meta = record.metadata as Record<string, unknown> | undefined;
+    const rv = meta?.resourceVersion;
+    if (typeof rv === "string" && /^\d+$/.test(rv)) {
+      const list = listLevel || kind.endsWith("List") || kind === "Table";
+      (list ? lists : objects).add(rv);
+    }
+    for (const [k, v] of Object.entries(record)) {
+      if (k === "metadata") continue;
+      // A bookmark's object stands for the collection's version.
+      const bookmark = k === "object" && record.type === "BOOKMARK";
+      walk(v, bookmark);
+    }
+  };
+  for (const step of steps) {
+    walk(step.body, false);
+    for (const match of step.request.matchAll(/resourceVersion=(\d+)/g)) {
+      lists.add(match[1]!);
+    }
+  }
+}
+
+function compareVersions(a: string, b: string): number {
+  return a.length - b.length || (a < b ? -1 : a > b ? 1 : 0);
+}
+
+function escape(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}

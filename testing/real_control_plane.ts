@@ -1,0 +1,345 @@
+/**
+ * A real Kubernetes control plane for tests: kube-apiserver, etcd, the
+ * garbage collector and the namespace controller, built from source by
+ * `deno task control-plane:build` (see `tools/control-plane/`) and started
+ * on 127.0.0.1.
+ *
+ * @module
+ */
+
+import { Client } from "../apiclient/client.ts";
+import type { ClientOptions } from "../apiclient/options.ts";
+
+/** The environment variable that names the control-plane binary. */
+export const CONTROL_PLANE_ENV = "LIKEN_CONTROL_PLANE";
+
+/** What the control plane printed once it was ready. */
+export interface ReadyLine {
+  /** The API server's URL, such as `https://127.0.0.1:41234`. */
+  server: string;
+  /** A second API server on the same etcd with `--watch-cache=false`. */
+  serverNoWatchCache?: string | undefined;
+  /** An admin kubeconfig (the `system:masters` group). */
+  kubeconfig: string;
+  /** The admin bearer token. */
+  token: string;
+  /** The cluster CA: the path of its PEM file. */
+  ca: string;
+  /** The etcd client URL (plain HTTP on 127.0.0.1). */
+  etcd: string;
+  /** The state directory. */
+  dir: string;
+  /** The audit log: one JSON line per request. */
+  auditLog: string;
+  /** The API server's `gitVersion`, such as `v1.34.2`. */
+  version: string;
+  /** How long the start took, in milliseconds. */
+  startupMillis: number;
+}
+
+/** Options of {@linkcode RealControlPlane.start}. */
+export interface RealControlPlaneOptions {
+  /**
+   * The binary. Default: the `LIKEN_CONTROL_PLANE` environment variable,
+   * which `deno task test` sets from `deno task control-plane:build`.
+   */
+  binary?: string | undefined;
+  /** Also start an API server without the watch cache. Default `false`. */
+  noWatchCache?: boolean | undefined;
+  /** Controllers to run (kube-controller-manager's `--controllers`). */
+  controllers?: string | undefined;
+  /** Give up when it is not ready within this many ms. Default 180 000. */
+  timeout?: number | undefined;
+}
+
+/**
+ * The control-plane binary could not be found or started: the message says
+ * how to build it.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { ControlPlaneUnavailableError } from "@liken/kubernetes/testing";
+ *
+ * const error = new ControlPlaneUnavailableError("no binary");
+ * assert.match(error.message, /control-plane:build/);
+ * ```
+ */
+export class ControlPlaneUnavailableError extends Error {
+  /**
+   * Makes the error.
+   *
+   * @param why What was missing.
+   */
+  constructor(why: string) {
+    super(
+      `The real control plane is unavailable (${why}): build it with \`deno task control-plane:build\` (needs Go) and set ${CONTROL_PLANE_ENV} to the path it prints`,
+    );
+    this.name = "ControlPlaneUnavailableError";
+  }
+}
+
+/**
+ * A running control plane; {@linkcode RealControlPlane.stop} (or `await
+ * using`) ends every process it started.
+ *
+ * @example Start one in a test (needs the built binary)
+ * ```ts ignore
+ * import { RealControlPlane } from "@liken/kubernetes/testing";
+ *
+ * await using plane = await RealControlPlane.start();
+ * const client = plane.client();
+ * await client.get("/api/v1/namespaces/default");
+ * ```
+ */
+export class RealControlPlane implements AsyncDisposable {
+  /** What the control plane printed when it was ready. */
+  readonly ready: ReadyLine;
+  #child: Deno.ChildProcess;
+  #http: Deno.HttpClient;
+  #stopped: Promise<void> | undefined;
+
+  private constructor(
+    child: Deno.ChildProcess,
+    ready: ReadyLine,
+    caPem: string,
+  ) {
+    this.#child = child;
+    this.ready = ready;
+    this.caPem = caPem;
+    this.#http = Deno.createHttpClient({ caCerts: [caPem] });
+  }
+
+  /** The cluster CA, PEM. */
+  readonly caPem: string;
+
+  /**
+   * The binary from the options or `LIKEN_CONTROL_PLANE`, or `undefined`
+   * when neither names one.
+   */
+  static binary(options: RealControlPlaneOptions = {}): string | undefined {
+    if (options.binary) return options.binary;
+    return Deno.env.get(CONTROL_PLANE_ENV) || undefined;
+  }
+
+  /**
+   * Starts a control plane and waits until it is ready.
+   *
+   * @throws {ControlPlaneUnavailableError} When there is no binary.
+   */
+  static async start(
+    options: RealControlPlaneOptions = {},
+  ): Promise<RealControlPlane> {
+    const binary = RealControlPlane.binary(options);
+    if (binary === undefined) {
+      throw new ControlPlaneUnavailableError(`${CONTROL_PLANE_ENV} is not set`);
+    }
+    const args = ["run"];
+    if (options.noWatchCache) args.push("--no-watch-cache-server");
+    if (options.controllers !== undefined) {
+      args.push(`--controllers=${options.controllers}`);
+    }
+    let child: Deno.ChildProcess;
+    try {
+      child = new Deno.Command(binary, {
+        args,
+        // Its stdin is a pipe: when this process ends, so does the plane.
+        stdin: "piped",
+        stdout: "piped",
+        stderr: "piped",
+      }).spawn();
+    } catch (error) {
+      throw new ControlPlaneUnavailableError(
+        `${binary} does not start: ${(error as Error).message}`,
+      );
+    }
+    const errors = collect(child.stderr);
+    const lines = child.stdout.pipeThrough(new TextDecoderStream())
+      .getReader();
+    let buffer = "";
+    const timeout = options.timeout ?? 180_000;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const expired = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () =>
+          reject(new Error(`The control plane was not ready in ${timeout} ms`)),
+        timeout,
+      );
+    });
+    try {
+      for (;;) {
+        const { done, value } = await Promise.race([lines.read(), expired]);
+        if (done) {
+          throw new Error(
+            `The control plane exited before it was ready: ${
+              errors().slice(-4000)
+            }`,
+          );
+        }
+        buffer += value;
+        const at = buffer.indexOf("\n");
+        if (at === -1) continue;
+        const ready = JSON.parse(buffer.slice(0, at)) as ReadyLine;
+        // Keep reading stdout so the child never blocks on a full pipe.
+        void drain(lines);
+        const pem = ready.ca.startsWith("-----BEGIN")
+          ? ready.ca
+          : await Deno.readTextFile(ready.ca);
+        return new RealControlPlane(child, ready, pem);
+      }
+    } catch (error) {
+      await kill(child);
+      await lines.cancel().catch(() => {});
+      throw error;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** The API server's URL. */
+  get server(): string {
+    return this.ready.server;
+  }
+
+  /**
+   * An admin client of this control plane, trusting its CA.
+   *
+   * @param options More client options (not `fetch` nor `authorization`).
+   */
+  client(options: Omit<ClientOptions, "fetch" | "authorization"> = {}): Client {
+    return this.clientWith(this.ready.token, options);
+  }
+
+  /**
+   * A client with another bearer token (a ServiceAccount's, from
+   * {@linkcode RealControlPlane.tokenFor}), trusting this plane's CA.
+   */
+  clientWith(
+    token: string,
+    options: Omit<ClientOptions, "fetch" | "authorization"> & {
+      server?: string;
+    } = {},
+  ): Client {
+    const http = this.#http;
+    const { server = this.ready.server, ...rest } = options;
+    return new Client(server, {
+      ...rest,
+      authorization: () => Promise.resolve(`Bearer ${token}`),
+      fetch: (input, init) => fetch(input, { ...init, client: http }),
+    });
+  }
+
+  /**
+   * A raw `fetch` to the API server with the admin token (for requests the
+   * client does not make, such as the differential suite's).
+   */
+  fetch(request: Request): Promise<Response> {
+    const headers = new Headers(request.headers);
+    headers.set("authorization", `Bearer ${this.ready.token}`);
+    return fetch(new Request(request, { headers }), { client: this.#http });
+  }
+
+  /**
+   * A token of a ServiceAccount from the TokenRequest API (the account is
+   * created when absent).
+   */
+  async tokenFor(namespace: string, name: string): Promise<string> {
+    const client = this.client();
+    const path = `/api/v1/namespaces/${namespace}/serviceaccounts`;
+    try {
+      await client.create(path, {
+        apiVersion: "v1",
+        kind: "ServiceAccount",
+        metadata: { name },
+      });
+    } catch (error) {
+      if ((error as { status?: number }).status !== 409) throw error;
+    }
+    const answer = await client.request<{ status: { token: string } }>(
+      "POST",
+      `${path}/${name}/token`,
+      {
+        body: {
+          apiVersion: "authentication.k8s.io/v1",
+          kind: "TokenRequest",
+          spec: { expirationSeconds: 3600 },
+        },
+      },
+    );
+    return answer.status.token;
+  }
+
+  /** Compacts etcd at its current revision (older versions answer 410). */
+  async compact(): Promise<void> {
+    const etcd = this.ready.etcd;
+    const range = await fetch(`${etcd}/v3/kv/range`, {
+      method: "POST",
+      body: JSON.stringify({ key: btoa("/") }),
+    });
+    const { header } = await range.json() as { header: { revision: string } };
+    const compaction = await fetch(`${etcd}/v3/kv/compaction`, {
+      method: "POST",
+      body: JSON.stringify({ revision: header.revision, physical: true }),
+    });
+    const text = await compaction.text();
+    if (!compaction.ok) {
+      throw new Error(`Compacting etcd answered ${compaction.status}: ${text}`);
+    }
+  }
+
+  /** Stops every process of the control plane. Safe to call more than once. */
+  stop(): Promise<void> {
+    this.#stopped ??= (async () => {
+      await kill(this.#child);
+      this.#http.close();
+    })();
+    return this.#stopped;
+  }
+
+  /** Stops (for `await using`). */
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.stop();
+  }
+}
+
+async function kill(child: Deno.ChildProcess): Promise<void> {
+  // Closing stdin asks for an orderly stop; SIGTERM if it lingers.
+  await child.stdin.close().catch(() => {});
+  const timer = setTimeout(() => {
+    try {
+      child.kill("SIGTERM");
+    } catch {
+      // Gone already.
+    }
+  }, 10_000);
+  try {
+    await child.status;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Keeps the last 64 kB the child wrote to stderr. */
+function collect(stream: ReadableStream<Uint8Array>): () => string {
+  let text = "";
+  void stream.pipeThrough(new TextDecoderStream()).pipeTo(
+    new WritableStream({
+      write(chunk): void {
+        text = (text + chunk).slice(-64_000);
+      },
+    }),
+  ).catch(() => {});
+  return () => text;
+}
+
+async function drain(
+  reader: ReadableStreamDefaultReader<string>,
+): Promise<void> {
+  try {
+    while (!(await reader.read()).done) {
+      // Discard.
+    }
+  } catch {
+    // The child ended.
+  }
+}
