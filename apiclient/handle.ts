@@ -94,6 +94,25 @@ export class ResourceClient<T extends KubeObject = KubeObject> {
   }
 
   /**
+   * The collection's API path, as this handle sends its lists and watches
+   * (for messages and error details; the handle builds every request's path
+   * and query itself).
+   *
+   * @example
+   * ```ts
+   * import assert from "node:assert/strict";
+   * import { Client } from "@liken/kubernetes/apiclient";
+   *
+   * const client = new Client("http://127.0.0.1:9");
+   * const pods = client.resource({ version: "v1", resource: "pods" }).namespace("demo");
+   * assert.equal(pods.path, "/api/v1/namespaces/demo/pods");
+   * ```
+   */
+  get path(): string {
+    return collectionPath(this.#resource);
+  }
+
+  /**
    * Answers a handle of the same resource in `namespace`.
    *
    * @example

@@ -3,11 +3,7 @@
 // off only after the cleanup succeeded.
 import type { Client } from "../apiclient/client.ts";
 import { ConflictError, NotFoundError } from "../apiclient/errors.ts";
-import {
-  objectKey,
-  objectPath,
-  type ObjectRef,
-} from "../apiclient/resource.ts";
+import { objectKey, type ObjectRef } from "../apiclient/resource.ts";
 import type { KubeObject } from "../apiclient/types.ts";
 import { type MemoOptions, readFresh, written } from "../memo/requests.ts";
 import type { Action } from "./types.ts";
@@ -62,14 +58,14 @@ export interface FinalizerOptions<T extends KubeObject> extends MemoOptions {
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { Client, collectionPath } from "@liken/kubernetes/apiclient";
+ * import { Client } from "@liken/kubernetes/apiclient";
  * import { finalizer } from "@liken/kubernetes/controller";
  * import { FakeApiServer } from "@liken/kubernetes/testing";
  *
  * await using server = new FakeApiServer();
  * const client = new Client(server.url, { fetch: server.fetch });
  * const a = { version: "v1", resource: "configmaps", namespace: "default", name: "a" };
- * const made = await client.create(collectionPath(a), { metadata: { name: "a" } });
+ * const made = await client.resource(a).create({ metadata: { name: "a" } });
  * const steps: string[] = [];
  * await finalizer(client, a, {
  *   object: made,
@@ -148,7 +144,8 @@ export async function finalizer<T extends KubeObject>(
         } was refused as stale ${attempt} times`,
         {
           method: "PATCH",
-          path: objectPath(ref),
+          // The path the last refused patch was sent to.
+          path: conflict?.path ?? "",
           status: 409,
           statusObject: conflict?.statusObject,
           cause: conflict,
@@ -182,7 +179,7 @@ function patchFinalizers<T extends KubeObject>(
   return written(
     ref,
     () =>
-      client.patch<T>(objectPath(ref), patch, {
+      client.resource<T>(ref).patch(ref.name, patch, {
         type: "merge",
         ...(signal === undefined ? {} : { signal }),
       }),

@@ -18,12 +18,15 @@
  *
  * await using server = new FakeApiServer();
  * const client = new Client(server.url, { fetch: server.fetch });
- * const secrets = "/api/v1/namespaces/default/secrets";
- * await client.create("/api/v1/namespaces/default/configmaps", { metadata: { name: "a" } });
+ * const SECRETS = { version: "v1", resource: "secrets", namespaced: true };
+ * await client
+ *   .resource({ version: "v1", resource: "configmaps" })
+ *   .namespace("default")
+ *   .create({ metadata: { name: "a" } });
  * await using controller = new Controller<KubeObject>(client, {
  *   name: "mirror",
  *   for: { version: "v1", resource: "configmaps", kind: "ConfigMap" },
- *   owns: [{ version: "v1", resource: "secrets" }],
+ *   owns: [SECRETS],
  *   reconcile: async ({ object, client }) => {
  *     if (object === undefined) return;
  *     const name = object.metadata.name!;
@@ -35,14 +38,16 @@
  *       controller: true,
  *     };
  *     try {
- *       await client.create(secrets, { metadata: { name, ownerReferences: [owner] } });
+ *       await client.resource(SECRETS).namespace("default").create({
+ *         metadata: { name, ownerReferences: [owner] },
+ *       });
  *     } catch {
  *       // Already there.
  *     }
  *   },
  * });
  * await controller.idle();
- * assert.ok(server.object(`${secrets}/a`));
+ * assert.ok(server.object("/api/v1/namespaces/default/secrets/a"));
  * ```
  *
  * @module

@@ -5,11 +5,8 @@
  */
 
 import type { Client } from "../apiclient/mod.ts";
-import {
-  collectionPath,
-  objectPath,
-  type ObjectRef,
-} from "../apiclient/resource.ts";
+import type { ResourceClient } from "../apiclient/handle.ts";
+import type { ObjectRef } from "../apiclient/resource.ts";
 import { bounded } from "../_internal/signals.ts";
 import { type Lease, type LeaseRecord, withRecord } from "./_lease.ts";
 import { REQUEST_TIMEOUT } from "./timings.ts";
@@ -53,9 +50,9 @@ export class LeaseRequests {
 
   /** Reads the Lease, bounded by the request timeout. */
   async get(signal: AbortSignal): Promise<Lease> {
-    const path = objectPath(this.#ref);
+    const name = this.#ref.name;
     const lease = await this.#send(
-      (client, s) => client.get<Lease>(path, { signal: s }),
+      (leases, s) => leases.get(name, { signal: s }),
       signal,
     );
     this.#cached = lease;
@@ -70,9 +67,8 @@ export class LeaseRequests {
       metadata: { name: this.#ref.name, namespace: this.#ref.namespace ?? "" },
     }, record);
     const sent = Date.now();
-    const path = collectionPath(this.#ref);
     this.#cached = await this.#send(
-      (client, s) => client.create<Lease>(path, body, { signal: s }),
+      (leases, s) => leases.create(body, { signal: s }),
       signal,
     );
     this.#mark(sent, record);
@@ -85,9 +81,8 @@ export class LeaseRequests {
     }
     const body = withRecord(this.#cached, record);
     const sent = Date.now();
-    const path = objectPath(this.#ref);
     this.#cached = await this.#send(
-      (client, s) => client.replace<Lease>(path, body, { signal: s }),
+      (leases, s) => leases.replace(body, { signal: s }),
       signal,
     );
     this.#mark(sent, record);
@@ -98,10 +93,7 @@ export class LeaseRequests {
    * copy is not kept.
    */
   read(signal: AbortSignal): Promise<Lease> {
-    return this.#client.withWaitSignal(signal).get<Lease>(
-      objectPath(this.#ref),
-      { signal },
-    );
+    return this.#leases(signal).get(this.#ref.name, { signal });
   }
 
   /**
@@ -109,11 +101,7 @@ export class LeaseRequests {
    * neither the copy nor the renewal clock change.
    */
   async replace(lease: Lease, signal: AbortSignal): Promise<void> {
-    await this.#client.withWaitSignal(signal).replace<Lease>(
-      objectPath(this.#ref),
-      lease,
-      { signal },
-    );
+    await this.#leases(signal).replace(lease, { signal });
   }
 
   /**
@@ -121,18 +109,23 @@ export class LeaseRequests {
    * with the signal (a renewal round's deadline).
    */
   async #send<T>(
-    request: (client: Client, signal: AbortSignal) => Promise<T>,
+    request: (leases: ResourceClient<Lease>, signal: AbortSignal) => Promise<T>,
     signal: AbortSignal,
   ): Promise<T> {
     const bound = bounded(REQUEST_TIMEOUT, "The Lease request", signal);
     try {
-      return await request(
-        this.#client.withWaitSignal(bound.signal),
-        bound.signal,
-      );
+      return await request(this.#leases(bound.signal), bound.signal);
     } finally {
       bound.clear();
     }
+  }
+
+  /**
+   * The Lease's handle on a client whose waits after a 429 end with
+   * `signal`; it builds every path from the ref.
+   */
+  #leases(signal: AbortSignal): ResourceClient<Lease> {
+    return this.#client.withWaitSignal(signal).resource<Lease>(this.#ref);
   }
 
   /** The renewal clock moves on each accepted write that names this process. */

@@ -71,12 +71,14 @@
  *
  * // The operator writes through a guarded client; the elector's is not.
  * const writer = client.withWriteGuard(lead.mayWrite);
- * const configMaps = "/api/v1/namespaces/default/configmaps";
- * await writer.create(configMaps, { metadata: { name: "a" } });
+ * const configMaps = writer
+ *   .resource({ version: "v1", resource: "configmaps" })
+ *   .namespace("default");
+ * await configMaps.create({ metadata: { name: "a" } });
  *
  * await lead.stop();
  * await assert.rejects(
- *   writer.create(configMaps, { metadata: { name: "b" } }),
+ *   configMaps.create({ metadata: { name: "b" } }),
  *   WriteRefusedError,
  * );
  * ```

@@ -1,12 +1,6 @@
 /** The recorder's single write of one Event, and the parts of an Event. */
 
-import {
-  type Client,
-  collectionPath,
-  NotFoundError,
-  objectPath,
-  type Resource,
-} from "../apiclient/mod.ts";
+import { type Client, NotFoundError, type Resource } from "../apiclient/mod.ts";
 import { keyOf, type Series, SERIES_WINDOW } from "./_series.ts";
 import { HostnameError } from "./errors.ts";
 import type { Event, ObjectReference } from "./types.ts";
@@ -19,9 +13,8 @@ function events(namespace: string | undefined): Resource {
 /**
  * Writes one Event once: patches the Event of its open series (`count` and
  * `lastTimestamp`, as client-go's event recorder does), or creates a new
- * Event when there is none or the TTL deleted it. The paths come from
- * `collectionPath` and `objectPath`, so the namespace and the name are
- * encoded.
+ * Event when there is none or the TTL deleted it. The Events' handle builds
+ * the paths, so the namespace and the name are encoded.
  */
 export async function writeOnce(
   client: Client,
@@ -30,13 +23,13 @@ export async function writeOnce(
 ): Promise<"created" | "patched"> {
   const key = keyOf(event);
   const last = Date.parse(event.lastTimestamp);
-  const collection = events(event.metadata.namespace);
+  const collection = client.resource<Event>(events(event.metadata.namespace));
   const held = series.get(key);
   if (held !== undefined && last - held.last < SERIES_WINDOW) {
     const count = held.count + 1;
     try {
-      await client.patch(
-        objectPath({ ...collection, name: held.name }),
+      await collection.patch(
+        held.name,
         { count, lastTimestamp: event.lastTimestamp },
         { type: "merge" },
       );
@@ -48,7 +41,7 @@ export async function writeOnce(
       series.remove(key);
     }
   }
-  const created = await client.create<Event>(collectionPath(collection), event);
+  const created = await collection.create(event);
   const name = created?.metadata?.name;
   if (name) series.put(key, { name, count: 1, last });
   return "created";

@@ -23,6 +23,7 @@ import {
   configMapPath,
   type Greeting,
   greetingPath,
+  GREETINGS,
   GROUP,
   KIND,
   newGreeting,
@@ -74,6 +75,7 @@ const observe = (outcome: Outcome): void => {
 const client = new Client(served.url, { timeout: REQUEST_TIMEOUT })
   .withObserver(observe);
 const user = new Client(served.url);
+const greetings = user.resource<Greeting>(GREETINGS).namespace(NAMESPACE);
 
 // The operator's metrics and probes, served as in a pod (there on
 // 0.0.0.0:8080; here on loopback).
@@ -110,7 +112,7 @@ for (
     ["hola", "Hola"],
   ] as const
 ) {
-  await user.create(greetingPath(NAMESPACE), newGreeting(name, message));
+  await greetings.create(newGreeting(name, message));
 }
 await until(
   "three Ready Greetings",
@@ -120,7 +122,7 @@ await operator.idle();
 
 say("2. Editing bonjour's message");
 const bonjour = greeting("bonjour")!;
-await user.replace(greetingPath(NAMESPACE, "bonjour"), {
+await greetings.replace({
   ...bonjour,
   spec: { message: "Bonjour à tous" },
 });
@@ -133,7 +135,7 @@ await until(
 await operator.idle();
 
 say("3. Deleting hola");
-await user.delete(greetingPath(NAMESPACE, "hola"));
+await greetings.delete("hola");
 await until("hola's ConfigMap to go", () => configMap("hola") === undefined);
 await operator.idle();
 

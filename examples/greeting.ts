@@ -69,7 +69,9 @@ export const GREETINGS: Resource = {
 export const CONFIGMAPS: Resource = { version: "v1", resource: "configmaps" };
 
 /**
- * The path of the Greetings of `namespace`, or of one Greeting.
+ * The path of the Greetings of `namespace`, or of one Greeting: for tests
+ * and the fake server's `object()`; the operator sends through
+ * `client.resource(GREETINGS)`.
  *
  * @param namespace The namespace.
  * @param name The Greeting's name; absent for the collection.
@@ -80,7 +82,9 @@ export function greetingPath(namespace: string, name?: string): string {
 }
 
 /**
- * The path of the ConfigMaps of `namespace`, or of one ConfigMap.
+ * The path of the ConfigMaps of `namespace`, or of one ConfigMap: for tests
+ * and the fake server's `object()`; the operator sends through
+ * `client.resource(CONFIGMAPS)`.
  *
  * @param namespace The namespace.
  * @param name The ConfigMap's name; absent for the collection.

@@ -23,9 +23,7 @@
  */
 import {
   type Client,
-  collectionPath,
   objectKey,
-  objectPath,
   type OwnerReference,
 } from "../apiclient/mod.ts";
 import { type Condition, set } from "../conditions/mod.ts";
@@ -256,6 +254,9 @@ export class GreetingOperator implements AsyncDisposable {
     const cmName = configMapName(name);
     const cmRef = { ...CONFIGMAPS, namespace, name: cmName };
     const cmKey = objectKey(cmRef);
+    const configMaps = client.resource<ConfigMap>(CONFIGMAPS).namespace(
+      namespace,
+    );
     const configMap = await context.read<ConfigMap>(cmRef);
     const message = greeting.spec?.message ?? "";
     let ready: Condition;
@@ -281,7 +282,7 @@ export class GreetingOperator implements AsyncDisposable {
         await written(
           cmRef,
           () =>
-            client.create<ConfigMap>(collectionPath(cmRef), {
+            configMaps.create({
               apiVersion: "v1",
               kind: "ConfigMap",
               metadata: {
@@ -314,10 +315,7 @@ export class GreetingOperator implements AsyncDisposable {
         // is refused (409) and the pass runs again.
         await written(
           cmRef,
-          () =>
-            client.replace<ConfigMap>(objectPath(cmRef), next, {
-              signal,
-            }),
+          () => configMaps.replace(next, { signal }),
           { versions: versions, signal },
         );
         this.counts.updated += 1;

@@ -1,5 +1,6 @@
 // A paginated list of a collection, as the reflector reads it.
-import type { Client } from "../apiclient/client.ts";
+import type { ResourceClient } from "../apiclient/handle.ts";
+import type { ListOptions } from "../apiclient/options.ts";
 import type { KubeList, KubeObject } from "../apiclient/types.ts";
 import { isExpired } from "./_errors.ts";
 import type { Source } from "./source.ts";
@@ -13,22 +14,6 @@ export const METADATA_LIST_ACCEPT =
 export const METADATA_ACCEPT =
   "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,application/json";
 
-/** A collection's path with a query, the source's selectors last. */
-export function collectionUrl(
-  path: string,
-  source: Source,
-  params: Record<string, string | undefined>,
-): string {
-  const query = new URLSearchParams();
-  for (const [name, value] of Object.entries(params)) {
-    if (value !== undefined && value !== "") query.set(name, value);
-  }
-  if (source.labelSelector) query.set("labelSelector", source.labelSelector);
-  if (source.fieldSelector) query.set("fieldSelector", source.fieldSelector);
-  const text = query.toString();
-  return text === "" ? path : `${path}?${text}`;
-}
-
 /** A list that holds everything the read found, and the version it shows. */
 export interface Listed {
   items: KubeObject[];
@@ -36,42 +21,43 @@ export interface Listed {
 }
 
 /**
- * Reads every page of a collection. `from` is the version the read may not
- * be older than, or `""` for the newest (a consistent read). A continue token
- * that outlived the server's history costs one whole list instead.
- * `accept` is the `Accept` header, if not plain JSON.
+ * Reads every page of a collection through its handle, with the source's
+ * selectors. `from` is the version the read may not be older than, or `""`
+ * for the newest (a consistent read). A continue token that outlived the
+ * server's history costs one whole list instead. `accept` is the `Accept`
+ * header, if not plain JSON.
  */
-export async function pages(
-  client: Client,
-  url: (params: Record<string, string | undefined>) => string,
+export async function pages<T extends KubeObject>(
+  handle: ResourceClient<T>,
+  source: Source,
   from: string,
   signal: AbortSignal,
   accept?: string,
 ): Promise<Listed> {
-  const options = accept === undefined ? { signal } : { signal, accept };
+  const read: ListOptions = accept === undefined
+    ? { signal }
+    : { signal, accept };
+  if (source.labelSelector) read.labelSelector = source.labelSelector;
+  if (source.fieldSelector) read.fieldSelector = source.fieldSelector;
   // Never an older view than already seen: from the last version, or the
   // newest when there is none or it is gone.
-  const first: Record<string, string | undefined> = from === "" ? {} : {
+  const first: ListOptions = from === "" ? {} : {
     resourceVersion: from,
     resourceVersionMatch: "NotOlderThan",
   };
-  const page = await client.get<KubeList>(
-    url({ ...first, limit: String(PAGE_SIZE) }),
-    options,
-  );
+  const list = (options: ListOptions): Promise<KubeList> =>
+    handle.list({ ...read, ...options }) as Promise<KubeList>;
+  const page = await list({ ...first, limit: PAGE_SIZE });
   const items = page.items ?? [];
   const resourceVersion = page.metadata?.resourceVersion ?? "";
   let token = page.metadata?.continue;
   while (token) {
     let next: KubeList;
     try {
-      next = await client.get<KubeList>(
-        url({ limit: String(PAGE_SIZE), continue: token }),
-        options,
-      );
+      next = await list({ limit: PAGE_SIZE, continue: token });
     } catch (error) {
       if (!isExpired(error)) throw error;
-      const whole = await client.get<KubeList>(url(first), options);
+      const whole = await list(first);
       return {
         items: whole.items ?? [],
         resourceVersion: whole.metadata?.resourceVersion ?? "",

@@ -4,8 +4,9 @@
 // and hands each change to the delivery (`_delivery.ts`) in order.
 import type { Client } from "../apiclient/client.ts";
 import { ApiError } from "../apiclient/errors.ts";
+import type { ResourceClient } from "../apiclient/handle.ts";
+import type { ResourceWatchOptions } from "../apiclient/options.ts";
 import type { KubeObject } from "../apiclient/types.ts";
-import { collectionPath } from "../apiclient/resource.ts";
 import { sleep } from "../_internal/sleep.ts";
 import { Backoff } from "./_backoff.ts";
 import {
@@ -27,7 +28,6 @@ import {
 } from "./errors.ts";
 import { Heartbeat, heartbeatTimeout } from "./_heartbeat.ts";
 import {
-  collectionUrl,
   type Listed,
   METADATA_ACCEPT,
   METADATA_LIST_ACCEPT,
@@ -55,7 +55,8 @@ type Step<T extends KubeObject> =
 /** One collection's reflector: the loop of reads and watches. */
 export class Reflector<T extends KubeObject> {
   readonly store: MemoryStore<T>;
-  #client: Client;
+  /** The collection's handle: it builds every list and watch request. */
+  #handle: ResourceClient<T>;
   #path: string;
   #source: Source;
   #options: CollectionOptions<T>;
@@ -91,9 +92,9 @@ export class Reflector<T extends KubeObject> {
       onError: (error: unknown) => void;
     },
   ) {
-    this.#client = client;
+    this.#handle = client.resource<T>(source);
     this.#source = source;
-    this.#path = collectionPath(source);
+    this.#path = this.#handle.path;
     this.#options = options;
     this.#onError = options.onError;
     this.#signal = options.signal;
@@ -130,11 +131,6 @@ export class Reflector<T extends KubeObject> {
   /** Whether the first read is in the store and handled. */
   get firstRead(): boolean {
     return this.#firstRead;
-  }
-
-  /** The collection's path with a query (and the source's selectors). */
-  #url(params: Record<string, string | undefined>): string {
-    return collectionUrl(this.#path, this.#source, params);
   }
 
   /** Runs until the signal aborts; resolves after the last handler returned. */
@@ -246,23 +242,24 @@ export class Reflector<T extends KubeObject> {
   }
 
   async #open(
-    params: Record<string, string | undefined>,
+    params: Pick<
+      ResourceWatchOptions,
+      "sendInitialEvents" | "resourceVersionMatch" | "resourceVersion"
+    >,
     timeout: number,
   ): Promise<Open<T>> {
     const opened = Date.now();
-    const stream = await this.#client.watch<T>(
-      this.#url({
-        watch: "true",
-        ...params,
-        allowWatchBookmarks: "true",
-        timeoutSeconds: String(timeout),
-      }),
-      {
-        signal: this.#signal,
-        idleTimeout: timeout * 1000 + IDLE_MARGIN,
-        ...(this.#options.metadataOnly ? { accept: METADATA_ACCEPT } : {}),
-      },
-    );
+    const { labelSelector, fieldSelector } = this.#source;
+    const stream = await this.#handle.watch({
+      ...params,
+      allowWatchBookmarks: true,
+      timeoutSeconds: timeout,
+      ...(labelSelector ? { labelSelector } : {}),
+      ...(fieldSelector ? { fieldSelector } : {}),
+      signal: this.#signal,
+      idleTimeout: timeout * 1000 + IDLE_MARGIN,
+      ...(this.#options.metadataOnly ? { accept: METADATA_ACCEPT } : {}),
+    });
     // The stream's cancel() also ends an iteration paused at an event, so
     // its listener and idle timer go with it.
     const cancel = (): Promise<void> => stream.cancel();
@@ -287,7 +284,7 @@ export class Reflector<T extends KubeObject> {
       let open: Open<T>;
       try {
         open = await this.#open({
-          sendInitialEvents: "true",
+          sendInitialEvents: true,
           resourceVersionMatch: "NotOlderThan",
           resourceVersion: from,
         }, this.#timeout());
@@ -454,8 +451,8 @@ export class Reflector<T extends KubeObject> {
 
   #pages(newest: boolean): Promise<Listed> {
     return pages(
-      this.#client,
-      (params) => this.#url(params),
+      this.#handle,
+      this.#source,
       newest || this.#lastVersion === "" ? "" : this.#lastVersion,
       this.#signal,
       this.#options.metadataOnly ? METADATA_LIST_ACCEPT : undefined,

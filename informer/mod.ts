@@ -33,7 +33,7 @@
  * @example A store, a write, and a read that is never older than the write
  * ```ts
  * import assert from "node:assert/strict";
- * import { Client, collectionPath } from "@liken/kubernetes/apiclient";
+ * import { Client, type KubeObject } from "@liken/kubernetes/apiclient";
  * import { Collection, readOne } from "@liken/kubernetes/informer";
  * import { Versions, written } from "@liken/kubernetes/memo";
  * import { FakeApiServer } from "@liken/kubernetes/testing";
@@ -46,9 +46,11 @@
  * await using watch = new Collection(client, configMaps, { synced: resolve });
  * await synced;
  *
+ * type ConfigMap = KubeObject & { data?: Record<string, string> };
  * const web = { ...configMaps, namespace: "default", name: "web" };
+ * const handle = client.resource<ConfigMap>(configMaps).namespace("default");
  * const made = await written(web, () =>
- *   client.create(collectionPath(web), { metadata: { name: "web" }, data: { a: "1" } }), {
+ *   handle.create({ metadata: { name: "web" }, data: { a: "1" } }), {
  *   versions,
  * });
  * // Whether or not the watch delivered it yet, the read answers the write.

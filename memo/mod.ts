@@ -23,7 +23,7 @@
  * @example A write the watch has not delivered yet
  * ```ts
  * import assert from "node:assert/strict";
- * import { Client, collectionPath, objectPath } from "@liken/kubernetes/apiclient";
+ * import { Client, type KubeObject } from "@liken/kubernetes/apiclient";
  * import { readFresh, Versions, written } from "@liken/kubernetes/memo";
  * import { FakeApiServer } from "@liken/kubernetes/testing";
  *
@@ -31,15 +31,16 @@
  * const client = new Client(server.url, { fetch: server.fetch });
  * const versions = new Versions();
  * const web = { version: "v1", resource: "configmaps", namespace: "default", name: "web" };
+ * const configMaps = client.resource<KubeObject & { data?: Record<string, string> }>(web);
  *
- * const made = await client.create(collectionPath(web), {
+ * const made = await configMaps.create({
  *   metadata: { name: "web" },
  *   data: { mode: "a" },
  * });
  * // The store holds `made`; then the operator writes again.
  * const next = await written(
  *   web,
- *   () => client.replace(objectPath(web), { ...made, data: { mode: "b" } }),
+ *   () => configMaps.replace({ ...made, data: { mode: "b" } }),
  *   { versions },
  * );
  * // The store's copy is now stale: read the object from the server.

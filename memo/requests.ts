@@ -3,12 +3,7 @@
 import type { Client } from "../apiclient/client.ts";
 import { isStale } from "../apiclient/errors.ts";
 import type { KubeList, KubeObject } from "../apiclient/types.ts";
-import {
-  collectionPath,
-  objectKey,
-  objectPath,
-  type ObjectRef,
-} from "../apiclient/resource.ts";
+import { objectKey, type ObjectRef } from "../apiclient/resource.ts";
 import type { Source } from "../informer/source.ts";
 import type { Versions } from "./versions.ts";
 
@@ -73,10 +68,10 @@ export interface Settled<T extends KubeObject> {
  *
  * await using server = new FakeApiServer();
  * const client = new Client(server.url, { fetch: server.fetch });
- * await client.create("/api/v1/namespaces/default/configmaps", { metadata: { name: "web" } });
+ * const web = { version: "v1", resource: "configmaps", namespace: "default", name: "web" };
+ * await client.resource(web).create({ metadata: { name: "web" } });
  *
  * const versions = new Versions();
- * const web = { version: "v1", resource: "configmaps", namespace: "default", name: "web" };
  * const fresh = await readFresh(client, web, { versions });
  * assert.equal(versions.current(web, fresh.metadata.resourceVersion!), true);
  * ```
@@ -93,10 +88,10 @@ export function readFresh<T extends KubeObject>(
   options: MemoOptions = {},
 ): Promise<T> {
   const { signal } = options;
-  const path = objectPath(ref);
+  const handle = client.resource<T>(ref);
   return written(
     ref,
-    () => client.get<T>(path, signal === undefined ? {} : { signal }),
+    () => handle.get(ref.name, signal === undefined ? {} : { signal }),
     options,
   );
 }
@@ -123,9 +118,11 @@ export function readFresh<T extends KubeObject>(
  *
  * await using server = new FakeApiServer();
  * const client = new Client(server.url, { fetch: server.fetch });
- * const configMaps = "/api/v1/namespaces/default/configmaps";
- * await client.create(configMaps, { metadata: { name: "a", labels: { app: "web" } } });
- * await client.create(configMaps, { metadata: { name: "b" } });
+ * const configMaps = client
+ *   .resource({ version: "v1", resource: "configmaps" })
+ *   .namespace("default");
+ * await configMaps.create({ metadata: { name: "a", labels: { app: "web" } } });
+ * await configMaps.create({ metadata: { name: "b" } });
  *
  * const versions = new Versions();
  * const web = {
@@ -152,13 +149,13 @@ export async function readList<T extends KubeObject>(
 ): Promise<T[]> {
   const { versions, signal } = options;
   const { labelSelector, fieldSelector } = source;
-  const query = new URLSearchParams();
-  if (labelSelector) query.set("labelSelector", labelSelector);
-  if (fieldSelector) query.set("fieldSelector", fieldSelector);
-  const text = query.toString();
-  const path = collectionPath(source) + (text === "" ? "" : `?${text}`);
+  const handle = client.resource<T>(source);
   const get = (): Promise<KubeList<T>> =>
-    client.get<KubeList<T>>(path, signal === undefined ? {} : { signal });
+    handle.list({
+      ...(labelSelector ? { labelSelector } : {}),
+      ...(fieldSelector ? { fieldSelector } : {}),
+      ...(signal === undefined ? {} : { signal }),
+    });
   if (versions === undefined) return (await get()).items ?? [];
   let items: T[] = [];
   await versions.sendList(source, async () => {
@@ -185,7 +182,7 @@ export async function readList<T extends KubeObject>(
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { Client, collectionPath } from "@liken/kubernetes/apiclient";
+ * import { Client } from "@liken/kubernetes/apiclient";
  * import { Versions, written } from "@liken/kubernetes/memo";
  * import { FakeApiServer } from "@liken/kubernetes/testing";
  *
@@ -196,7 +193,7 @@ export async function readList<T extends KubeObject>(
  * const web = { ...configMaps, namespace: "default", name: "web" };
  * const made = await written(
  *   web,
- *   () => client.create(collectionPath(web), { metadata: { name: "web" } }),
+ *   () => client.resource(web).create({ metadata: { name: "web" } }),
  *   { versions },
  * );
  * // The watch has not delivered it yet: the memo knows it exists.
@@ -256,7 +253,8 @@ export async function written<T extends KubeObject>(
  * type Pod = KubeObject & { spec: unknown; status?: { phase?: string } };
  * await using server = new FakeApiServer();
  * const client = new Client(server.url, { fetch: server.fetch });
- * const pod = await client.create<Pod>("/api/v1/namespaces/default/pods", {
+ * const pods = client.resource<Pod>({ version: "v1", resource: "pods" }).namespace("default");
+ * const pod = await pods.create({
  *   apiVersion: "v1",
  *   kind: "Pod",
  *   metadata: { name: "p" },
@@ -290,16 +288,11 @@ export async function settleStatus<T extends KubeObject>(
 ): Promise<Settled<T>> {
   const { held, apply, signal } = options;
   refuseOther(ref, held);
-  const path = objectPath(ref);
+  const status = client.resource<T>(ref).status;
   const write = (copy: T): Promise<T> =>
     written(
       ref,
-      () =>
-        client.replaceStatus<T>(
-          path,
-          copy,
-          signal === undefined ? {} : { signal },
-        ),
+      () => status.replace(copy, signal === undefined ? {} : { signal }),
       options,
     );
   const land = async (): Promise<Settled<T>> => {

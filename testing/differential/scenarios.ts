@@ -683,4 +683,132 @@ export const SCENARIOS: readonly Scenario[] = [
       await r.send("gone", "GET", `/api/v1/namespaces/${name}`);
     },
   },
+  {
+    name: "custom-resources",
+    async run(r): Promise<void> {
+      // Cluster-scoped: the group carries the run's namespace to be unique.
+      const group = `${r.namespace}.example.com`;
+      const crd = `gadgets.${group}`;
+      const crds = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions";
+      const gadgets = `/apis/${group}/v1/namespaces/${r.namespace}/gadgets`;
+      try {
+        await r.send("create definition", "POST", crds, {
+          body: {
+            apiVersion: "apiextensions.k8s.io/v1",
+            kind: "CustomResourceDefinition",
+            metadata: { name: crd },
+            spec: {
+              group,
+              names: { plural: "gadgets", singular: "gadget", kind: "Gadget" },
+              scope: "Namespaced",
+              versions: [{
+                name: "v1",
+                served: true,
+                storage: true,
+                subresources: { status: {} },
+                schema: {
+                  openAPIV3Schema: {
+                    type: "object",
+                    properties: {
+                      spec: {
+                        type: "object",
+                        required: ["size"],
+                        properties: {
+                          size: { type: "integer", minimum: 1 },
+                          color: { type: "string", default: "blue" },
+                          tags: {
+                            type: "array",
+                            items: { type: "string" },
+                            maxItems: 2,
+                          },
+                        },
+                      },
+                      status: {
+                        type: "object",
+                        properties: { ready: { type: "boolean" } },
+                      },
+                    },
+                  },
+                },
+              }],
+            },
+          },
+        });
+        // The fake sets no conditions on a definition: nothing to wait for.
+        if (r.target.name !== "fake") {
+          await r.until("the definition's Established condition", async () => {
+            const { body } = await r.send("poll", "GET", `${crds}/${crd}`, {
+              quiet: true,
+            });
+            const conditions = (body as {
+              status?: { conditions?: { type: string; status: string }[] };
+            }).status?.conditions ?? [];
+            return conditions.some((c) =>
+              c.type === "Established" && c.status === "True"
+            );
+          });
+        }
+        const gadget = (spec: unknown, extra: object = {}): unknown => ({
+          apiVersion: `${group}/v1`,
+          kind: "Gadget",
+          metadata: { name: "g" },
+          spec,
+          ...extra,
+        });
+        await r.send("create pruned and defaulted", "POST", gadgets, {
+          body: gadget({ size: 2, extra: "dropped" }, {
+            status: { ready: true },
+          }),
+        });
+        await r.send("invalid value", "POST", gadgets, {
+          body: {
+            ...gadget({ size: 0, tags: ["a", "b", "c"] }) as object,
+            metadata: { name: "bad" },
+          },
+        });
+        await r.send("wrong type", "POST", gadgets, {
+          body: {
+            ...gadget({ size: "big" }) as object,
+            metadata: { name: "bad2" },
+          },
+        });
+        await r.send("missing required", "POST", gadgets, {
+          body: {
+            ...gadget({ color: "red" }) as object,
+            metadata: { name: "bad3" },
+          },
+        });
+        await r.send(
+          "strict field validation",
+          "POST",
+          `${gadgets}?fieldValidation=Strict`,
+          {
+            body: {
+              ...gadget({ size: 1, nope: 1 }) as object,
+              metadata: { name: "strict" },
+            },
+          },
+        );
+        await r.send(
+          "status through the main path is ignored",
+          "PATCH",
+          `${gadgets}/g`,
+          {
+            body: { status: { ready: true } },
+            contentType: MERGE_PATCH,
+          },
+        );
+        await r.send("status through /status", "PATCH", `${gadgets}/g/status`, {
+          body: { status: { ready: true } },
+          contentType: MERGE_PATCH,
+        });
+        await r.send("strategic merge is refused", "PATCH", `${gadgets}/g`, {
+          body: { spec: { size: 3 } },
+          contentType: STRATEGIC_PATCH,
+        });
+      } finally {
+        await r.send("cleanup", "DELETE", `${crds}/${crd}`, { quiet: true });
+      }
+    },
+  },
 ];
