@@ -330,21 +330,65 @@ export class InClusterConfigError extends Error {
 
 /**
  * Whether a write failed because its copy is not the server's copy: another
- * writer changed the object (409) or deleted it (404).
+ * writer changed the object (409) or deleted it (404); reading again and
+ * retrying fixes it. A server-side apply's field-manager conflict is a 409
+ * too but is not stale: no retry fixes it (see
+ * {@linkcode isFieldManagerConflict}).
  *
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { isStale } from "@liken/kubernetes/apiclient";
+ * import { ConflictError, isStale } from "@liken/kubernetes/apiclient";
  *
  * assert.equal(isStale(new Error("other")), false);
+ * const stale = new ConflictError("modified", { method: "PUT", path: "/x", status: 409 });
+ * assert.equal(isStale(stale), true);
+ * const owned = new ConflictError("owned", {
+ *   method: "PATCH",
+ *   path: "/x",
+ *   status: 409,
+ *   statusObject: {
+ *     kind: "Status",
+ *     apiVersion: "v1",
+ *     status: "Failure",
+ *     reason: "Conflict",
+ *     code: 409,
+ *     details: { causes: [{ reason: "FieldManagerConflict", field: ".data.k" }] },
+ *   },
+ * });
+ * assert.equal(isStale(owned), false);
  * ```
  *
  * @param error Any error.
- * @returns Whether it is a {@linkcode ConflictError} or {@linkcode NotFoundError}.
+ * @returns Whether it is a {@linkcode NotFoundError}, or a
+ * {@linkcode ConflictError} that is not a field-manager conflict.
  */
 export function isStale(error: unknown): boolean {
-  return error instanceof ConflictError || error instanceof NotFoundError;
+  if (error instanceof NotFoundError) return true;
+  return error instanceof ConflictError && !isFieldManagerConflict(error);
+}
+
+/**
+ * Whether a server-side apply was refused because other field managers own
+ * fields it sets (`details.causes[].reason` is `FieldManagerConflict`). No
+ * retry fixes it: apply with `force`, or give the fields up.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { isFieldManagerConflict } from "@liken/kubernetes/apiclient";
+ *
+ * assert.equal(isFieldManagerConflict(new Error("other")), false);
+ * ```
+ *
+ * @param error Any error.
+ * @returns Whether it is such a conflict.
+ */
+export function isFieldManagerConflict(error: unknown): boolean {
+  return error instanceof ConflictError &&
+    (error.statusObject?.details?.causes ?? []).some((cause) =>
+      cause.reason === "FieldManagerConflict"
+    );
 }
 
 /**

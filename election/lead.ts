@@ -123,6 +123,18 @@ export class Lead implements AsyncDisposable {
     if (pod.includes("_")) {
       throw new TypeError(`A pod name has no underscore: ${pod}`);
     }
+    const { group, version, resource } = lease;
+    if (
+      (group !== undefined && group !== "coordination.k8s.io") ||
+      (version !== undefined && version !== "v1") ||
+      (resource !== undefined && resource !== "leases")
+    ) {
+      throw new TypeError(
+        `The election runs on a coordination.k8s.io/v1 Lease, not on ${
+          group ? `${group}/` : ""
+        }${version ?? "v1"} ${resource ?? "leases"}`,
+      );
+    }
     const ref = leaseRef(lease);
     this.#state = new ElectionState(
       client,

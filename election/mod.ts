@@ -87,7 +87,7 @@
  */
 
 export { Lead } from "./lead.ts";
-export type { LeadingOptions, LeadOptions } from "./types.ts";
+export type { LeadingOptions, LeadOptions, LeaseRef } from "./types.ts";
 export type { DiagnosticsOptions } from "../_internal/diagnostics.ts";
 export {
   CallbackError,

@@ -146,3 +146,26 @@ Deno.test("leading() after the elector failed rejects with its ElectionError", a
   // The same failure went to onError.
   assert.ok(a.lines.includes(error.message), a.lines.join("\n"));
 });
+
+Deno.test("the Lease is named by an ObjectRef; another resource is refused", async () => {
+  await using server = new FakeApiServer();
+  const client = new Client(server.url, { fetch: server.fetch });
+  const ref = {
+    group: "coordination.k8s.io",
+    version: "v1",
+    resource: "leases",
+    namespace: "default",
+    name: "op",
+  };
+  await using lead = new Lead(client, { lease: ref, pod: "op-a" });
+  await lead.leading();
+  assert.equal(server.leaseHolder("default", "op"), lead.identity);
+  assert.throws(
+    () =>
+      new Lead(client, {
+        lease: { ...ref, version: "v1", resource: "configmaps", group: "" },
+        pod: "op-b",
+      }),
+    /The election runs on a coordination\.k8s\.io\/v1 Lease, not on v1 configmaps/,
+  );
+});

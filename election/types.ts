@@ -4,7 +4,26 @@
  * @module
  */
 
+import type { ObjectRef } from "../apiclient/resource.ts";
 import type { DiagnosticsOptions } from "../_internal/diagnostics.ts";
+
+/**
+ * Which Lease an election runs on: an `ObjectRef` whose resource is
+ * `coordination.k8s.io/v1` `leases` (the default), with its namespace and
+ * name required.
+ *
+ * @example
+ * ```ts
+ * import type { LeaseRef } from "@liken/kubernetes/election";
+ *
+ * const lease: LeaseRef = { namespace: "default", name: "demo-operator" };
+ * void lease;
+ * ```
+ */
+export type LeaseRef =
+  & Partial<Omit<ObjectRef, "namespace" | "name">>
+  & Required<Pick<ObjectRef, "name">>
+  & { namespace: string };
 
 /**
  * Options of a `Lead`: the Lease, the pod, the signal, the diagnostics and
@@ -53,10 +72,12 @@ import type { DiagnosticsOptions } from "../_internal/diagnostics.ts";
  */
 export interface LeadOptions extends DiagnosticsOptions {
   /**
-   * Which Lease: a `coordination.k8s.io/v1` Lease in `namespace`. It is
-   * created when absent.
+   * Which Lease: a `coordination.k8s.io/v1` Lease in `namespace`, named as
+   * every object is, by an `ObjectRef` (its resource is always the Lease's,
+   * so only the namespace and the name are required; any other `group`,
+   * `version` or `resource` is refused). It is created when absent.
    */
-  lease: { namespace: string; name: string };
+  lease: LeaseRef;
   /**
    * The name of the pod this process runs in, without `_`. The Lease names
    * the holder as `<pod>_<8 hex digits>`: the pod is readable in the Lease's
