@@ -5,6 +5,7 @@
  * @module
  */
 
+import type { RealControlPlane } from "../real_control_plane.ts";
 import { normalise } from "./_normalise.ts";
 import type { Hooks, Scenario } from "./scenarios.ts";
 import { Run, type Step, type Target } from "./_target.ts";
@@ -82,5 +83,25 @@ export async function writeGolden(golden: Golden): Promise<void> {
   await Deno.writeTextFile(
     new URL(`${golden.scenario}.json`, GOLDEN_DIR),
     JSON.stringify(golden, null, 2) + "\n",
+  );
+}
+
+/**
+ * Runs one scenario on a real control plane (on its API server without the
+ * watch cache when the scenario asks for it).
+ */
+export function runOnReal(
+  plane: RealControlPlane,
+  scenario: Scenario,
+): Promise<Step[]> {
+  const { server, serverNoWatchCache } = plane.ready;
+  return runScenario(
+    {
+      name: "real",
+      url: scenario.noWatchCache ? serverNoWatchCache ?? server : server,
+      fetch: (request) => plane.fetch(request),
+    },
+    scenario,
+    { compact: () => plane.compact() },
   );
 }

@@ -7,29 +7,20 @@
  */
 
 import { RealControlPlane } from "../real_control_plane.ts";
-import { runScenario, writeGolden } from "./_runner.ts";
+import { runOnReal, writeGolden } from "./_runner.ts";
 import { SCENARIOS } from "./scenarios.ts";
 
 const only = new Set(Deno.args);
 await using plane = await RealControlPlane.start({ noWatchCache: true });
-const { server, serverNoWatchCache, version } = plane.ready;
+const { server, version } = plane.ready;
 // deno-lint-ignore no-console
 console.log(`recording against kube-apiserver ${version} at ${server}`);
 let failed = 0;
 for (const scenario of SCENARIOS) {
   if (only.size > 0 && !only.has(scenario.name)) continue;
-  const url = scenario.noWatchCache ? serverNoWatchCache ?? server : server;
   const started = Date.now();
   try {
-    const steps = await runScenario(
-      {
-        name: "real",
-        url,
-        fetch: (request) => plane.fetch(request),
-      },
-      scenario,
-      { compact: () => plane.compact() },
-    );
+    const steps = await runOnReal(plane, scenario);
     await writeGolden({ scenario: scenario.name, server: version, steps });
     // deno-lint-ignore no-console
     console.log(

@@ -2,7 +2,7 @@
 // against kube-apiserver and must give what its golden file holds (the
 // gate's differential test then holds the fake to the same file).
 import assert from "node:assert/strict";
-import { readGolden, runScenario } from "../differential/_runner.ts";
+import { readGolden, runOnReal } from "../differential/_runner.ts";
 import { SCENARIOS } from "../differential/scenarios.ts";
 import { suite } from "./_plane.ts";
 
@@ -13,18 +13,7 @@ suite(
     async ({ plane }) => {
       const golden = await readGolden(scenario.name);
       assert.ok(golden, `No golden file for ${scenario.name}`);
-      const url = scenario.noWatchCache
-        ? plane.ready.serverNoWatchCache ?? plane.server
-        : plane.server;
-      const steps = await runScenario(
-        {
-          name: "real",
-          url,
-          fetch: (request) => plane.fetch(request),
-        },
-        scenario,
-        { compact: () => plane.compact() },
-      );
+      const steps = await runOnReal(plane, scenario);
       assert.deepEqual(steps, golden.steps);
     },
   ]),
