@@ -1,0 +1,287 @@
+// Validation of a (pruned, defaulted) value against a structural schema, in
+// the order and wording of the API server's validator (kube-openapi's fork
+// of go-openapi's `validate`, mapped to field errors by apiextensions).
+
+import type { Cause } from "./errors.ts";
+import type { Schema } from "./schema.ts";
+import { numberFormat, stringFormat } from "./_formats.ts";
+import {
+  child,
+  duplicate,
+  inBody,
+  invalid,
+  notSupported,
+  required,
+  tooLong,
+  tooMany,
+  typeInvalid,
+  typeName,
+} from "./_messages.ts";
+
+/** A plain JSON object. */
+export function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** Whether two JSON values are equal. */
+export function jsonEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (Array.isArray(a)) {
+    return Array.isArray(b) && a.length === b.length &&
+      a.every((item, i) => jsonEqual(item, b[i]));
+  }
+  if (isObject(a) && isObject(b)) {
+    const keys = Object.keys(a);
+    return keys.length === Object.keys(b).length &&
+      keys.every((key) => key in b && jsonEqual(a[key], b[key]));
+  }
+  return false;
+}
+
+/** Whether the value is of the schema's type (`type` absent: any). */
+function typeMatches(schema: Schema, value: unknown): boolean {
+  if (schema["x-kubernetes-int-or-string"]) {
+    return typeof value === "string" ||
+      (typeof value === "number" && Number.isInteger(value));
+  }
+  switch (schema.type) {
+    case undefined:
+      return true;
+    case "object":
+      return isObject(value);
+    case "array":
+      return Array.isArray(value);
+    case "integer":
+      return typeof value === "number" && Number.isInteger(value);
+    case "number":
+      return typeof value === "number";
+    case "string":
+      return typeof value === "string";
+    case "boolean":
+      return typeof value === "boolean";
+    default:
+      return false;
+  }
+}
+
+/**
+ * The causes of a value's mismatches with a schema node and everything
+ * below it, appended to `out`.
+ *
+ * @param schema The node.
+ * @param value The value (never `undefined`).
+ * @param path The value's field path (`""` for the root).
+ * @param out Where the causes go.
+ */
+export function validate(
+  schema: Schema,
+  value: unknown,
+  path: string,
+  out: Cause[],
+): void {
+  if (value === null) {
+    if (
+      schema.nullable || schema.type === undefined &&
+        !schema["x-kubernetes-int-or-string"]
+    ) return;
+    out.push(typeInvalid(path, "null", schema.type ?? "integer or string"));
+    return;
+  }
+  if (!typeMatches(schema, value)) {
+    const expected = schema["x-kubernetes-int-or-string"]
+      ? "integer or string"
+      : schema.type!;
+    out.push(typeInvalid(path, typeName(value), expected));
+    return;
+  }
+  if (
+    schema.enum !== undefined && !schema.enum.some((v) => jsonEqual(v, value))
+  ) {
+    out.push(notSupported(path, value, schema.enum));
+  }
+  if (typeof value === "number") number(schema, value, path, out);
+  else if (typeof value === "string") string(schema, value, path, out);
+  else if (Array.isArray(value)) array(schema, value, path, out);
+  else if (isObject(value)) object(schema, value, path, out);
+}
+
+function number(
+  schema: Schema,
+  value: number,
+  path: string,
+  out: Cause[],
+): void {
+  if (schema.format !== undefined && !numberFormat(schema.format, value)) {
+    out.push(typeInvalid(path, String(value), schema.format));
+  }
+  const { minimum, maximum, multipleOf } = schema;
+  if (minimum !== undefined) {
+    if (schema.exclusiveMinimum ? value <= minimum : value < minimum) {
+      const than = schema.exclusiveMinimum ? "" : " or equal to";
+      out.push(
+        invalid(
+          path,
+          value,
+          `${inBody(path)} should be greater than${than} ${minimum}`,
+        ),
+      );
+    }
+  }
+  if (maximum !== undefined) {
+    if (schema.exclusiveMaximum ? value >= maximum : value > maximum) {
+      const than = schema.exclusiveMaximum ? "" : " or equal to";
+      out.push(
+        invalid(
+          path,
+          value,
+          `${inBody(path)} should be less than${than} ${maximum}`,
+        ),
+      );
+    }
+  }
+  if (multipleOf !== undefined && !Number.isInteger(value / multipleOf)) {
+    out.push(
+      invalid(
+        path,
+        value,
+        `${inBody(path)} should be a multiple of ${multipleOf}`,
+      ),
+    );
+  }
+}
+
+function string(
+  schema: Schema,
+  value: string,
+  path: string,
+  out: Cause[],
+): void {
+  if (schema.format !== undefined && !stringFormat(schema.format, value)) {
+    out.push(typeInvalid(path, value, schema.format));
+  }
+  // Lengths count characters (code points), as go-openapi does.
+  const length = [...value].length;
+  if (schema.maxLength !== undefined && length > schema.maxLength) {
+    out.push(tooLong(path, schema.maxLength));
+  }
+  if (schema.minLength !== undefined && length < schema.minLength) {
+    out.push(
+      invalid(
+        path,
+        value,
+        `${inBody(path)} should be at least ${schema.minLength} chars long`,
+      ),
+    );
+  }
+  if (schema.pattern !== undefined && !regExp(schema.pattern).test(value)) {
+    out.push(
+      invalid(path, value, `${inBody(path)} should match '${schema.pattern}'`),
+    );
+  }
+}
+
+const PATTERNS = new Map<string, RegExp>();
+
+/** The compiled pattern (compiled once per pattern). */
+export function regExp(pattern: string): RegExp {
+  let compiled = PATTERNS.get(pattern);
+  if (compiled === undefined) {
+    compiled = new RegExp(pattern, "u");
+    PATTERNS.set(pattern, compiled);
+  }
+  return compiled;
+}
+
+function array(
+  schema: Schema,
+  value: unknown[],
+  path: string,
+  out: Cause[],
+): void {
+  if (schema.maxItems !== undefined && value.length > schema.maxItems) {
+    out.push(tooMany(path, value.length, schema.maxItems));
+  }
+  if (schema.minItems !== undefined && value.length < schema.minItems) {
+    out.push(
+      invalid(
+        path,
+        value,
+        `${inBody(path)} should have at least ${schema.minItems} items`,
+      ),
+    );
+  }
+  if (schema.items !== undefined) {
+    value.forEach((item, i) =>
+      validate(schema.items!, item, `${path}[${i}]`, out)
+    );
+  }
+  listType(schema, value, path, out);
+}
+
+/** `set` items are unique; `map` items are unique by their keys. */
+function listType(
+  schema: Schema,
+  value: unknown[],
+  path: string,
+  out: Cause[],
+): void {
+  const type = schema["x-kubernetes-list-type"];
+  if (type === "set") {
+    value.forEach((item, i) => {
+      if (value.slice(0, i).some((seen) => jsonEqual(seen, item))) {
+        out.push(duplicate(`${path}[${i}]`, item));
+      }
+    });
+  } else if (type === "map") {
+    const keys = schema["x-kubernetes-list-map-keys"] ?? [];
+    const seen: Record<string, unknown>[] = [];
+    value.forEach((item, i) => {
+      if (!isObject(item)) return;
+      const key = Object.fromEntries(keys.map((k) => [k, item[k] ?? null]));
+      if (seen.some((other) => jsonEqual(other, key))) {
+        out.push(duplicate(`${path}[${i}]`, key));
+      }
+      seen.push(key);
+    });
+  }
+}
+
+function object(
+  schema: Schema,
+  value: Record<string, unknown>,
+  path: string,
+  out: Cause[],
+): void {
+  const count = Object.keys(value).length;
+  if (schema.maxProperties !== undefined && count > schema.maxProperties) {
+    out.push(tooMany(path, count, schema.maxProperties));
+  }
+  if (schema.minProperties !== undefined && count < schema.minProperties) {
+    out.push(
+      invalid(
+        path,
+        value,
+        `${
+          inBody(path)
+        } should have at least ${schema.minProperties} properties`,
+      ),
+    );
+  }
+  for (const name of schema.required ?? []) {
+    if (value[name] === undefined) out.push(required(child(path, name)));
+  }
+  const properties = schema.properties ?? {};
+  for (const name of Object.keys(properties).sort()) {
+    if (value[name] !== undefined) {
+      validate(properties[name]!, value[name], child(path, name), out);
+    }
+  }
+  const more = schema.additionalProperties;
+  if (more !== undefined && more !== true) {
+    for (const name of Object.keys(value).sort()) {
+      if (!(name in properties)) {
+        validate(more, value[name], child(path, name), out);
+      }
+    }
+  }
+}
