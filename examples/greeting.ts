@@ -12,6 +12,7 @@ import {
   type Resource,
 } from "../apiclient/mod.ts";
 import type { Condition } from "../conditions/mod.ts";
+import { defineResource, type ObjectOf } from "../resource/mod.ts";
 
 /** A ConfigMap, as far as the example reads it. */
 export interface ConfigMap extends KubeObject {
@@ -58,12 +59,82 @@ export interface Greeting extends KubeObject {
   status?: GreetingStatus;
 }
 
+/** The schema of a status condition, as the conditions module writes it. */
+const CONDITION = {
+  type: "object",
+  required: ["type", "status", "reason", "message", "lastTransitionTime"],
+  properties: {
+    type: { type: "string" },
+    status: { type: "string", enum: ["True", "False", "Unknown"] },
+    observedGeneration: { type: "integer", format: "int64" },
+    reason: { type: "string" },
+    message: { type: "string" },
+    lastTransitionTime: { type: "string", format: "date-time" },
+  },
+} as const;
+
+/**
+ * The `Greeting` custom resource, defined once: its type, its `Resource`
+ * and its CRD (`examples/manifests/crd.yaml` is generated from it by `deno
+ * task manifests`, and the gate checks that the committed file matches).
+ */
+export const GREETING = defineResource({
+  group: GROUP,
+  version: VERSION,
+  kind: KIND,
+  plural: RESOURCE,
+  scope: "Namespaced",
+  shortNames: ["greet"],
+  status: true,
+  printerColumns: [
+    { name: "Message", type: "string", jsonPath: ".spec.message" },
+    {
+      name: "Ready",
+      type: "string",
+      jsonPath: '.status.conditions[?(@.type=="Ready")].status',
+    },
+    { name: "ConfigMap", type: "string", jsonPath: ".status.configMap" },
+    { name: "Age", type: "date", jsonPath: ".metadata.creationTimestamp" },
+  ],
+  schema: {
+    type: "object",
+    required: ["spec"],
+    properties: {
+      spec: {
+        type: "object",
+        required: ["message"],
+        properties: { message: { type: "string", maxLength: 4096 } },
+      },
+      status: {
+        type: "object",
+        properties: {
+          observedGeneration: { type: "integer", format: "int64" },
+          configMap: { type: "string" },
+          conditions: {
+            type: "array",
+            "x-kubernetes-list-type": "map",
+            "x-kubernetes-list-map-keys": ["type"],
+            items: CONDITION,
+          },
+        },
+      },
+    },
+  },
+});
+
 /** The Greetings collection (all namespaces). */
 export const GREETINGS: Resource = {
   group: GROUP,
   version: VERSION,
   resource: RESOURCE,
 };
+
+// What the definition decodes must stay a Greeting: a schema change that
+// breaks the operator's types fails the type check. (The other way round
+// does not hold: the conditions module's Condition leaves
+// lastTransitionTime optional, the CRD requires it.)
+const _inferred: (g: ObjectOf<typeof GREETING>) => Greeting = (g) => g;
+void _inferred;
 
 /** The ConfigMaps collection (all namespaces). */
 export const CONFIGMAPS: Resource = { version: "v1", resource: "configmaps" };

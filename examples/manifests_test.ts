@@ -5,6 +5,7 @@ import assert from "node:assert/strict";
 import { loadAll } from "js-yaml";
 import { Client } from "../apiclient/mod.ts";
 import { FakeApiServer, installFakeTime } from "../testing/mod.ts";
+import { crdYaml, GENERATED } from "./manifests.ts";
 import { GreetingOperator, REQUEST_TIMEOUT } from "./operator.ts";
 import {
   configMapPath,
@@ -193,6 +194,16 @@ Deno.test("the Deployment and the README's flags match what main.ts reads", () =
   );
   assert.deepEqual(env.sort(), ["POD_NAME", "POD_NAMESPACE"]);
   for (const name of env) assert.ok(allowEnv.includes(name));
+});
+
+Deno.test("crd.yaml is what `deno task manifests` writes from the Greeting definition", () => {
+  // Compared as objects: `deno fmt` may lay the YAML out its own way.
+  assert.ok(crdText.startsWith(GENERATED), "crd.yaml is not generated");
+  assert.deepEqual(
+    loadAll(crdText),
+    loadAll(crdYaml()),
+    "examples/manifests/crd.yaml is stale: run `deno task manifests`",
+  );
 });
 
 Deno.test("the CRD serves the Greeting the operator reads and writes", () => {

@@ -1,66 +1,10 @@
-// crd() against the example's hand-written CRD: the same object, from one
-// definition.
+// crd() against the example's CRD (generated from the same definition by
+// `deno task manifests`; examples/manifests_test.ts checks the file).
 import assert from "node:assert/strict";
 import { load } from "js-yaml";
 import crdText from "../examples/manifests/crd.yaml" with { type: "text" };
+import { GREETING as GREETINGS } from "../examples/greeting.ts";
 import { defineResource } from "./mod.ts";
-
-const CONDITION = {
-  type: "object",
-  required: ["type", "status", "reason", "message", "lastTransitionTime"],
-  properties: {
-    type: { type: "string" },
-    status: { type: "string", enum: ["True", "False", "Unknown"] },
-    observedGeneration: { type: "integer", format: "int64" },
-    reason: { type: "string" },
-    message: { type: "string" },
-    lastTransitionTime: { type: "string", format: "date-time" },
-  },
-} as const;
-
-const GREETINGS = defineResource({
-  group: "demo.liken.dev",
-  version: "v1alpha1",
-  kind: "Greeting",
-  plural: "greetings",
-  scope: "Namespaced",
-  shortNames: ["greet"],
-  status: true,
-  printerColumns: [
-    { name: "Message", type: "string", jsonPath: ".spec.message" },
-    {
-      name: "Ready",
-      type: "string",
-      jsonPath: '.status.conditions[?(@.type=="Ready")].status',
-    },
-    { name: "ConfigMap", type: "string", jsonPath: ".status.configMap" },
-    { name: "Age", type: "date", jsonPath: ".metadata.creationTimestamp" },
-  ],
-  schema: {
-    type: "object",
-    required: ["spec"],
-    properties: {
-      spec: {
-        type: "object",
-        required: ["message"],
-        properties: { message: { type: "string", maxLength: 4096 } },
-      },
-      status: {
-        type: "object",
-        properties: {
-          observedGeneration: { type: "integer", format: "int64" },
-          configMap: { type: "string" },
-          conditions: {
-            type: "array",
-            "x-kubernetes-list-type": "map",
-            "x-kubernetes-list-map-keys": ["type"],
-            items: CONDITION,
-          },
-        },
-      },
-    },
-  },
-});
 
 Deno.test("crd() is the example's CRD", () => {
   assert.deepEqual(GREETINGS.crd(), load(crdText));
