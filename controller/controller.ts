@@ -14,6 +14,13 @@ import { DeletedFinalStateUnknown, finalState } from "../informer/tombstone.ts";
 import type { CollectionOptions, Handler, Source } from "../informer/types.ts";
 import { Versions } from "../memo/versions.ts";
 import { controllerOf, meaningfulChange } from "./changes.ts";
+import {
+  applyChild,
+  deleteChild,
+  type Writer,
+  writeStatus,
+} from "./_context.ts";
+import { recorderOf, wire } from "./_wiring.ts";
 import { clamp } from "./_limiter.ts";
 import { Terms } from "./_terms.ts";
 import { ReconcileError, WatchMapError } from "./errors.ts";
@@ -90,6 +97,11 @@ export class Controller<T extends KubeObject = KubeObject>
   readonly primary: Collection<T>;
   /** The memo of versions the reads and writes share. */
   readonly versions: Versions;
+  /**
+   * The Event recorder: the `recorder` option's, or the one `events` made;
+   * `undefined` with neither.
+   */
+  readonly recorder: Recorder | undefined;
   /** Settles once the controller has stopped. Never rejects. */
   readonly done: Promise<void>;
   #options: ControllerOptions<T>;
@@ -99,6 +111,7 @@ export class Controller<T extends KubeObject = KubeObject>
   #terms: Terms;
   #diagnostics: Diagnostics;
   #observer: ControllerObserver | undefined;
+  #instrument: ControllerOptions<T>["instrument"];
   #gate = Promise.withResolvers<void>();
   #gateOpen = false;
   #synced: Promise<void>[] = [];
@@ -118,13 +131,16 @@ export class Controller<T extends KubeObject = KubeObject>
     this.name = options.name;
     this.#options = options;
     this.#diagnostics = diagnostics(`Controller ${options.name}`, options);
-    this.#observer = options.observer;
+    const wiring = wire(client, options);
+    this.#observer = wiring.observer;
+    this.#instrument = wiring.instrument;
     this.versions = options.versions ?? new Versions();
     const lead = options.lead;
     this.#client = lead === undefined
-      ? client
-      : client.withWriteGuard(lead.mayWrite);
-    this.queue = new WorkQueue(options.queue);
+      ? wiring.client
+      : wiring.client.withWriteGuard(lead.mayWrite);
+    this.recorder = recorderOf(this.#client, options);
+    this.queue = new WorkQueue(wiring.queue);
     this.done = this.#ended.promise;
     const signal = this.#stop.signal;
     this.#terms = new Terms(options.name, signal, lead, this.#diagnostics);
@@ -280,7 +296,7 @@ export class Controller<T extends KubeObject = KubeObject>
       if (this.#gateOpen) this.reconcileAll();
     };
     const all: WatchHooks = { ...hooks, recovered };
-    const instrument = this.#options.instrument;
+    const instrument = this.#instrument;
     return instrument === undefined ? all : instrument(source, all);
   }
 
@@ -302,7 +318,7 @@ export class Controller<T extends KubeObject = KubeObject>
     }
     this.#terms.clear();
     this.#wakeIdle();
-    const recorder: Recorder | undefined = this.#options.recorder;
+    const recorder = this.recorder;
     if (recorder !== undefined) {
       log("stopping: writing the queued Events");
       try {
@@ -416,6 +432,17 @@ export class Controller<T extends KubeObject = KubeObject>
     let context: ReconcileContext<T> | undefined;
     try {
       const object = await this.#read<T>(ref, signal);
+      const writer: Writer = {
+        name: this.name,
+        primary: options.for,
+        client: this.#client,
+        versions: this.versions,
+        recorder: this.recorder,
+        applyForce: options.applyForce ?? true,
+        ref,
+        object,
+        signal,
+      };
       context = {
         key,
         ref,
@@ -425,6 +452,10 @@ export class Controller<T extends KubeObject = KubeObject>
         signal,
         retries: this.queue.retries(key),
         read: (other) => this.#read(other, signal),
+        recorder: this.recorder,
+        apply: (child, how) => applyChild(writer, child, how),
+        deleteChild: (child) => deleteChild(writer, child),
+        status: (patch, how) => writeStatus(writer, patch, how),
       };
       const action = (await options.reconcile(context)) as Action;
       const after = action?.requeueAfter;

@@ -150,3 +150,64 @@ export class WatchMapError extends Error {
     this.ref = { ...ref };
   }
 }
+
+/**
+ * A server-side apply of a child with `force` off met fields another field
+ * manager owns (the API server's 409 whose `details.causes[].reason` is
+ * `FieldManagerConflict`). No retry fixes it: take the fields (`force`),
+ * stop stating them, or have the other manager let them go. The API
+ * server's `ConflictError` is the `cause`.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { ApplyConflictError } from "@liken/kubernetes/controller";
+ *
+ * const ref = { version: "v1", resource: "configmaps", namespace: "default", name: "web" };
+ * const error = new ApplyConflictError("greeting", { ref, fields: [".data.k"], cause: new Error("409") });
+ * assert.equal(
+ *   error.message,
+ *   "Applying default/web of configmaps (greeting) met fields another manager owns: .data.k",
+ * );
+ * ```
+ */
+export class ApplyConflictError extends Error {
+  /** The controller's name (the field manager). */
+  readonly controller: string;
+  /** The child. */
+  readonly ref: ObjectRef;
+  /** The contested fields, as the API server names them (`.data.k`). */
+  readonly fields: readonly string[];
+
+  /**
+   * Makes the error.
+   *
+   * @param controller The controller's name.
+   * @param options The child, the contested fields, and the API error.
+   */
+  constructor(controller: string, options: ApplyConflictErrorOptions) {
+    const { ref, fields, cause } = options;
+    super(
+      `Applying ${
+        objectKey(ref)
+      } of ${ref.resource} (${controller}) met fields another manager owns: ${
+        fields.length === 0 ? "(unnamed)" : fields.join(", ")
+      }`,
+      { cause },
+    );
+    this.name = "ApplyConflictError";
+    this.controller = controller;
+    this.ref = { ...ref };
+    this.fields = [...fields];
+  }
+}
+
+/** Options of {@linkcode ApplyConflictError}. */
+export interface ApplyConflictErrorOptions {
+  /** The child. */
+  ref: ObjectRef;
+  /** The contested fields. */
+  fields: readonly string[];
+  /** The API server's error. */
+  cause: unknown;
+}

@@ -127,6 +127,14 @@ export async function finalizer<T extends KubeObject>(
       // A removal refused as stale is tried again without a second cleanup.
       cleaned ??= { action: (await options.cleanup(current)) ?? undefined };
       answer = await patch(finalizers.filter((f) => f !== name));
+      if (typeof answer === "object" && !answer.metadata.finalizers?.length) {
+        // The last finalizer is off: the server deletes the object, and
+        // kube-apiserver answers its copy from before the removal (the old
+        // resourceVersion), which the memo cannot tell from the cache's
+        // stale copy. Reads go to the server until the watch drops it, or a
+        // later reconcile would run the cleanup again.
+        options.versions?.note(ref, "");
+      }
       // Removed, or gone meanwhile: nothing is left to hold.
       if (answer !== "stale") return cleaned.action;
     } else {

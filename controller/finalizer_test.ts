@@ -285,3 +285,42 @@ Deno.test("finalizer: an object other than the ref names is refused before any r
   assert.deepEqual(steps, []);
   assert.equal(server.requests.length, before);
 });
+
+Deno.test("finalizer: after the last finalizer is removed the memo trusts no cached copy, though the server answers the old version", async () => {
+  await using server = new FakeApiServer();
+  // kube-apiserver answers the patch that removes the last finalizer of a
+  // deleting object with the object as it was (its old resourceVersion).
+  let before = "";
+  const client = new Client(server.url, {
+    fetch: async (input, init) => {
+      const request = new Request(input, init);
+      const answer = await server.fetch(request);
+      if (request.method !== "PATCH" || before === "") return answer;
+      const body = await answer.json();
+      body.metadata.resourceVersion = before;
+      return new Response(JSON.stringify(body), {
+        status: answer.status,
+        headers: answer.headers,
+      });
+    },
+  });
+  const ref = { ...CONFIGMAPS, namespace: "default", name: "a" };
+  await client.create(CM, { metadata: { name: "a", finalizers: [NAME] } });
+  await client.delete(`${CM}/a`);
+  const deleting = await client.get<KubeObject>(`${CM}/a`);
+  before = deleting.metadata.resourceVersion!;
+  const versions = new Versions();
+  const { steps, apply, cleanup } = recorder();
+  await finalizer(client, ref, {
+    object: deleting,
+    name: NAME,
+    versions,
+    apply,
+    cleanup,
+  });
+  assert.deepEqual(steps, ["cleanup a"]);
+  assert.equal(server.object(`${CM}/a`), undefined);
+  // The watch's store may still hold the copy from before the removal: the
+  // memo must not call it current, so the next reconcile reads the server.
+  assert.equal(versions.current(ref, before), false);
+});

@@ -50,11 +50,51 @@
  * assert.ok(server.object("/api/v1/namespaces/default/secrets/a"));
  * ```
  *
+ * @example Apply a child, write the status, wire the metrics
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { Client, type KubeObject } from "@liken/kubernetes/apiclient";
+ * import { Controller } from "@liken/kubernetes/controller";
+ * import { Metrics } from "@liken/kubernetes/metrics";
+ * import { FakeApiServer } from "@liken/kubernetes/testing";
+ *
+ * await using server = new FakeApiServer();
+ * server.register({ group: "example.com", version: "v1", resource: "widgets", kind: "Widget", statusSubresource: true });
+ * const client = new Client(server.url, { fetch: server.fetch });
+ * const widgets = { group: "example.com", version: "v1", resource: "widgets", kind: "Widget" };
+ * await client.resource(widgets).namespace("default").create({ metadata: { name: "w" } });
+ * const metrics = new Metrics();
+ * await using controller = new Controller<KubeObject>(client, {
+ *   name: "widgets",
+ *   for: widgets,
+ *   owns: [{ version: "v1", resource: "configmaps" }],
+ *   metrics,
+ *   events: { instance: "pod-1" },
+ *   reconcile: async (context) => {
+ *     const name = context.ref.name;
+ *     await context.apply({
+ *       apiVersion: "v1",
+ *       kind: "ConfigMap",
+ *       metadata: { name, namespace: "default" },
+ *     });
+ *     await context.status({
+ *       conditions: [{ type: "Ready", status: "True", reason: "Applied", message: "" }],
+ *     });
+ *   },
+ * });
+ * await controller.idle();
+ * const child = server.object("/api/v1/namespaces/default/configmaps/w");
+ * assert.equal(child?.metadata.ownerReferences?.[0]?.kind, "Widget");
+ * assert.match(metrics.render(), /^controller_runtime_reconcile_total\{controller="widgets",result="success"\} \d+$/m);
+ * ```
+ *
  * @module
  */
 export { controllerOf, meaningfulChange, type OwnerKind } from "./changes.ts";
 export { Controller, MIN_RESYNC } from "./controller.ts";
 export {
+  ApplyConflictError,
+  type ApplyConflictErrorOptions,
   LeaseOutlivedError,
   ReconcileError,
   WatchMapError,
@@ -88,11 +128,15 @@ export {
 export { StopTimeoutError } from "../_internal/stop_timeout.ts";
 export type {
   Action,
+  ApplyChildOptions,
+  ControllerEventsOptions,
   ControllerObserver,
   ControllerOptions,
   Primary,
   Reconcile,
   ReconcileContext,
+  StatusOptions,
+  StatusPatch,
   Watch,
   WatchHooks,
 } from "./types.ts";

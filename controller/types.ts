@@ -1,12 +1,15 @@
 // The shapes of the controller's options and of one reconcile.
 import type { Client } from "../apiclient/client.ts";
-import type { ObjectRef } from "../apiclient/resource.ts";
+import type { ObjectRef, Resource } from "../apiclient/resource.ts";
 import type { KubeObject } from "../apiclient/types.ts";
 import type { DiagnosticsOptions } from "../_internal/diagnostics.ts";
 import type { Lead } from "../election/lead.ts";
+import type { Condition, ConditionStatus } from "../conditions/mod.ts";
+import type { RecorderOptions } from "../events/options.ts";
 import type { Recorder } from "../events/recorder.ts";
 import type { CollectionOptions, Source } from "../informer/types.ts";
 import type { Versions } from "../memo/versions.ts";
+import type { Metrics } from "../metrics/metrics.ts";
 import type { WorkQueueOptions } from "./queue.ts";
 
 /**
@@ -96,6 +99,128 @@ export interface ReconcileContext<T extends KubeObject = KubeObject> {
   read<C extends KubeObject = KubeObject>(
     ref: ObjectRef,
   ): Promise<C | undefined>;
+  /**
+   * The controller's Event recorder (`recorder` or `events`), or
+   * `undefined` when it has none.
+   */
+  readonly recorder: Recorder | undefined;
+  /**
+   * Server-side applies a desired child of the primary object: it adds the
+   * controller ownerReference (`controller: true`, `blockOwnerDeletion:
+   * true`, the primary's apiVersion, kind, name and uid), sends with the
+   * controller's name as the field manager, and notes the answer in the
+   * memo (`written`).
+   *
+   * Which collection: `options.resource` when given (its group and version
+   * must be the child's `apiVersion`), else the group and version of the
+   * child's `apiVersion` and a plural guessed from its `kind` as
+   * apimachinery's `UnsafeGuessKindToResource` does (lowercase; a final `s`
+   * takes `es`, a final `y` becomes `ies`, anything else takes `s`). Give
+   * `resource` for a kind that rule gets wrong (`Ingress`, `Endpoints`). The
+   * child is namespaced when `resource.namespaced` says so, else when it
+   * names a namespace.
+   *
+   * Refused with a `TypeError` before any request (the garbage collector
+   * ignores such references, the Kubernetes docs say): a child in another
+   * namespace than a namespaced primary, a cluster-scoped child (one without
+   * a namespace) of a namespaced primary, a child whose ownerReferences
+   * name another controller, and an apply when the primary is gone.
+   *
+   * Force: `options.force`, else the controller's `applyForce` (default
+   * `true`). With force off, fields another manager owns reject the apply
+   * with an `ApplyConflictError`.
+   *
+   * A child first made by create or replace keeps the fields its old
+   * `Update` entry of `managedFields` owns (no `csaupgrade` migration): the
+   * apply co-owns them, and a field the apply stops stating is not removed.
+   *
+   * @typeParam C The child's kind.
+   * @param child The desired child: `apiVersion`, `kind`, `metadata.name`,
+   * and the fields the controller owns.
+   * @param options The collection and the force.
+   * @returns The API server's copy.
+   */
+  apply<C extends KubeObject>(
+    child: C,
+    options?: ApplyChildOptions,
+  ): Promise<C>;
+  /**
+   * Deletes a child the primary no longer wants (`Background` propagation),
+   * noting it in the memo. A child already gone is fine.
+   *
+   * @param ref The child.
+   * @returns Whether this call deleted it (`false` on a 404).
+   */
+  deleteChild(ref: ObjectRef): Promise<boolean>;
+  /**
+   * Writes the primary's status in one call: the fields of `patch` over the
+   * held status (`null` removes a field, `undefined` leaves it), each
+   * condition of `patch.conditions` set by the conditions module's `set`
+   * (`lastTransitionTime` moves only when the status changes; each takes
+   * the primary's generation as `observedGeneration` unless it states one),
+   * and `observedGeneration` set to the primary's `metadata.generation`.
+   *
+   * Nothing is sent when the result deep-equals the held status. Otherwise
+   * the status subresource is replaced conditional on the resourceVersion
+   * (`settleStatus`): a merge patch would replace the whole `conditions`
+   * list (RFC 7386 replaces arrays) and so drop a condition another writer
+   * added meanwhile, while a stale replace draws a 409, after which the
+   * status is computed again once from a fresh copy.
+   *
+   * After the write lands, each condition that transitioned (new, or a
+   * changed status or reason, as `set` says) posts an Event through the
+   * controller's recorder, its object reference made from the primary
+   * (`transition` of the events module); Warning when the status is
+   * `options.bad`.
+   *
+   * @param patch The status fields and conditions.
+   * @param options The status that needs a person.
+   * @returns Whether a write landed.
+   */
+  status(patch: StatusPatch, options?: StatusOptions): Promise<boolean>;
+}
+
+/** Options of {@linkcode ReconcileContext.apply}. */
+export interface ApplyChildOptions {
+  /**
+   * The child's collection. Default: from its `apiVersion` and a plural
+   * guessed from its `kind` (see {@linkcode ReconcileContext.apply}).
+   */
+  resource?: Resource | undefined;
+  /**
+   * Take the fields other managers own. Default: the controller's
+   * `applyForce` (itself default `true`).
+   */
+  force?: boolean | undefined;
+}
+
+/**
+ * The status {@linkcode ReconcileContext.status} writes: any status fields,
+ * and conditions.
+ */
+export interface StatusPatch {
+  /** Conditions to set; conditions of other types stay. */
+  conditions?: readonly Condition[] | undefined;
+  /** Other status fields: `null` removes one, `undefined` leaves it. */
+  [field: string]: unknown;
+}
+
+/** Options of {@linkcode ReconcileContext.status}. */
+export interface StatusOptions {
+  /**
+   * The condition status that posts a Warning rather than a Normal Event
+   * (such as `"False"` for `Ready`). Default: none (always Normal).
+   */
+  bad?: ConditionStatus | undefined;
+}
+
+/**
+ * The recorder a controller makes itself (the `events` option): the
+ * `Recorder`'s options plus its component.
+ */
+export interface ControllerEventsOptions extends RecorderOptions {
+  /** The reporting component. Default: the controller's name. */
+  component?: string | undefined;
 }
 
 /**
@@ -185,6 +310,31 @@ export interface ControllerOptions<T extends KubeObject = KubeObject>
    * its queue is refused rather than written.
    */
   recorder?: Recorder | undefined;
+  /**
+   * Makes the controller's own Event recorder, writing through the
+   * controller's client (so through the write guard, and counted by
+   * `metrics`), its outcomes counted by `metrics`, and stopped as
+   * `recorder` is. Not with `recorder`. Default: none.
+   */
+  events?: ControllerEventsOptions | undefined;
+  /**
+   * Wires the controller to the metrics in one option: its client's
+   * requests (`metrics.client`), its reconciles and work queue
+   * (`metrics.controller(name)`, after `observer` and `queue.observer`,
+   * which still hear), its watches (`metrics.collection`, around
+   * `instrument`), the recorder it makes (`events`; a `recorder` you made
+   * keeps the observer you gave it) and `lead` (`metrics.lead`). Give it
+   * the client before `metrics.client`, or requests count twice. Default:
+   * none.
+   */
+  metrics?: Metrics | undefined;
+  /**
+   * Whether {@linkcode ReconcileContext.apply} forces: take the fields
+   * other managers own, as the Kubernetes docs recommend for controllers
+   * ("Server-Side Apply", Using Server-Side Apply in a controller). With
+   * `false`, a conflict rejects with an `ApplyConflictError`. Default `true`.
+   */
+  applyForce?: boolean | undefined;
   /** The memo of versions. Default: a new one. */
   versions?: Versions | undefined;
   /** The work queue's backoff, rate limit and observer. */

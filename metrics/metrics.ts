@@ -96,6 +96,10 @@ export interface ControllerMetricsOptions {
  *   `workqueue_*` metrics, and a health check that fails on a stuck
  *   reconcile.
  *
+ * A controller takes all of these in one option: `new Controller(client,
+ * { metrics, … })` wires its client, reconciles, work queue, watches, the
+ * recorder it makes (`events`) and its `lead`.
+ *
  * A standby copy of an elected operator is ready: it just does not lead.
  *
  * @example Wire a client and a collection, then read the text
@@ -359,7 +363,8 @@ export class Metrics {
 
   /**
    * Answers the metrics one controller feeds: give it as the controller's
-   * `observer`, and its `queue` as the work queue's observer. It feeds
+   * `observer`, and its `queue` as the work queue's observer (or give the
+   * `Metrics` as the controller's `metrics` option, which does this). It feeds
    * controller-runtime's
    * `controller_runtime_reconcile_total{controller,result}`,
    * `controller_runtime_reconcile_errors_total{controller}`,

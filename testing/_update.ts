@@ -269,9 +269,13 @@ function commit(
     next.metadata.deletionTimestamp &&
     (next.metadata.finalizers ?? []).length === 0
   ) {
-    // The last finalizer went: the object goes.
+    // The last finalizer went: the object goes. kube-apiserver answers the
+    // object as written, at the version it had before (a client's memo
+    // cannot tell that copy from a stale one).
+    const answer = clone(next);
     state.store.write(rkey, key, next);
-    return json(state.store.delete(rkey, key), code);
+    state.store.delete(rkey, key);
+    return json(answer, code);
   }
   return json(state.store.write(rkey, key, next), code);
 }

@@ -37,8 +37,6 @@ export const KNOWN_DIFFERENCES: Readonly<Record<string, string>> = {
   "finalizers/create": SETS,
   "finalizers/delete": SETS,
   "finalizers/get while deleting": SETS,
-  "finalizers/release":
-    "the answer to the write that removes the last finalizer carries the new resourceVersion; the API server answers the object as it was before the removal",
   "server-side-apply/apply a drops y":
     "an apply that gives up every field keeps an empty entry for its manager on the API server; the fake drops the entry",
   "server-side-apply/get":
