@@ -16,7 +16,7 @@ import type { KubeObject, OwnerReference } from "../apiclient/types.ts";
 import { type Condition, set } from "../conditions/mod.ts";
 import type { Recorder } from "../events/recorder.ts";
 import { transition } from "../events/transition.ts";
-import type { ObjectReference } from "../events/types.ts";
+import type { EventNote, ObjectReference } from "../events/types.ts";
 import { settleStatus, written } from "../memo/requests.ts";
 import type { Versions } from "../memo/versions.ts";
 import { ApplyConflictError } from "./errors.ts";
@@ -287,6 +287,22 @@ export async function writeStatus(
     transition(writer.recorder, reference, { condition, bad: options.bad });
   }
   return true;
+}
+
+/** {@linkcode ReconcileContext.normal} and `warning`. */
+export function postEvent(
+  writer: Writer,
+  type: "Normal" | "Warning",
+  note: EventNote,
+): void {
+  const recorder = writer.recorder;
+  if (recorder === undefined) return;
+  const { name, namespace } = writer.ref;
+  const object: KubeObject = writer.object ??
+    { metadata: namespace ? { name, namespace } : { name } };
+  const reference = referenceOf(writer.primary, object);
+  if (type === "Normal") recorder.normal(reference, note);
+  else recorder.warning(reference, note);
 }
 
 /** The status `patch` makes of `held`, and the conditions that transitioned. */

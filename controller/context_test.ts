@@ -457,3 +457,36 @@ Deno.test("deepEqual compares objects by keys in any order, arrays in order", ()
   assert.equal(deepEqual({ a: 1, b: undefined }, { a: 1 }), true);
   assert.equal(deepEqual([], {}), false);
 });
+
+Deno.test("normal and warning: Events about the primary, its reference made from it", async () => {
+  await using h = await setup();
+  await once(h, (context) => {
+    context.normal({ reason: "Made", message: "Made the thing" });
+    context.warning({ reason: "Broke", message: "It broke" });
+    return Promise.resolve();
+  }, { events: { component: "widgets" } });
+  const events = h.server.eventsAbout({ kind: "Widget", name: "w" });
+  assert.deepEqual(
+    events.map((e) => [e.type, e.reason, e.message]).sort(),
+    [["Normal", "Made", "Made the thing"], ["Warning", "Broke", "It broke"]],
+  );
+  for (const event of events) {
+    assert.deepEqual(event.involvedObject, {
+      apiVersion: "example.com/v1",
+      kind: "Widget",
+      namespace: "default",
+      name: "w",
+      uid: h.widget.metadata.uid,
+    });
+  }
+});
+
+Deno.test("normal and warning without a recorder do nothing", async () => {
+  await using h = await setup();
+  await once(h, (context) => {
+    assert.equal(context.recorder, undefined);
+    context.normal({ reason: "Made", message: "Made the thing" });
+    return Promise.resolve();
+  });
+  assert.equal(h.server.count({ method: "POST", path: /\/events$/ }), 0);
+});

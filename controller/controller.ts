@@ -17,6 +17,7 @@ import { controllerOf, meaningfulChange } from "./changes.ts";
 import {
   applyChild,
   deleteChild,
+  postEvent,
   type Writer,
   writeStatus,
 } from "./_context.ts";
@@ -102,6 +103,8 @@ export class Controller<T extends KubeObject = KubeObject>
    * `undefined` with neither.
    */
   readonly recorder: Recorder | undefined;
+  /** The election (the `lead` option), or `undefined` without one. */
+  readonly lead: Lead | undefined;
   /** Settles once the controller has stopped. Never rejects. */
   readonly done: Promise<void>;
   #options: ControllerOptions<T>;
@@ -129,6 +132,7 @@ export class Controller<T extends KubeObject = KubeObject>
    */
   constructor(client: Client, options: ControllerOptions<T>) {
     this.name = options.name;
+    this.lead = options.lead;
     this.#options = options;
     this.#diagnostics = diagnostics(`Controller ${options.name}`, options);
     const wiring = wire(client, options);
@@ -456,6 +460,8 @@ export class Controller<T extends KubeObject = KubeObject>
         apply: (child, how) => applyChild(writer, child, how),
         deleteChild: (child) => deleteChild(writer, child),
         status: (patch, how) => writeStatus(writer, patch, how),
+        normal: (note) => postEvent(writer, "Normal", note),
+        warning: (note) => postEvent(writer, "Warning", note),
       };
       const action = (await options.reconcile(context)) as Action;
       const after = action?.requeueAfter;

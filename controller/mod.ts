@@ -132,6 +132,8 @@ export type {
   ControllerEventsOptions,
   ControllerObserver,
   ControllerOptions,
+  ControllerPermissions,
+  PolicyRule,
   Primary,
   Reconcile,
   ReconcileContext,

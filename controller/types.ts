@@ -7,6 +7,7 @@ import type { Lead } from "../election/lead.ts";
 import type { Condition, ConditionStatus } from "../conditions/mod.ts";
 import type { RecorderOptions } from "../events/options.ts";
 import type { Recorder } from "../events/recorder.ts";
+import type { EventNote } from "../events/types.ts";
 import type { CollectionOptions, Source } from "../informer/types.ts";
 import type { Versions } from "../memo/versions.ts";
 import type { Metrics } from "../metrics/metrics.ts";
@@ -178,6 +179,22 @@ export interface ReconcileContext<T extends KubeObject = KubeObject> {
    * @returns Whether a write landed.
    */
   status(patch: StatusPatch, options?: StatusOptions): Promise<boolean>;
+  /**
+   * Posts a Normal Event about the primary object through the controller's
+   * recorder, its object reference made from the primary (apiVersion, kind,
+   * namespace, name and uid); nothing without a recorder. Fire-and-forget,
+   * as the recorder's own `normal` is.
+   *
+   * @param note The reason and message.
+   */
+  normal(note: EventNote): void;
+  /**
+   * Posts a Warning Event about the primary object, as
+   * {@linkcode ReconcileContext.normal} does.
+   *
+   * @param note The reason and message.
+   */
+  warning(note: EventNote): void;
 }
 
 /** Options of {@linkcode ReconcileContext.apply}. */
@@ -354,6 +371,52 @@ export interface ControllerOptions<T extends KubeObject = KubeObject>
   instrument?:
     | ((source: Source, hooks: WatchHooks) => WatchHooks)
     | undefined;
+  /**
+   * What the reconcile writes beyond what the options above already say,
+   * for the RBAC rules the manifests module derives (`rulesOf`). Default:
+   * the status, no deletes, no other rules.
+   */
+  permissions?: ControllerPermissions | undefined;
   /** Stops the controller, as {@linkcode Controller.stop} does. */
   signal?: AbortSignal | undefined;
+}
+
+/**
+ * One RBAC rule (`rbac.authorization.k8s.io/v1` PolicyRule), for the
+ * requests a reconcile sends by itself.
+ */
+export interface PolicyRule {
+  /** The API groups; `""` is the core group. */
+  apiGroups: readonly string[];
+  /** The resources, with `name/subresource` for a subresource. */
+  resources: readonly string[];
+  /** The verbs: `get`, `list`, `watch`, `create`, `update`, `patch`, `delete`. */
+  verbs: readonly string[];
+  /** Only these objects. Default: every object. */
+  resourceNames?: readonly string[] | undefined;
+}
+
+/**
+ * The requests a controller's reconcile sends beyond those its options
+ * imply (see {@linkcode ControllerOptions.permissions}).
+ */
+export interface ControllerPermissions {
+  /**
+   * Whether the reconcile writes the primary's status
+   * ({@linkcode ReconcileContext.status}: `update` on `<primary>/status`).
+   * Default `true`.
+   */
+  status?: boolean | undefined;
+  /**
+   * Whether the reconcile deletes children
+   * ({@linkcode ReconcileContext.deleteChild}: `delete` on each `owns`
+   * collection). Default `false`.
+   */
+  deleteChildren?: boolean | undefined;
+  /**
+   * Other requests, such as a `finalizer`'s `patch` on the primary or a
+   * write to a collection the controller does not watch. They take the
+   * scope of the primary (its namespace, or the cluster).
+   */
+  rules?: readonly PolicyRule[] | undefined;
 }

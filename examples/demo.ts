@@ -16,20 +16,15 @@
 import { Client, type Outcome } from "../apiclient/mod.ts";
 import { Metrics, ProbeServer } from "../metrics/mod.ts";
 import { FakeApiServer } from "../testing/mod.ts";
-import { GreetingOperator, REQUEST_TIMEOUT } from "./operator.ts";
+import { REQUEST_TIMEOUT } from "../election/mod.ts";
+import { startOperator } from "./operator.ts";
 import {
   type ConfigMap,
   configMapName,
-  configMapPath,
+  GREETING,
   type Greeting,
-  greetingPath,
-  GREETINGS,
-  GROUP,
-  KIND,
-  newGreeting,
-  RESOURCE,
-  VERSION,
 } from "./greeting.ts";
+import { configMapPath, greetingPath, newGreeting } from "./samples.ts";
 
 const NAMESPACE = "default";
 const keepRunning = Deno.args.includes("--keep-running");
@@ -50,10 +45,7 @@ async function until(what: string, check: () => boolean): Promise<void> {
 
 await using server = new FakeApiServer();
 server.register({
-  group: GROUP,
-  version: VERSION,
-  resource: RESOURCE,
-  kind: KIND,
+  ...GREETING,
   statusSubresource: true,
   shortNames: ["greet"],
 });
@@ -75,7 +67,7 @@ const observe = (outcome: Outcome): void => {
 const client = new Client(served.url, { timeout: REQUEST_TIMEOUT })
   .withObserver(observe);
 const user = new Client(served.url);
-const greetings = user.resource<Greeting>(GREETINGS).namespace(NAMESPACE);
+const greetings = user.resource<Greeting>(GREETING).namespace(NAMESPACE);
 
 // The operator's metrics and probes, served as in a pod (there on
 // 0.0.0.0:8080; here on loopback).
@@ -87,7 +79,7 @@ await using probes = new ProbeServer(metrics, {
 say(`Probes on http://127.0.0.1:${probes.port}/healthz, /readyz and /metrics`);
 say();
 
-const operator = await GreetingOperator.start(client, {
+const operator = await startOperator(client, {
   pod: "greeting-operator-7d9f-x2x4b",
   leaseNamespace: NAMESPACE,
   metrics,
@@ -142,10 +134,6 @@ await operator.idle();
 say();
 say("What the operator did");
 say(`  leader: ${server.leaseHolder(NAMESPACE, "greeting-operator")}`);
-const counts = operator.counts;
-say(
-  `  passes: ${counts.passes} (failed: ${counts.failures}); ConfigMaps created ${counts.created}, updated ${counts.updated}; status writes ${counts.statuses}`,
-);
 say(`  writes (${writes.length}, Lease renewals not shown):`);
 for (const line of writes) say(`    ${line}`);
 
@@ -197,7 +185,7 @@ say("Events");
 for (const name of ["hello", "bonjour", "hola"]) {
   for (
     const event of server.eventsAbout({
-      kind: KIND,
+      kind: GREETING.kind,
       name,
       namespace: NAMESPACE,
     })

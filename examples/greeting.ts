@@ -1,63 +1,24 @@
 /**
- * The `Greeting` custom resource of the example operator: its spec names a
- * message; its status names the ConfigMap that holds the message and carries
- * a `Ready` condition.
+ * The `Greeting` custom resource of the example operator, defined once: its
+ * spec names a message; its status names the ConfigMap that holds the
+ * message and carries a `Ready` condition. Its TypeScript type, its
+ * `Resource` and its CRD all come from {@linkcode GREETING}.
  *
  * @module
  */
-import {
-  collectionPath,
-  type KubeObject,
-  objectPath,
-  type Resource,
-} from "../apiclient/mod.ts";
-import type { Condition } from "../conditions/mod.ts";
+import type { KubeObject, Resource } from "../apiclient/mod.ts";
 import { defineResource, type ObjectOf } from "../resource/mod.ts";
 
-/** A ConfigMap, as far as the example reads it. */
-export interface ConfigMap extends KubeObject {
-  /** The text entries. */
-  data?: Record<string, string>;
-}
-
-/** The API group of `Greeting`. */
-export const GROUP = "demo.liken.dev";
-/** The API version of `Greeting`. */
-export const VERSION = "v1alpha1";
-/** The plural resource name of `Greeting`. */
-export const RESOURCE = "greetings";
-/** The kind. */
-export const KIND = "Greeting";
-/** `apiVersion` of a `Greeting`. */
-export const API_VERSION = `${GROUP}/${VERSION}`;
 /** The label the operator puts on every ConfigMap it makes. */
 export const MANAGED_BY = "app.kubernetes.io/managed-by";
 /** The value of {@linkcode MANAGED_BY}. */
 export const OPERATOR = "greeting-operator";
-
-/** What a `Greeting` asks for. */
-export interface GreetingSpec {
-  /** The message to publish in a ConfigMap. */
-  message: string;
-}
-
-/** What the operator reports about a `Greeting`. */
-export interface GreetingStatus {
-  /** The generation the status was computed from. */
-  observedGeneration?: number;
-  /** The name of the ConfigMap that holds the message. */
-  configMap?: string;
-  /** The conditions; `Ready` says whether the ConfigMap holds the message. */
-  conditions?: Condition[];
-}
-
-/** A `Greeting` object. */
-export interface Greeting extends KubeObject {
-  /** What it asks for. */
-  spec: GreetingSpec;
-  /** What the operator reported. */
-  status?: GreetingStatus;
-}
+/** The labels of every ConfigMap the operator makes. */
+export const LABELS: Readonly<Record<string, string>> = {
+  [MANAGED_BY]: OPERATOR,
+};
+/** The label selector of the ConfigMaps the operator made. */
+export const SELECTOR = `${MANAGED_BY}=${OPERATOR}`;
 
 /** The schema of a status condition, as the conditions module writes it. */
 const CONDITION = {
@@ -79,10 +40,10 @@ const CONDITION = {
  * task manifests`, and the gate checks that the committed file matches).
  */
 export const GREETING = defineResource({
-  group: GROUP,
-  version: VERSION,
-  kind: KIND,
-  plural: RESOURCE,
+  group: "demo.liken.dev",
+  version: "v1alpha1",
+  kind: "Greeting",
+  plural: "greetings",
   scope: "Namespaced",
   shortNames: ["greet"],
   status: true,
@@ -122,54 +83,17 @@ export const GREETING = defineResource({
   },
 });
 
-/** The Greetings collection (all namespaces). */
-export const GREETINGS: Resource = {
-  group: GROUP,
-  version: VERSION,
-  resource: RESOURCE,
-};
+/** A `Greeting` object, as the definition decodes it. */
+export type Greeting = ObjectOf<typeof GREETING>;
 
-// What the definition decodes must stay a Greeting: a schema change that
-// breaks the operator's types fails the type check. (The other way round
-// does not hold: the conditions module's Condition leaves
-// lastTransitionTime optional, the CRD requires it.)
-const _inferred: (g: ObjectOf<typeof GREETING>) => Greeting = (g) => g;
-void _inferred;
+/** A ConfigMap, as far as the example reads it. */
+export interface ConfigMap extends KubeObject {
+  /** The text entries. */
+  data?: Record<string, string>;
+}
 
 /** The ConfigMaps collection (all namespaces). */
 export const CONFIGMAPS: Resource = { version: "v1", resource: "configmaps" };
-
-/**
- * The path of the Greetings of `namespace`, or of one Greeting: for tests
- * and the fake server's `object()`; the operator sends through
- * `client.resource(GREETINGS)`.
- *
- * @param namespace The namespace.
- * @param name The Greeting's name; absent for the collection.
- * @returns The API path.
- */
-export function greetingPath(namespace: string, name?: string): string {
-  return pathOf(GREETINGS, namespace, name);
-}
-
-/**
- * The path of the ConfigMaps of `namespace`, or of one ConfigMap: for tests
- * and the fake server's `object()`; the operator sends through
- * `client.resource(CONFIGMAPS)`.
- *
- * @param namespace The namespace.
- * @param name The ConfigMap's name; absent for the collection.
- * @returns The API path.
- */
-export function configMapPath(namespace: string, name?: string): string {
-  return pathOf(CONFIGMAPS, namespace, name);
-}
-
-function pathOf(resource: Resource, namespace: string, name?: string): string {
-  return name === undefined
-    ? collectionPath({ ...resource, namespace })
-    : objectPath({ ...resource, namespace, name });
-}
 
 /**
  * The name of the ConfigMap a Greeting owns.
@@ -179,20 +103,4 @@ function pathOf(resource: Resource, namespace: string, name?: string): string {
  */
 export function configMapName(greeting: string): string {
   return `${greeting}-greeting`;
-}
-
-/**
- * A new Greeting object, for a create.
- *
- * @param name The name.
- * @param message The message.
- * @returns The object.
- */
-export function newGreeting(name: string, message: string): Greeting {
-  return {
-    apiVersion: API_VERSION,
-    kind: KIND,
-    metadata: { name },
-    spec: { message },
-  };
 }

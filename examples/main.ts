@@ -22,7 +22,8 @@
  */
 import { autoClient } from "../kubeconfig/mod.ts";
 import { Metrics, ProbeServer } from "../metrics/mod.ts";
-import { GreetingOperator, REQUEST_TIMEOUT } from "./operator.ts";
+import { REQUEST_TIMEOUT } from "../election/mod.ts";
+import { startOperator } from "./operator.ts";
 
 function log(line: string): void {
   // deno-lint-ignore no-console
@@ -61,9 +62,9 @@ log(
 const metrics = new Metrics();
 await using _probes = new ProbeServer(metrics, { signal: stop.signal });
 
-let operator: GreetingOperator;
+let operator: Awaited<ReturnType<typeof startOperator>>;
 try {
-  operator = await GreetingOperator.start(client, {
+  operator = await startOperator(client, {
     pod,
     leaseNamespace,
     metrics,

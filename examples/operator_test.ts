@@ -2,28 +2,16 @@ import assert from "node:assert/strict";
 import { Client } from "../apiclient/mod.ts";
 import { Metrics } from "../metrics/mod.ts";
 import { FakeApiServer, installFakeTime } from "../testing/mod.ts";
-import { GreetingOperator, REQUEST_TIMEOUT } from "./operator.ts";
-import {
-  type ConfigMap,
-  configMapPath,
-  type Greeting,
-  greetingPath,
-  GROUP,
-  KIND,
-  newGreeting,
-  RESOURCE,
-  VERSION,
-} from "./greeting.ts";
+import { NotLeadingError, REQUEST_TIMEOUT } from "../election/mod.ts";
+import { startOperator } from "./operator.ts";
+import { type ConfigMap, GREETING, type Greeting } from "./greeting.ts";
+import { configMapPath, greetingPath, newGreeting } from "./samples.ts";
+
+const KIND = GREETING.kind;
 
 function fake(): FakeApiServer {
   const server = new FakeApiServer();
-  server.register({
-    group: GROUP,
-    version: VERSION,
-    resource: RESOURCE,
-    kind: KIND,
-    statusSubresource: true,
-  });
+  server.register({ ...GREETING, statusSubresource: true });
   return server;
 }
 
@@ -40,29 +28,39 @@ Deno.test("the example operator reconciles Greetings end to end", async () => {
 
   const lines: string[] = [];
   const exits: number[] = [];
-  const operator = await GreetingOperator.start(client, {
+  const operator = await startOperator(client, {
     pod: "greeter-0",
     leaseNamespace: ns,
     log: (line) => lines.push(line),
     exit: (code) => exits.push(code),
   });
-  assert.equal(server.leaseHolder(ns, "greeting-operator"), operator.identity);
+  assert.equal(
+    server.leaseHolder(ns, "greeting-operator"),
+    operator.lead?.identity,
+  );
   await time.settle();
   await operator.idle();
   await time.settle();
-  assert.ok(operator.synced);
+  assert.ok(operator.synced());
 
   // The first Greeting: a ConfigMap with an owner reference, and a status.
   const cm = server.object<ConfigMap>(configMapPath(ns, "hello-greeting"));
   assert.equal(cm?.data?.message, "Hello, world");
   const hello = server.object<Greeting>(greetingPath(ns, "hello"))!;
   assert.deepEqual(cm?.metadata.ownerReferences, [{
-    apiVersion: `${GROUP}/${VERSION}`,
+    apiVersion: GREETING.apiVersion,
     kind: KIND,
     name: "hello",
     uid: hello.metadata.uid,
     controller: true,
+    blockOwnerDeletion: true,
   }]);
+  // Applied by the controller's field manager: it owns data.message.
+  const fields = cm?.metadata.managedFields as
+    | { manager: string; operation: string }[]
+    | undefined;
+  const manager = fields?.find((m) => m.manager === "greeting");
+  assert.equal(manager?.operation, "Apply");
   assert.equal(hello.status?.configMap, "hello-greeting");
   assert.equal(hello.status?.observedGeneration, hello.metadata.generation);
   const ready = hello.status?.conditions?.find((c) => c.type === "Ready");
@@ -138,13 +136,14 @@ Deno.test("the example operator reconciles Greetings end to end", async () => {
     "Normal/MessagePublished",
   ]);
   assert.deepEqual(reasons("taken"), ["Warning/ConfigMapTaken"]);
-  assert.deepEqual(operator.counts, {
-    passes: operator.counts.passes,
-    failures: 0,
-    created: 3,
-    updated: 1,
-    statuses: 5,
-  });
+  // Status writes: one per Greeting, and one more for bonjour's edit; each
+  // pass applies the ConfigMap once, and a pass that changes nothing
+  // leaves its resourceVersion (no ConfigMapUpdated Event).
+  assert.equal(
+    server.count({ method: "PUT", path: /\/greetings\/.*\/status$/ }),
+    5,
+  );
+  assert.ok(lines.every((l) => !/failed/.test(l)), lines.join("\n"));
   const order = lines.filter((l) => l.startsWith("controller: stopping"));
   assert.deepEqual(order, [
     "controller: stopping: watches and reconciles",
@@ -161,13 +160,13 @@ Deno.test("a second copy waits, then takes over when the leader steps down", asy
     new Client(server.url, { fetch: server.fetch, timeout: REQUEST_TIMEOUT });
   const user = new Client(server.url, { fetch: server.fetch });
   const ns = "default";
-  const first = await GreetingOperator.start(client(), {
+  const first = await startOperator(client(), {
     pod: "greeter-a",
     leaseNamespace: ns,
     exit: () => {},
   });
-  let second: GreetingOperator | undefined;
-  const starting = GreetingOperator.start(client(), {
+  let second: Awaited<ReturnType<typeof startOperator>> | undefined;
+  const starting = startOperator(client(), {
     pod: "greeter-b",
     leaseNamespace: ns,
     exit: () => {},
@@ -179,7 +178,10 @@ Deno.test("a second copy waits, then takes over when the leader steps down", asy
   await time.tick(11_000); // a waiting copy reads within 5 to 11 s
   const next = await starting;
   assert.equal(second, next);
-  assert.equal(server.leaseHolder(ns, "greeting-operator"), next.identity);
+  assert.equal(
+    server.leaseHolder(ns, "greeting-operator"),
+    next.lead?.identity,
+  );
   await user.create(greetingPath(ns), newGreeting("hello", "Hi"));
   await time.settle();
   await next.idle();
@@ -189,12 +191,12 @@ Deno.test("a second copy waits, then takes over when the leader steps down", asy
       ?.message,
     "Hi",
   );
-  assert.equal(first.counts.created, 0);
-  assert.equal(next.counts.created, 1);
+  // Applied by the second copy: the first's write guard refuses for good.
+  assert.throws(() => first.lead?.mayWrite(), NotLeadingError);
   await next.stop();
 });
 
-Deno.test("a failed pass runs again after retryDelay", async () => {
+Deno.test("a failed pass runs again with the queue's backoff", async () => {
   using time = installFakeTime({ now: Date.parse("2030-01-01T00:00:00Z") });
   await using server = fake();
   const client = new Client(server.url, {
@@ -203,8 +205,8 @@ Deno.test("a failed pass runs again after retryDelay", async () => {
   });
   const ns = "default";
   const refusal = server.refuse({
-    method: "POST",
-    path: configMapPath(ns),
+    method: "PATCH",
+    path: configMapPath(ns, "hello-greeting"),
     status: 500,
     message: "etcd is sad",
   });
@@ -213,24 +215,21 @@ Deno.test("a failed pass runs again after retryDelay", async () => {
     metadata: { name: "hello", namespace: ns },
   });
   const lines: string[] = [];
-  const operator = await GreetingOperator.start(client, {
+  const operator = await startOperator(client, {
     pod: "greeter-0",
     leaseNamespace: ns,
-    retryDelay: 2_000,
     log: (line) => lines.push(line),
     exit: () => {},
   });
-  await time.settle();
-  await operator.idle();
-  assert.equal(operator.counts.failures >= 1, true);
-  assert.ok(
-    lines.some((l) =>
-      /pass default\/hello failed: .*etcd is sad; again in 2 s/.test(l)
-    ),
+  await time.tick(100); // 5, 10, 20 and 40 ms: four retries
+  const failed = lines.filter((l) =>
+    /^controller: Reconciling default\/hello \(greeting\) failed: .*etcd is sad/
+      .test(l)
   );
+  assert.ok(failed.length >= 3, lines.join("\n"));
   assert.equal(server.object(configMapPath(ns, "hello-greeting")), undefined);
   refusal.allow();
-  await time.tick(2_000);
+  await time.tick(1_000);
   await operator.idle();
   await time.settle();
   assert.equal(
@@ -238,6 +237,9 @@ Deno.test("a failed pass runs again after retryDelay", async () => {
       ?.message,
     "Hi",
   );
+  const ready = server.object<Greeting>(greetingPath(ns, "hello"))?.status
+    ?.conditions?.find((c) => c.type === "Ready");
+  assert.equal(ready?.reason, "MessagePublished");
   await operator.stop();
 });
 
@@ -260,7 +262,7 @@ Deno.test("shutdown writes the queued Events before it releases the Lease", asyn
   });
   const user = new Client(server.url, { fetch: server.fetch });
   const ns = "default";
-  const operator = await GreetingOperator.start(client, {
+  const operator = await startOperator(client, {
     pod: "greeter-0",
     leaseNamespace: ns,
     exit: () => {},
@@ -277,7 +279,10 @@ Deno.test("shutdown writes the queued Events before it releases the Lease", asyn
   await time.tick(1_000);
   // The recorder still writes: the Lease is held, the guard allows.
   assert.equal(stopped, false);
-  assert.equal(server.leaseHolder(ns, "greeting-operator"), operator.identity);
+  assert.equal(
+    server.leaseHolder(ns, "greeting-operator"),
+    operator.lead?.identity,
+  );
   gate.resolve();
   await time.settle();
   await stopping;
@@ -307,10 +312,9 @@ Deno.test("after the write guard refuses, the operator starts no pass and writes
   const ns = "default";
   const lines: string[] = [];
   const exits: number[] = [];
-  const operator = await GreetingOperator.start(client, {
+  const operator = await startOperator(client, {
     pod: "greeter-0",
     leaseNamespace: ns,
-    retryDelay: 60_000,
     log: (line) => lines.push(line),
     exit: (code) => exits.push(code),
   });
@@ -323,12 +327,13 @@ Deno.test("after the write guard refuses, the operator starts no pass and writes
   await time.settle();
   await time.tick(2_000);
   assert.equal(
-    server.count({ method: "POST", path: configMapPath(ns) }),
+    server.count({ path: /\/configmaps/, method: "PATCH" }) +
+      server.count({ path: /\/configmaps/, method: "POST" }),
     0,
     "no ConfigMap write reached the server",
   );
   assert.ok(
-    !lines.some((l) => /pass default\/hello/.test(l)),
+    !lines.some((l) => /default\/hello/.test(l)),
     lines.join("\n"),
   );
   assert.ok(lines.some((l) => /no reconcile starts/.test(l)), lines.join("\n"));
@@ -347,7 +352,7 @@ Deno.test("with metrics the operator's reconciles, queue, watches and election a
   const user = new Client(server.url, { fetch: server.fetch });
   await user.create(greetingPath("default"), newGreeting("hello", "Hi"));
   const metrics = new Metrics();
-  const operator = await GreetingOperator.start(client, {
+  const operator = await startOperator(client, {
     pod: "greeter-0",
     leaseNamespace: "default",
     metrics,

@@ -2,15 +2,17 @@
 // ServiceAccount bound by the committed rbac.yaml and nothing more: a
 // permission the manifests forgot fails here with the server's 403.
 import assert from "node:assert/strict";
-import { GreetingOperator } from "../../examples/operator.ts";
+import { startOperator } from "../../examples/operator.ts";
 import {
   type ConfigMap,
   configMapName,
-  configMapPath,
   type Greeting,
+} from "../../examples/greeting.ts";
+import {
+  configMapPath,
   greetingPath,
   newGreeting,
-} from "../../examples/greeting.ts";
+} from "../../examples/samples.ts";
 import { eventually, kubectl } from "./_eventually.ts";
 import { suite } from "./_plane.ts";
 
@@ -58,12 +60,11 @@ suite("example operator", [
       const admin = plane.client();
       const lines: string[] = [];
       const exits: number[] = [];
-      await using operator = await GreetingOperator.start(client, {
+      await using operator = await startOperator(client, {
         pod: "greeter-0",
         leaseNamespace: "greeting-system",
         log: (line) => lines.push(line),
         exit: (code) => void exits.push(code),
-        retryDelay: 1_000,
       });
       await admin.create(greetingPath(namespace), newGreeting("hello", "Hi"));
       const child = configMapPath(namespace, configMapName("hello"));

@@ -1,0 +1,237 @@
+// RBAC from the controllers' options: the rules for exactly the requests
+// the library sends for them, grouped by where they apply.
+import type { KubeObject } from "../apiclient/types.ts";
+import type { ControllerOptions, PolicyRule } from "../controller/types.ts";
+import type { LeaseRef } from "../election/types.ts";
+import type { Source } from "../informer/source.ts";
+
+/** Where a rule applies: a namespace, or the cluster (`undefined`). */
+type Scope = string | undefined;
+
+/**
+ * The rules one controller needs, each with its scope: `namespace` for a
+ * Role there, `undefined` for a ClusterRole.
+ */
+export interface ScopedRule extends PolicyRule {
+  /** The namespace of the Role; `undefined` for the ClusterRole. */
+  namespace?: string | undefined;
+}
+
+/** Options of {@linkcode rbac}. */
+export interface RbacOptions {
+  /**
+   * The name of the Roles and ClusterRole and their bindings, such as
+   * `greeting-operator`.
+   */
+  name: string;
+  /** The ServiceAccount the operator runs as. */
+  serviceAccount: { namespace: string; name: string };
+  /**
+   * The controllers, as their options (a `lead` or a `reconcile` in them is
+   * not looked at).
+   */
+  // deno-lint-ignore no-explicit-any -- controllers of any primary kind
+  controllers: readonly ControllerOptions<any>[];
+  /**
+   * The election's Lease: `get`, `create` and `update` on Leases in its
+   * namespace (`create` cannot be limited to a name). Default: none.
+   */
+  lease?: LeaseRef | undefined;
+}
+
+/**
+ * The rules a controller's options imply, with their scopes:
+ *
+ * - `get`, `list` and `watch` on the primary, every `owns` and every
+ *   `watches` collection (list: the first read of an API server that
+ *   cannot stream it; get: a read the cache cannot answer);
+ * - `create` and `patch` on each `owns` collection (`context.apply`: the
+ *   API server authorises an apply that makes the object as `create`), and
+ *   `delete` with `permissions.deleteChildren`;
+ * - `update` on `<primary>/finalizers` when it owns children:
+ *   `context.apply` sets `blockOwnerDeletion`, which the
+ *   OwnerReferencesPermissionEnforcement admission plugin allows only to
+ *   who may update the owner's finalizers;
+ * - `update` on `<primary>/status` unless `permissions.status` is `false`;
+ * - `create` and `patch` on Events (core group), in the primary's scope,
+ *   with a recorder or `events`;
+ * - `permissions.rules`, in the primary's scope.
+ *
+ * A collection with a namespace gets a Role there; one without, the
+ * ClusterRole.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { rulesOf } from "@liken/kubernetes/manifests";
+ *
+ * const rules = rulesOf({
+ *   name: "web",
+ *   for: { group: "apps", version: "v1", resource: "deployments", kind: "Deployment", namespace: "shop" },
+ *   reconcile: () => {},
+ *   permissions: { status: false },
+ * });
+ * assert.deepEqual(rules, [{
+ *   namespace: "shop",
+ *   apiGroups: ["apps"],
+ *   resources: ["deployments"],
+ *   verbs: ["get", "list", "watch"],
+ * }]);
+ * ```
+ *
+ * @param options The controller's options.
+ * @returns The rules, in the order above.
+ */
+// deno-lint-ignore no-explicit-any -- controllers of any primary kind
+export function rulesOf(options: ControllerOptions<any>): ScopedRule[] {
+  const primary = options.for;
+  const scope: Scope = primary.namespace || undefined;
+  const out: ScopedRule[] = [rule(primary, ["get", "list", "watch"])];
+  const owns = options.owns ?? [];
+  const deletes = options.permissions?.deleteChildren === true;
+  for (const child of owns) {
+    // An apply that makes the object is authorised as `create` too.
+    const verbs = ["get", "list", "watch", "create", "patch"];
+    if (deletes) verbs.push("delete");
+    out.push(rule(child, verbs));
+  }
+  for (const watch of options.watches ?? []) {
+    out.push(rule(watch.source, ["get", "list", "watch"]));
+  }
+  if (owns.length > 0) out.push(rule(primary, ["update"], "finalizers"));
+  if (options.permissions?.status !== false) {
+    out.push(rule(primary, ["update"], "status"));
+  }
+  if (options.recorder !== undefined || options.events !== undefined) {
+    out.push(scoped(scope, {
+      apiGroups: [""],
+      resources: ["events"],
+      verbs: ["create", "patch"],
+    }));
+  }
+  for (const extra of options.permissions?.rules ?? []) {
+    out.push(scoped(scope, extra));
+  }
+  return out;
+}
+
+/**
+ * The RBAC objects an operator of these controllers needs, least
+ * privilege: a ClusterRole and ClusterRoleBinding for the rules without a
+ * namespace, a Role and RoleBinding in each namespace with rules (the
+ * Lease's among them), all bound to the ServiceAccount. Rules of one
+ * group and resource in one scope are merged; the order is stable, so the
+ * output can be committed and compared.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { rbac } from "@liken/kubernetes/manifests";
+ *
+ * const objects = rbac({
+ *   name: "web-operator",
+ *   serviceAccount: { namespace: "ops", name: "web-operator" },
+ *   controllers: [{
+ *     name: "web",
+ *     for: { version: "v1", resource: "configmaps", kind: "ConfigMap" },
+ *     reconcile: () => {},
+ *   }],
+ *   lease: { namespace: "ops", name: "web-operator" },
+ * });
+ * assert.deepEqual(objects.map((o) => `${o.kind} ${o.metadata.namespace ?? ""}`), [
+ *   "ClusterRole ",
+ *   "ClusterRoleBinding ",
+ *   "Role ops",
+ *   "RoleBinding ops",
+ * ]);
+ * ```
+ *
+ * @param options The name, the ServiceAccount, the controllers and the
+ *   Lease.
+ * @returns The objects, ready for {@linkcode yaml}.
+ */
+export function rbac(options: RbacOptions): KubeObject[] {
+  const rules = options.controllers.flatMap(rulesOf);
+  if (options.lease !== undefined) {
+    rules.push({
+      namespace: options.lease.namespace,
+      apiGroups: ["coordination.k8s.io"],
+      resources: ["leases"],
+      verbs: ["get", "create", "update"],
+    });
+  }
+  const scopes = new Map<Scope, PolicyRule[]>();
+  for (const { namespace, ...rest } of rules) {
+    const list = scopes.get(namespace) ?? [];
+    scopes.set(namespace, list);
+    merge(list, rest);
+  }
+  // Array sort never compares `undefined`: the cluster scope goes first.
+  const named = [...scopes.keys()].filter((k) => k !== undefined).sort();
+  const order: Scope[] = scopes.has(undefined) ? [undefined, ...named] : named;
+  const { name, serviceAccount } = options;
+  const subjects = [{
+    kind: "ServiceAccount",
+    name: serviceAccount.name,
+    namespace: serviceAccount.namespace,
+  }];
+  const group = "rbac.authorization.k8s.io";
+  const out: KubeObject[] = [];
+  for (const namespace of order) {
+    const kind = namespace === undefined ? "ClusterRole" : "Role";
+    const metadata = namespace === undefined ? { name } : { name, namespace };
+    out.push({
+      apiVersion: `${group}/v1`,
+      kind,
+      metadata,
+      rules: scopes.get(namespace),
+    } as KubeObject);
+    out.push({
+      apiVersion: `${group}/v1`,
+      kind: `${kind}Binding`,
+      metadata,
+      roleRef: { apiGroup: group, kind, name },
+      subjects,
+    } as KubeObject);
+  }
+  return out;
+}
+
+function rule(
+  source: Source,
+  verbs: readonly string[],
+  subresource?: string,
+): ScopedRule {
+  const resource = subresource === undefined
+    ? source.resource
+    : `${source.resource}/${subresource}`;
+  return scoped(source.namespace || undefined, {
+    apiGroups: [source.group ?? ""],
+    resources: [resource],
+    verbs,
+  });
+}
+
+function scoped(namespace: Scope, rule: PolicyRule): ScopedRule {
+  const out: ScopedRule = {
+    apiGroups: [...rule.apiGroups],
+    resources: [...rule.resources],
+    verbs: [...rule.verbs],
+  };
+  if (rule.resourceNames !== undefined) {
+    out.resourceNames = [...rule.resourceNames];
+  }
+  return namespace === undefined ? out : { namespace, ...out };
+}
+
+/** Adds `next` to `list`: into a rule of the same groups and resources. */
+function merge(list: PolicyRule[], next: PolicyRule): void {
+  const key = (r: PolicyRule): string =>
+    JSON.stringify([r.apiGroups, r.resources, r.resourceNames ?? null]);
+  const same = list.find((r) => key(r) === key(next));
+  if (same === undefined) {
+    list.push({ ...next, verbs: [...new Set(next.verbs)] });
+    return;
+  }
+  same.verbs = [...new Set([...same.verbs, ...next.verbs])];
+}
