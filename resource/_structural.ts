@@ -69,7 +69,8 @@ type Level = "root" | "field" | "item";
 export const ROOT = "spec.versions[0].schema.openAPIV3Schema";
 
 /**
- * The causes that make the schema not structural, appended to `out`.
+ * The causes that make the schema not structural, appended to `out`; also
+ * the keywords `defineResource` does not evaluate yet.
  *
  * @param schema The node.
  * @param path Its path in the CRD.
@@ -82,6 +83,34 @@ export function structural(
   level: Level,
   out: Cause[],
 ): void {
+  check(schema, path, { level, out, lenient: false });
+}
+
+/**
+ * The causes that make a CRD's schema not structural, as the API server
+ * refuses it: the keywords `defineResource` does not evaluate yet
+ * (`allOf`, `anyOf`, `oneOf`, `not`, `x-kubernetes-validations`) pass.
+ *
+ * @param schema The `openAPIV3Schema`.
+ * @param path Its path in the CRD, such as `spec.versions[1].schema.openAPIV3Schema`.
+ * @returns The causes; empty when the schema is structural.
+ */
+export function servedStructural(schema: Schema, path: string): Cause[] {
+  const out: Cause[] = [];
+  check(schema, path, { level: "root", out, lenient: true });
+  if (out.length === 0) defaultRules(schema, path, out);
+  return out;
+}
+
+/** Where a node is, where causes go, and whether unevaluated keywords pass. */
+interface Walk {
+  level: Level;
+  out: Cause[];
+  lenient: boolean;
+}
+
+function check(schema: Schema, path: string, walk: Walk): void {
+  const { level, out } = walk;
   if (typeof schema !== "object" || schema === null || Array.isArray(schema)) {
     out.push(invalid(path, schema, "must be a schema object"));
     return;
@@ -100,6 +129,7 @@ export function structural(
         );
       }
     } else if (NOT_YET.includes(key)) {
+      if (walk.lenient) continue;
       out.push(
         forbidden(
           `${path}.${key}`,
@@ -121,7 +151,7 @@ export function structural(
       ),
     );
   } else if (schema.items !== undefined) {
-    structural(schema.items, `${path}.items`, "item", out);
+    check(schema.items, `${path}.items`, { ...walk, level: "item" });
   } else if (schema.type === "array") {
     out.push(required(`${path}.items`, "must be specified"));
   }
@@ -141,10 +171,16 @@ export function structural(
       ),
     );
   } else if (typeof more === "object" && more !== null) {
-    structural(more as Schema, `${path}.additionalProperties`, "field", out);
+    check(more as Schema, `${path}.additionalProperties`, {
+      ...walk,
+      level: "field",
+    });
   }
   for (const [name, property] of Object.entries(schema.properties ?? {})) {
-    structural(property, `${path}.properties[${name}]`, "field", out);
+    check(property, `${path}.properties[${name}]`, {
+      ...walk,
+      level: "field",
+    });
   }
   if (level === "root") metadataRules(schema, path, out);
   if (schema.pattern !== undefined) {

@@ -13,9 +13,9 @@ import type {
 import { type Cause, SchemaError, StructuralSchemaError } from "./errors.ts";
 import type { ObjectOf, ObjectSchema } from "./schema.ts";
 import { typeInvalid, typeName } from "./_messages.ts";
-import { applyDefaults, prune } from "./_prune.ts";
+import { decodeWith } from "./_decode.ts";
 import { defaultRules, ROOT, structural } from "./_structural.ts";
-import { isObject, validate } from "./_validate.ts";
+import { isObject } from "./_validate.ts";
 
 /**
  * What {@linkcode defineResource} takes.
@@ -243,13 +243,8 @@ export class ResourceDefinition<const S extends ObjectSchema> {
         }: must be of type object`,
       }]);
     }
-    const object = structuredClone(value);
-    const unknown: string[] = [];
-    prune(object, this.schema, true, "", unknown);
+    const { object, unknown, causes } = decodeWith(this.schema, value);
     if (options?.onUnknownField) unknown.forEach(options.onUnknownField);
-    applyDefaults(object, this.schema);
-    const causes: Cause[] = [];
-    validate(this.schema, object, "", causes);
     if (causes.length > 0) {
       const metadata = object.metadata;
       const name = isObject(metadata) && typeof metadata.name === "string"

@@ -27,6 +27,9 @@ import {
   recordUpdate,
   type Writer,
 } from "./_managed.ts";
+import { admit, appliedConfig, validateServed } from "./_admit.ts";
+import { initialStatus, isDefinitions } from "./_crd.ts";
+import { stored, view } from "./_served.ts";
 import type { EventObject, RegisteredResource } from "./types.ts";
 
 /** POST of an object (or an apply patch of an absent one). */
@@ -38,7 +41,8 @@ export function createObject(
   query: URLSearchParams,
   apply = false,
 ): Response {
-  const object = decodeObject(body, resource);
+  const decoded = decodeObject(body, resource);
+  const object = admit(state, resource, decoded, query);
   const meta = object.metadata;
   if (resource.namespaced) {
     if (
@@ -92,12 +96,14 @@ export function createObject(
       };
       (record as { spec?: unknown }).spec = { finalizers: ["kubernetes"] };
     }
+    if (isDefinitions(resource)) initialStatus(object);
   }
+  validateServed(resource, object);
   const writer = writerOf(state, resource, undefined);
   const schema = new Schema(resource);
   const scope = scopeOf(resource, undefined);
   const entries = apply
-    ? applyConfig(undefined, object, [], writer, {
+    ? applyConfig(undefined, applied(resource, decoded, object), [], writer, {
       force: true,
       schema,
       status: scope,
@@ -107,7 +113,27 @@ export function createObject(
   if (query.get("dryRun") === "All") return json(object, 201);
   state.noteCreated(meta.uid);
   state.owners.set(meta.uid, entries);
-  return json(state.store.write(rkey, key, object), 201);
+  return json(
+    view(resource, state.store.write(rkey, key, stored(resource, object))),
+    201,
+  );
+}
+
+/**
+ * What an apply that creates the object applied: the configuration as
+ * sent (pruned, not defaulted) with the fields the create set itself.
+ */
+function applied(
+  resource: RegisteredResource,
+  config: KubeObject,
+  object: KubeObject,
+): KubeObject {
+  if (config === object) return object;
+  const out = appliedConfig(resource, config);
+  out.metadata = object.metadata;
+  const status = (object as { status?: unknown }).status;
+  if (status === undefined) delete (out as { status?: unknown }).status;
+  return out;
 }
 
 /** Who writes `resource` in this request, for `managedFields`. */
@@ -185,8 +211,15 @@ export function decodeObject(
   if (!isObject(ordered.metadata)) ordered.metadata = {};
   // A built-in kind is decoded into Go structs whose optional fields are
   // omitempty: an empty map or list, or a null, is not kept (a custom
-  // resource keeps them).
+  // resource keeps them, and so does a CustomResourceDefinition's spec,
+  // whose schemas and subresources keep empty objects).
   if (!BUILT_IN_RESOURCES.includes(resource)) return ordered;
+  if (isDefinitions(resource)) {
+    ordered.metadata = omitEmpty(
+      ordered.metadata as Record<string, unknown>,
+    ) as KubeObject["metadata"];
+    return ordered;
+  }
   const typed = omitEmpty(
     ordered as unknown as Record<string, unknown>,
   ) as unknown as KubeObject;

@@ -23,6 +23,7 @@ import {
 import { selectorOf } from "./_reads.ts";
 import type { Route } from "./_route.ts";
 import type { ServerState } from "./_state.ts";
+import { view } from "./_served.ts";
 import type { RegisteredResource } from "./types.ts";
 
 /** The preconditions a delete can carry, as its conflict message names them. */
@@ -66,13 +67,13 @@ export function deleteObject(
       marked.metadata.deletionTimestamp ??= timestamp();
       (marked.metadata as Record<string, unknown>)
         .deletionGracePeriodSeconds ??= 0;
-      return json(marked);
+      return json(view(resource, marked));
     }
     return json(deleted(resource, name, existing));
   }
   const answer = removeStored(state, resource, key, existing, policy);
   // Finalizers hold the object: it is only marked for deletion.
-  if (state.store.peek(rkey, key)) return json(answer);
+  if (state.store.peek(rkey, key)) return json(view(resource, answer));
   const last = answer;
   if (resource.group === "" && resource.resource === "namespaces") {
     // The namespace controller deletes what the namespace held.
@@ -85,7 +86,7 @@ export function deleteObject(
     }
   }
   if (resource.group === "" && resource.resource === "pods") {
-    return json(last);
+    return json(view(resource, last));
   }
   return json(deleted(resource, name, existing));
 }
@@ -131,7 +132,7 @@ export function deleteCollection(
     kind: resource.listKind,
     apiVersion: apiVersionOf(resource),
     metadata: { resourceVersion: String(state.store.rv) },
-    items: deleted,
+    items: deleted.map((object) => view(resource, object)),
   });
 }
 

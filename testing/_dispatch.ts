@@ -25,6 +25,7 @@ import { patchObject, updateObject } from "./_update.ts";
 import { deleteCollection, deleteObject } from "./_delete.ts";
 import { watchObjects } from "./_watch.ts";
 import type { ServerState } from "./_state.ts";
+import { servedVersion } from "./_served.ts";
 import type { RecordedRequest } from "./types.ts";
 
 /** A request as the server reads it. */
@@ -119,7 +120,16 @@ export function route(
     });
   }
   const route = parseRoute(state.resources, path);
-  if (!route) throw noSuchResource();
+  if (!route) {
+    if (unservedGroup(state, path)) {
+      // No handler has the group: the API server's plain 404.
+      return new Response("404 page not found\n", {
+        status: 404,
+        headers: { "content-type": "text/plain; charset=utf-8" },
+      });
+    }
+    throw noSuchResource();
+  }
   const { resource, namespace, name, subresource } = route;
   if (subresource !== undefined && subresource !== "status") {
     throw noSuchResource();
@@ -194,6 +204,19 @@ export function route(
     default:
       throw methodNotAllowed();
   }
+}
+
+/**
+ * Whether a path names a group and version that only
+ * CustomResourceDefinitions serve (or none), whose handler passes what it
+ * does not know to the API server's plain 404.
+ */
+function unservedGroup(state: ServerState, path: string): boolean {
+  const [root, group, version] = path.split("/").slice(1);
+  if (root !== "apis" || !group || !version) return false;
+  return state.resources.every((r) =>
+    r.group !== group || r.version !== version || servedVersion(r) !== undefined
+  );
 }
 
 /** The options kind the API server validates `dryRun` as, by method. */

@@ -8,6 +8,7 @@
  */
 import { clone, deepEqual } from "./_patch.ts";
 import { isObject } from "./_objects.ts";
+import { servedVersion } from "./_served.ts";
 import type { ListType, RegisteredResource } from "./types.ts";
 
 /** One path, as its elements. */
@@ -64,18 +65,28 @@ const STRIPPED_METADATA = new Set([
   "selfLink",
 ]);
 
-/** How one resource's lists merge: what it declares, then the built-in names. */
+/**
+ * How one resource's lists merge: what it declares, then the built-in
+ * names. A resource served from a CustomResourceDefinition has only what its
+ * schema declares (and ObjectMeta's own types under `metadata`).
+ */
 export class Schema {
   #declared: Readonly<Record<string, ListType>>;
+  #custom: boolean;
+  #definitions: boolean;
 
   constructor(resource: RegisteredResource) {
     this.#declared = resource.listTypes ?? {};
+    this.#custom = servedVersion(resource) !== undefined;
+    this.#definitions = resource.group === "apiextensions.k8s.io" &&
+      resource.resource === "customresourcedefinitions";
   }
 
   /** The list type of the list at `fields` (field names, items skipped). */
   list(fields: readonly string[]): ListType {
     const declared = this.#declared[fields.join(".")];
     if (declared !== undefined) return declared;
+    if (this.#custom && fields[0] !== "metadata") return "atomic";
     const name = fields[fields.length - 1] ?? "";
     if (name === "ports") {
       return fields[fields.length - 2] === "containers"
@@ -86,8 +97,16 @@ export class Schema {
     return KEYED[name] ?? "atomic";
   }
 
-  /** Whether an object at `fields` is a map (its node is owned when added). */
+  /**
+   * Whether an object at `fields` is owned itself when added (a map, or an
+   * optional struct): every object of a custom resource but under
+   * `metadata`, and a definition's `spec.conversion`.
+   */
   map(fields: readonly string[]): boolean {
+    if (this.#custom && fields[0] !== "metadata") return true;
+    if (this.#definitions && fields.join(".") === "spec.conversion") {
+      return true;
+    }
     return MAPS.has(fields[fields.length - 1] ?? "");
   }
 }

@@ -50,15 +50,36 @@ export interface Writer {
   subresource: string | undefined;
 }
 
+// An updater is one entry per apiVersion; an applier one across versions.
 function owns(entry: Entry, writer: Writer, operation: string): boolean {
   return entry.manager === writer.manager &&
     entry.operation === operation &&
-    entry.subresource === writer.subresource;
+    entry.subresource === writer.subresource &&
+    (operation === "Apply" || entry.apiVersion === writer.apiVersion);
 }
 
-/** The entries as `metadata.managedFields` holds them. */
+/**
+ * The entries as `metadata.managedFields` holds them, in the API server's
+ * order: Apply before Update, then by time (to the second), manager,
+ * apiVersion and subresource.
+ */
 export function managedFields(entries: readonly Entry[]): unknown[] {
-  return entries.map((e) => {
+  const key = (e: Entry): string[] => [
+    e.operation,
+    e.time.slice(0, 19),
+    e.manager,
+    e.apiVersion,
+    e.subresource ?? "",
+  ];
+  const order = (a: Entry, b: Entry): number => {
+    const ka = key(a);
+    const kb = key(b);
+    for (let i = 0; i < ka.length; i++) {
+      if (ka[i] !== kb[i]) return ka[i]! < kb[i]! ? -1 : 1;
+    }
+    return 0;
+  };
+  return [...entries].sort(order).map((e) => {
     const out: Record<string, unknown> = {
       manager: e.manager,
       operation: e.operation,

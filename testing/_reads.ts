@@ -22,6 +22,7 @@ import type { Route } from "./_route.ts";
 import type { ServerState } from "./_state.ts";
 import type { Encoder } from "./_metadata.ts";
 import type { KubeObject } from "../apiclient/types.ts";
+import { servedVersion, view } from "./_served.ts";
 import type { RegisteredResource } from "./types.ts";
 
 const CONTINUE_EXPIRED =
@@ -67,7 +68,8 @@ export function getObject(
     storeKey(resource, namespace, name!),
   );
   if (!stored) throw notFound(resource, name!);
-  const response = json(table ? table.object(stored) : stored);
+  const shown = view(resource, stored);
+  const response = json(table ? table.object(shown) : shown);
   const at = state.landings.findIndex((l) =>
     l.path.replace(/\/$/, "") === path.replace(/\/$/, "")
   );
@@ -132,6 +134,8 @@ export function listObjects(
   );
   const page = limit > 0 ? matching.slice(0, limit) : matching;
   const metadata: Record<string, unknown> = { resourceVersion: String(rv) };
+  // A custom resource's list (unstructured there) always writes continue.
+  if (servedVersion(resource) && !table) metadata.continue = "";
   if (page.length < matching.length) {
     metadata.continue = encodeContinue(rv, page[page.length - 1]![0]);
     if (!filtered) {
@@ -145,7 +149,9 @@ export function listObjects(
     kind: resource.listKind,
     apiVersion: apiVersionOf(resource),
     metadata,
-    items: page.map(([, object]) => typed ? untyped(object) : object),
+    items: page.map(([, object]) =>
+      typed ? untyped(object) : view(resource, object)
+    ),
   };
   return json(table ? table.list(list) : list);
 }

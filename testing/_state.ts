@@ -50,6 +50,8 @@ export class ServerState {
   landings: Landing[] = [];
   /** The field manager of the request being answered. */
   manager = "unknown";
+  /** The warnings the request being answered earned (`Warning` headers). */
+  warnings: string[] = [];
   /** The corruption the next watch line gets. */
   corrupt: CorruptOptions | undefined;
   #createdCount = 0;

@@ -35,6 +35,14 @@ import {
 } from "./_managed.ts";
 import { flag } from "./_options.ts";
 import type { Route } from "./_route.ts";
+import {
+  admit,
+  appliedConfig,
+  refuseStrategic,
+  validateServed,
+} from "./_admit.ts";
+import { isDefinitions, noteStorageVersion } from "./_crd.ts";
+import { stored, view } from "./_served.ts";
 import type { ServerState } from "./_state.ts";
 
 /** PUT of an object or its status. */
@@ -46,7 +54,7 @@ export function updateObject(
   query: URLSearchParams,
 ): Response {
   const { resource, namespace, subresource } = route;
-  const object = decodeObject(body, resource);
+  const object = admit(state, resource, decodeObject(body, resource), query);
   if (object.metadata.name !== undefined && object.metadata.name !== name) {
     throw badRequest(
       `the name of the object (${object.metadata.name}) does not match the name on the URL (${name})`,
@@ -62,7 +70,7 @@ export function updateObject(
     );
   }
   const key = storeKey(resource, namespace, name);
-  const existing = state.store.peek(resourceKey(resource), key);
+  const existing = view(resource, state.store.peek(resourceKey(resource), key));
   if (!existing) throw notFound(resource, name);
   const sent = object.metadata.resourceVersion;
   if (!sent && !BUILT_IN_RESOURCES.includes(resource)) {
@@ -97,6 +105,7 @@ export function patchObject(
     "application/strategic-merge-patch+json",
     "application/apply-patch+yaml",
   ];
+  refuseStrategic(resource, type);
   if (!kinds.includes(type)) {
     throw new StatusError(failure(
       415,
@@ -124,7 +133,7 @@ export function patchObject(
     }], "meta.k8s.io");
   }
   const key = storeKey(resource, namespace, name);
-  const existing = state.store.peek(resourceKey(resource), key);
+  const existing = view(resource, state.store.peek(resourceKey(resource), key));
   if (!existing) {
     if (!apply || route.subresource) throw notFound(resource, name);
     const object = decodeObject(patch, resource);
@@ -134,7 +143,7 @@ export function patchObject(
   let owners: Entry[] | undefined;
   let patched: unknown;
   if (apply) {
-    const applied = decodeObject(patch, resource);
+    const applied = appliedConfig(resource, decodeObject(patch, resource));
     const named = applied.metadata.name;
     if (named !== undefined && named !== name) {
       throw badRequest(
@@ -159,7 +168,7 @@ export function patchObject(
       ? jsonPatch(existing, patch)
       : mergePatch(existing, patch);
   }
-  const object = decodeObject(patched, resource);
+  const object = admit(state, resource, decodeObject(patched, resource), query);
   const sent = object.metadata.resourceVersion;
   if (sent && sent !== existing.metadata.resourceVersion) {
     throw conflict(resource, name);
@@ -233,6 +242,7 @@ function commit(
       if (old.status === undefined) delete next.status;
       else next.status = clone(old.status);
     }
+    if (isDefinitions(resource)) noteStorageVersion(next);
     if (resource.generation) {
       meta.generation = old.metadata.generation ?? 1;
       if (specChanged(old, next, resource.statusSubresource)) {
@@ -243,6 +253,7 @@ function commit(
   next.metadata.resourceVersion = old.metadata.resourceVersion!;
   validateMetadata(resource, next);
   validateObject(resource, next);
+  validateServed(resource, next);
   if (state.managedFields) {
     // managedFields is the server's to write.
     copyManaged(next.metadata, old.metadata);
@@ -273,11 +284,14 @@ function commit(
     // object as written, at the version it had before (a client's memo
     // cannot tell that copy from a stale one).
     const answer = clone(next);
-    state.store.write(rkey, key, next);
+    state.store.write(rkey, key, stored(resource, next));
     state.store.delete(rkey, key);
     return json(answer, code);
   }
-  return json(state.store.write(rkey, key, next), code);
+  return json(
+    view(resource, state.store.write(rkey, key, stored(resource, next))),
+    code,
+  );
 }
 
 function copyOptional(

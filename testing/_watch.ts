@@ -14,6 +14,7 @@ import type { Route } from "./_route.ts";
 import type { ServerState } from "./_state.ts";
 import type { Encoder } from "./_metadata.ts";
 import { WatchStream } from "./_watch_stream.ts";
+import { view } from "./_served.ts";
 import type { RegisteredResource } from "./types.ts";
 
 const INITIAL_EVENTS_END = "k8s.io/initial-events-end";
@@ -74,7 +75,9 @@ export function watchObjects(
   let open = true;
   if (initial) {
     for (const [, object] of state.store.all(rkey)) {
-      if (inScope(object)) events.push({ type: "ADDED", object });
+      if (inScope(object)) {
+        events.push({ type: "ADDED", object: view(resource, object) });
+      }
     }
     // The end marker only when asked for, and only with bookmarks allowed.
     if (sendInitialEvents && bookmarks) {
@@ -92,7 +95,7 @@ export function watchObjects(
     open = false;
   } else {
     for (const change of state.store.since(rkey, since)) {
-      const event = translate(change, inScope);
+      const event = translate(change, inScope, resource);
       if (event) events.push(event);
     }
   }
@@ -103,7 +106,7 @@ export function watchObjects(
   }
   watch.onChange = state.store.subscribe((change) => {
     if (change.resource !== rkey) return;
-    const event = translate(change, inScope);
+    const event = translate(change, inScope, resource);
     if (event) watch.send(event);
   });
   // timeoutSeconds=0 asks for the server's default (30 to 60 min there),
@@ -152,13 +155,15 @@ function bookmark(
 function translate(
   change: Change,
   inScope: (object: KubeObject | undefined) => boolean,
+  resource: RegisteredResource,
 ): WatchEvent | undefined {
   const was = inScope(change.previous);
+  const object = view(resource, change.object);
   if (change.type === "DELETED") {
-    return was ? { type: "DELETED", object: change.object } : undefined;
+    return was ? { type: "DELETED", object } : undefined;
   }
   const now = inScope(change.object);
-  if (now) return { type: was ? "MODIFIED" : "ADDED", object: change.object };
+  if (now) return { type: was ? "MODIFIED" : "ADDED", object };
   // An object that stops matching leaves the watch as DELETED.
-  return was ? { type: "DELETED", object: change.object } : undefined;
+  return was ? { type: "DELETED", object } : undefined;
 }

@@ -18,6 +18,8 @@ import { putObject } from "./_direct.ts";
 import { ServerState } from "./_state.ts";
 import { GarbageCollector } from "./_gc.ts";
 import { failureResponse, receive, route } from "./_dispatch.ts";
+import { serveDefinitions } from "./_crd.ts";
+import { withWarnings } from "./_admit.ts";
 import { matchPath, Refusals } from "./_faults.ts";
 import { Listeners } from "./_serve.ts";
 import { eventsAbout, expireEvents, storedEvents } from "./_event_log.ts";
@@ -81,6 +83,16 @@ export type { ObjectRef, Resource } from "../apiclient/resource.ts";
  * Use {@linkcode FakeApiServer.fetch} in memory (no sockets, deterministic
  * on fake time) or {@linkcode FakeApiServer.serve} over HTTP or HTTPS.
  *
+ * A CustomResourceDefinition created through the API is served as
+ * kube-apiserver serves it: defaults, 422 with the API server's causes for a
+ * bad name or a schema that is not structural, Established soon after;
+ * discovery and REST paths per served version; objects pruned (a `Warning`
+ * per unknown field, 400 under `fieldValidation=Strict`), defaulted and
+ * validated (422) against the version's schema; the status subresource;
+ * versions sharing objects (`conversion: None`); printer columns; list types
+ * for server-side apply; strategic merge refused (415). Deleting it removes
+ * the resource and its objects at once.
+ *
  * Where it differs from the API server, on purpose, is listed in the module
  * doc of `@liken/kubernetes/testing`.
  *
@@ -135,6 +147,7 @@ export class FakeApiServer implements AsyncDisposable {
       bookmarkInterval: options.bookmarkInterval,
       managedFields: options.managedFields ?? true,
     });
+    serveDefinitions(this.#state);
     this.#gc = new GarbageCollector(
       this.#state,
       options.garbageCollectionDelay,
@@ -256,12 +269,17 @@ export class FakeApiServer implements AsyncDisposable {
     const { method, url, text, body } = await receive(this.#state, request);
     // A delayed request fails as its connection does: aborted or reset.
     if (this.#latency > 0) await this.#sleep(this.#latency, request.signal);
+    const state = this.#state;
+    state.warnings = [];
     try {
-      const refused = this.#refusals.answer(method, url, this.#state.resources);
+      const refused = this.#refusals.answer(method, url, state.resources);
       if (refused) return refused;
-      return route(this.#state, method, url, text, body, request);
+      return withWarnings(
+        route(state, method, url, text, body, request),
+        state.warnings,
+      );
     } catch (error) {
-      return failureResponse(error, request);
+      return withWarnings(failureResponse(error, request), state.warnings);
     }
   }
 

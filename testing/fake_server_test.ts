@@ -906,7 +906,8 @@ Deno.test("managedFields, when asked for, name the manager and operation", async
     applied.body.metadata.managedFields.map((
       f: { manager: string; operation: string },
     ) => `${f.manager}:${f.operation}`),
-    ["op:Update", "kubectl:Apply"],
+    // The API server sorts the entries: Apply before Update.
+    ["kubectl:Apply", "op:Update"],
   );
   const plain = new FakeApiServer();
   await call(plain, "POST", CM, { metadata: { name: "a" } });

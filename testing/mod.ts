@@ -38,7 +38,19 @@
  *   `as=PartialObjectMetadataList`, `meta.k8s.io` `v1` or `v1beta1`) and
  *   Tables are the only conversions; an `Accept` the fake cannot answer
  *   gets JSON, where the API server answers 406.
- * - Strategic merge patches are merged like merge patches (lists replace).
+ * - Strategic merge patches are merged like merge patches (lists replace),
+ *   except for resources served from a CustomResourceDefinition, which
+ *   refuse them (415) as the API server does.
+ * - CustomResourceDefinitions created through the API serve their
+ *   resources at once (the API server takes a moment) and are Established
+ *   a moment after the create answers; names are not checked against other
+ *   definitions (no `NamesAccepted: False`); deleting one removes its
+ *   resource and objects at once, with no `Terminating` condition or
+ *   cleanup finalizer. `allOf`, `anyOf`, `oneOf`, `not` and
+ *   `x-kubernetes-validations` are accepted but not evaluated, other
+ *   definition checks are limited to the name, the one storage version and
+ *   structural schemas, and only `conversion: None` is served. Open watches
+ *   of a deleted definition's resource are not ended.
  * - `generation` moves when anything but `metadata` and `status` changes
  *   (on status changes too when the resource has no status subresource, as
  *   for custom resources); which kinds carry one follows the API server.
@@ -57,10 +69,39 @@
  *   to depend on it.
  * - Bookmarks carry only `resourceVersion` in `metadata` (the API server's
  *   built-in kinds also write `creationTimestamp: null`).
- * - No defaults are applied to objects (a Pod gets no `status.phase`, a
- *   Service no cluster IP), so the Tables `kubectl get` prints show what
- *   is stored.
+ * - No defaults are applied to objects of the built-in kinds (a Pod gets
+ *   no `status.phase`, a Service no cluster IP), so the Tables `kubectl
+ *   get` prints show what is stored; custom resources get their schema's.
  *
+ * @example Serve a custom resource from its CustomResourceDefinition
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { FakeApiServer } from "@liken/kubernetes/testing";
+ *
+ * await using server = new FakeApiServer();
+ * const post = (path: string, body: unknown) =>
+ *   server.fetch(`${server.url}${path}`, { method: "POST", body: JSON.stringify(body) });
+ * const size = { type: "integer", minimum: 1 };
+ * const spec = { type: "object", properties: { size } };
+ * const schema = { openAPIV3Schema: { type: "object", properties: { spec } } };
+ * await (await post("/apis/apiextensions.k8s.io/v1/customresourcedefinitions", {
+ *   metadata: { name: "gadgets.example.com" },
+ *   spec: {
+ *     group: "example.com",
+ *     names: { plural: "gadgets", kind: "Gadget" },
+ *     scope: "Namespaced",
+ *     versions: [{ name: "v1", served: true, storage: true, schema }],
+ *   },
+ * })).body?.cancel();
+ * const gadgets = "/apis/example.com/v1/namespaces/default/gadgets";
+ * const bad = await post(gadgets, { metadata: { name: "g" }, spec: { size: 0 } });
+ * assert.equal(bad.status, 422);
+ * await bad.body?.cancel();
+ * const made = await post(gadgets, { metadata: { name: "g" }, spec: { size: 1, x: 1 } });
+ * assert.deepEqual((await made.json()).spec, { size: 1 });
+ * ```
+  *
+
  * @example A test of code that writes, waits on the clock, and writes again
  * ```ts
  * import assert from "node:assert/strict";

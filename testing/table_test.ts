@@ -228,6 +228,17 @@ Deno.test("table: Secret, Namespace, Lease and CustomResourceDefinition columns"
     "/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
     {
       metadata: { name: "widgets.example.com" },
+      spec: {
+        group: "example.com",
+        names: { plural: "widgets", kind: "Widget" },
+        scope: "Namespaced",
+        versions: [{
+          name: "v1",
+          served: true,
+          storage: true,
+          schema: { openAPIV3Schema: { type: "object" } },
+        }],
+      },
     },
   );
   await time.tick(3_600_000);

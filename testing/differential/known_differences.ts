@@ -19,9 +19,6 @@ const NAMESPACE_DELETION =
 const EMPTY_OWNERS =
   "the API server records no managedFields for an update of an object that has none (it was created with no fields but name); the fake records the update's entry";
 
-const NO_CRDS =
-  "the fake serves custom resources registered with register(), not from CustomResourceDefinition objects, and applies no schema (validation, pruning, defaulting); these answers are the wording the authoring issue's fake must give";
-
 /** `scenario/step` → why the fake differs there. */
 export const KNOWN_DIFFERENCES: Readonly<Record<string, string>> = {
   "list-paging/bad token":
@@ -63,14 +60,6 @@ export const KNOWN_DIFFERENCES: Readonly<Record<string, string>> = {
     "the Namespace's spec.finalizers is recorded in managedFields (the API server sets it without an owner)",
   "namespace-deletion/delete": NAMESPACE_DELETION,
   "namespace-deletion/create while terminating": NAMESPACE_DELETION,
-  "custom-resources/create definition":
-    "a stored CustomResourceDefinition gets no status (accepted names, Established) and no defaults (conversion, preserveUnknownFields)",
-  "custom-resources/create pruned and defaulted": NO_CRDS,
-  "custom-resources/invalid value": NO_CRDS,
-  "custom-resources/wrong type": NO_CRDS,
-  "custom-resources/missing required": NO_CRDS,
-  "custom-resources/strict field validation": NO_CRDS,
-  "custom-resources/status through the main path is ignored": NO_CRDS,
-  "custom-resources/status through /status": NO_CRDS,
-  "custom-resources/strategic merge is refused": NO_CRDS,
+  "custom-resource-versions/get established definition":
+    "the recording control plane runs the apiextensions controllers in one binary named control-plane, so the status entry's manager is `control-plane`; kube-apiserver, and the fake, name it `kube-apiserver`",
 };
