@@ -9,15 +9,20 @@ import { configMapPath, greetingPath, newGreeting } from "./samples.ts";
 
 const KIND = GREETING.kind;
 
-function fake(): FakeApiServer {
+/** A fake API server that serves the Greeting from its generated CRD. */
+async function fake(): Promise<FakeApiServer> {
   const server = new FakeApiServer();
-  server.register({ ...GREETING, statusSubresource: true });
+  const admin = new Client(server.url, { fetch: server.fetch });
+  await admin.create(
+    "/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
+    GREETING.crd(),
+  );
   return server;
 }
 
 Deno.test("the example operator reconciles Greetings end to end", async () => {
   using time = installFakeTime({ now: Date.parse("2030-01-01T00:00:00Z") });
-  await using server = fake();
+  await using server = await fake();
   const client = new Client(server.url, {
     fetch: server.fetch,
     timeout: REQUEST_TIMEOUT,
@@ -155,7 +160,7 @@ Deno.test("the example operator reconciles Greetings end to end", async () => {
 
 Deno.test("a second copy waits, then takes over when the leader steps down", async () => {
   using time = installFakeTime({ now: Date.parse("2030-01-01T00:00:00Z") });
-  await using server = fake();
+  await using server = await fake();
   const client = (): Client =>
     new Client(server.url, { fetch: server.fetch, timeout: REQUEST_TIMEOUT });
   const user = new Client(server.url, { fetch: server.fetch });
@@ -198,7 +203,7 @@ Deno.test("a second copy waits, then takes over when the leader steps down", asy
 
 Deno.test("a failed pass runs again with the queue's backoff", async () => {
   using time = installFakeTime({ now: Date.parse("2030-01-01T00:00:00Z") });
-  await using server = fake();
+  await using server = await fake();
   const client = new Client(server.url, {
     fetch: server.fetch,
     timeout: REQUEST_TIMEOUT,
@@ -245,7 +250,7 @@ Deno.test("a failed pass runs again with the queue's backoff", async () => {
 
 Deno.test("shutdown writes the queued Events before it releases the Lease", async () => {
   using time = installFakeTime({ now: Date.parse("2030-01-01T00:00:00Z") });
-  await using server = fake();
+  await using server = await fake();
   // Holds the operator's Event writes until the gate opens.
   const gate = Promise.withResolvers<void>();
   let held = 0;
@@ -303,7 +308,7 @@ Deno.test("shutdown writes the queued Events before it releases the Lease", asyn
 
 Deno.test("after the write guard refuses, the operator starts no pass and writes nothing", async () => {
   using time = installFakeTime({ now: Date.parse("2030-01-01T00:00:00Z") });
-  await using server = fake();
+  await using server = await fake();
   const client = new Client(server.url, {
     fetch: server.fetch,
     timeout: REQUEST_TIMEOUT,
@@ -344,7 +349,7 @@ Deno.test("after the write guard refuses, the operator starts no pass and writes
 
 Deno.test("with metrics the operator's reconciles, queue, watches and election are counted", async () => {
   using time = installFakeTime({ now: Date.parse("2030-01-01T00:00:00Z") });
-  await using server = fake();
+  await using server = await fake();
   const client = new Client(server.url, {
     fetch: server.fetch,
     timeout: REQUEST_TIMEOUT,
@@ -382,4 +387,31 @@ Deno.test("with metrics the operator's reconciles, queue, watches and election a
   assert.equal((await metrics.readiness()).ok, true);
   assert.equal((await metrics.health()).ok, true);
   await operator.stop();
+});
+
+Deno.test("the fake serves the Greeting from its CRD: an invalid one is refused as the API server refuses it", async () => {
+  await using server = await fake();
+  const user = new Client(server.url, { fetch: server.fetch });
+  await assert.rejects(
+    user.create(greetingPath("default"), {
+      ...newGreeting("long", "x".repeat(4097)),
+    }),
+    (error: Error & { status?: number }) => {
+      assert.equal(error.status, 422);
+      assert.match(
+        error.message,
+        /spec\.message: Too long: may not be more than 4096 bytes/,
+      );
+      return true;
+    },
+  );
+  // Unknown fields are pruned, as for a structural schema.
+  const made = await user.create<Greeting & { spec: { extra?: string } }>(
+    greetingPath("default"),
+    {
+      ...newGreeting("ok", "Hi"),
+      spec: { message: "Hi", extra: "x" } as Greeting["spec"],
+    },
+  );
+  assert.deepEqual(made.spec, { message: "Hi" });
 });

@@ -39,6 +39,7 @@ const KEYWORDS = new Set([
   "x-kubernetes-list-type",
   "x-kubernetes-list-map-keys",
   "x-kubernetes-map-type",
+  "x-kubernetes-validations",
 ]);
 
 /** Keywords the API server refuses in a structural schema, with its reason. */
@@ -53,20 +54,11 @@ const UNSUPPORTED: Record<string, string> = {
 };
 
 /** Keywords the API server takes that this module does not evaluate yet. */
-const NOT_YET = [
-  "allOf",
-  "anyOf",
-  "oneOf",
-  "not",
-  "x-kubernetes-validations",
-];
+const NOT_YET = ["allOf", "anyOf", "oneOf", "not"];
 
 const TYPES = ["object", "array", "string", "integer", "number", "boolean"];
 
 type Level = "root" | "field" | "item";
-
-/** The path of the schema in a CRD of one version. */
-export const ROOT = "spec.versions[0].schema.openAPIV3Schema";
 
 /**
  * The causes that make the schema not structural, appended to `out`; also
@@ -89,7 +81,7 @@ export function structural(
 /**
  * The causes that make a CRD's schema not structural, as the API server
  * refuses it: the keywords `defineResource` does not evaluate yet
- * (`allOf`, `anyOf`, `oneOf`, `not`, `x-kubernetes-validations`) pass.
+ * (`allOf`, `anyOf`, `oneOf`, `not`) pass.
  *
  * @param schema The `openAPIV3Schema`.
  * @param path Its path in the CRD, such as `spec.versions[1].schema.openAPIV3Schema`.

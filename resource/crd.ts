@@ -50,6 +50,31 @@ export interface CustomResourceDefinitionNames {
   categories?: string[];
 }
 
+/**
+ * The `scale` subresource of a version (`subresources.scale`): where an
+ * autoscaling/v1 `Scale` reads and writes the replicas of an object.
+ *
+ * @example
+ * ```ts
+ * import type { ScaleSubresource } from "@liken/kubernetes/resource";
+ *
+ * const scale: ScaleSubresource = {
+ *   specReplicasPath: ".spec.replicas",
+ *   statusReplicasPath: ".status.replicas",
+ *   labelSelectorPath: ".status.selector",
+ * };
+ * void scale;
+ * ```
+ */
+export interface ScaleSubresource {
+  /** The JSONPath under `.spec` of the desired replicas (`Scale.spec.replicas`). */
+  specReplicasPath: string;
+  /** The JSONPath under `.status` of the observed replicas (`Scale.status.replicas`; 0 when absent). */
+  statusReplicasPath: string;
+  /** The JSONPath of a label selector in its string form (`Scale.status.selector`). Default none. */
+  labelSelectorPath?: string | undefined;
+}
+
 /** One version of the kind (`spec.versions[]`). */
 export interface CustomResourceDefinitionVersion {
   /** The version, such as `v1alpha1`. */
@@ -58,10 +83,16 @@ export interface CustomResourceDefinitionVersion {
   served: boolean;
   /** Whether objects are stored in it (exactly one version is). */
   storage: boolean;
-  /** The subresources (`status`). */
-  subresources?: { status?: Record<string, never> };
+  /** Whether a request for it earns a `Warning` header. */
+  deprecated?: boolean;
+  /** The warning's text, instead of the API server's own. */
+  deprecationWarning?: string;
+  /** The subresources (`status`, `scale`). */
+  subresources?: { status?: Record<string, never>; scale?: ScaleSubresource };
   /** The columns of `kubectl get`. */
   additionalPrinterColumns?: PrinterColumn[];
+  /** Fields a field selector may name beside `metadata.name` and `metadata.namespace`. */
+  selectableFields?: { jsonPath: string }[];
   /** The structural schema. */
   schema: { openAPIV3Schema: ObjectSchema };
 }
@@ -97,5 +128,11 @@ export interface CustomResourceDefinition {
     scope: "Namespaced" | "Cluster";
     /** The versions. */
     versions: CustomResourceDefinitionVersion[];
+    /**
+     * How objects pass between versions: `None` (only `apiVersion`
+     * changes), written when there are several versions. Webhook
+     * conversion is not written yet.
+     */
+    conversion?: { strategy: "None" };
   };
 }

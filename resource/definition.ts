@@ -7,26 +7,32 @@
 
 import type {
   CustomResourceDefinition,
-  CustomResourceDefinitionVersion,
   PrinterColumn,
+  ScaleSubresource,
 } from "./crd.ts";
 import { type Cause, SchemaError, StructuralSchemaError } from "./errors.ts";
-import type { ObjectOf, ObjectSchema } from "./schema.ts";
+import type {
+  ObjectOf,
+  ObjectSchema,
+  SchemaIn,
+  SchemasOf,
+  StorageVersionOf,
+} from "./schema.ts";
 import { typeInvalid, typeName } from "./_messages.ts";
 import { decodeWith } from "./_decode.ts";
-import { defaultRules, ROOT, structural } from "./_structural.ts";
+import { defaultRules, structural } from "./_structural.ts";
+import {
+  crdVersion,
+  normalise,
+  type Version,
+  versionErrors,
+} from "./_versions.ts";
 import { isObject } from "./_validate.ts";
 
-/**
- * What {@linkcode defineResource} takes.
- *
- * @typeParam S The schema of the whole object.
- */
-export interface ResourceOptions<S extends ObjectSchema> {
+/** What both forms of {@linkcode defineResource}'s options share. */
+export interface CommonResourceOptions {
   /** The API group, a DNS name with a dot, such as `demo.liken.dev`. */
   group: string;
-  /** The version, such as `v1alpha1`: served, and the storage version. */
-  version: string;
   /** The kind, such as `Greeting`. */
   kind: string;
   /** The plural resource name, lower case, such as `greetings`. */
@@ -39,13 +45,42 @@ export interface ResourceOptions<S extends ObjectSchema> {
   shortNames?: readonly string[] | undefined;
   /** Categories for `kubectl get <category>`. Default none. */
   categories?: readonly string[] | undefined;
-  /** The columns of `kubectl get`. Default none (name and age). */
+  /**
+   * The columns of `kubectl get`. Default none (name and age). Of every
+   * version that sets none of its own.
+   */
   printerColumns?: readonly PrinterColumn[] | undefined;
   /**
    * Whether `status` is a subresource (written through `/status` only, and
-   * ignored on the main path). Default `false`.
+   * ignored on the main path). Default `false`. Of every version that sets
+   * none of its own.
    */
   status?: boolean | undefined;
+  /**
+   * The `scale` subresource: `/scale` reads and writes an autoscaling/v1
+   * `Scale` from the replicas at these paths (as `kubectl scale` and the
+   * HorizontalPodAutoscaler do). Default none. Of every version that sets
+   * none of its own.
+   */
+  scale?: ScaleSubresource | undefined;
+  /**
+   * JSONPaths of fields a field selector may name, such as `.spec.color`
+   * (beside `metadata.name` and `metadata.namespace`; at most 8; the field
+   * a string, integer or boolean). Default none. Of every version that
+   * sets none of its own.
+   */
+  selectableFields?: readonly string[] | undefined;
+}
+
+/**
+ * What {@linkcode defineResource} takes: one version, served and stored.
+ *
+ * @typeParam S The schema of the whole object.
+ */
+export interface ResourceOptions<S extends ObjectSchema>
+  extends CommonResourceOptions {
+  /** The version, such as `v1alpha1`: served, and the storage version. */
+  version: string;
   /**
    * The structural OpenAPI v3 schema of the whole object (`type: object`
    * with `spec`, `status` and any other fields under `properties`), as the
@@ -53,6 +88,63 @@ export interface ResourceOptions<S extends ObjectSchema> {
    * need not be named.
    */
   schema: S;
+  /** Not beside `version` and `schema`. */
+  versions?: undefined;
+}
+
+/**
+ * One version of a definition of several (`versions` of
+ * {@linkcode VersionedResourceOptions}).
+ *
+ * @typeParam S The schema of the whole object in this version.
+ */
+export interface VersionOptions<S extends ObjectSchema = ObjectSchema> {
+  /** The version, such as `v1beta1`. */
+  name: string;
+  /** The structural schema of the whole object in this version. */
+  schema: S;
+  /** Whether the API server serves it. Default `true`. */
+  served?: boolean | undefined;
+  /** Whether objects are stored in it: exactly one version is. Default `false`. */
+  storage?: boolean | undefined;
+  /** Whether a request for it earns a `Warning` header (299). Default `false`. */
+  deprecated?: boolean | undefined;
+  /**
+   * The warning's text. Default the API server's: `<group>/<version>
+   * <Kind> is deprecated; use <group>/<newer> <Kind>`.
+   */
+  deprecationWarning?: string | undefined;
+  /** Its columns of `kubectl get`. Default the definition's. */
+  printerColumns?: readonly PrinterColumn[] | undefined;
+  /** Whether `status` is a subresource. Default the definition's. */
+  status?: boolean | undefined;
+  /** Its `scale` subresource. Default the definition's. */
+  scale?: ScaleSubresource | undefined;
+  /** Its selectable fields. Default the definition's. */
+  selectableFields?: readonly string[] | undefined;
+}
+
+/**
+ * What {@linkcode defineResource} takes for a kind of several versions.
+ * The objects of every version are the same but for `apiVersion`
+ * (conversion `None`); each version has its own schema.
+ *
+ * @typeParam V The versions, as written (`const`).
+ * @typeParam N The version the definition is the `Resource` of.
+ */
+export interface VersionedResourceOptions<
+  V extends readonly VersionOptions[],
+  N extends string,
+> extends CommonResourceOptions {
+  /** The versions, in the order the CRD lists them. */
+  versions: V;
+  /**
+   * The version the definition is the `Resource` of (its `version`,
+   * `schema` and `decode`). Default the storage version.
+   */
+  version?: N | undefined;
+  /** Not beside `versions`: each version has its own. */
+  schema?: undefined;
 }
 
 const NAME = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
@@ -85,9 +177,15 @@ const NAME = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
  * assert.equal(GADGETS.apiVersion, "example.com/v1");
  * ```
  *
- * @typeParam S The schema of the whole object.
+ * @typeParam S The schema of the whole object (in `version`).
+ * @typeParam M The schema of each version, by name.
  */
-export class ResourceDefinition<const S extends ObjectSchema> {
+export class ResourceDefinition<
+  const S extends ObjectSchema,
+  const M extends { readonly [version: string]: ObjectSchema } = {
+    readonly [version: string]: S;
+  },
+> {
   /** The API group. */
   readonly group: string;
   /** The version. */
@@ -102,6 +200,8 @@ export class ResourceDefinition<const S extends ObjectSchema> {
   readonly apiVersion: string;
   /** The schema of the whole object. */
   readonly schema: S;
+  /** The schema of each version, by name (one for the single-version form). */
+  readonly schemas: M;
   /**
    * Validates an object against the schema, as the API server does for a
    * write: returns a copy with unknown fields pruned (`apiVersion`, `kind`
@@ -122,22 +222,37 @@ export class ResourceDefinition<const S extends ObjectSchema> {
     value: unknown,
     options?: DecodeOptions | undefined,
   ) => ObjectOf<ResourceDefinition<S>>;
-  #options: ResourceOptions<S>;
+  #options: CommonResourceOptions;
+  #versions: Version[];
 
   /**
    * Checks the definition; {@linkcode defineResource} is the usual way in.
    *
-   * @param options The definition.
-   * @throws {StructuralSchemaError} When the API server would refuse the
-   *   schema.
-   * @throws {TypeError} When a name is not one the API server takes.
+   * @param options The definition, of one version or several.
+   * @throws {StructuralSchemaError} When the API server would refuse a
+   *   version's schema.
+   * @throws {TypeError} When a name is not one the API server takes, or
+   *   the versions are not (exactly one storage version, scale paths under
+   *   `.spec` and `.status`, and so on).
    */
-  constructor(options: ResourceOptions<S>) {
-    const { group, version, kind, plural } = options;
+  constructor(
+    options:
+      | ResourceOptions<S>
+      | VersionedResourceOptions<readonly VersionOptions[], string>,
+  ) {
+    const { group, kind, plural } = options;
+    const versions = normalise(options);
+    const chosen = options.version ??
+      versions.find((v) => v.storage)?.name ?? versions[0]?.name ?? "";
     if (!group.includes(".")) {
       throw new TypeError(`The group ${JSON.stringify(group)} needs a dot`);
     }
-    for (const name of [plural, version, options.singular ?? "x"]) {
+    const labels = [
+      plural,
+      options.singular ?? "x",
+      ...versions.map((v) => v.name),
+    ];
+    for (const name of labels) {
       if (!NAME.test(name)) {
         throw new TypeError(
           `The name ${JSON.stringify(name)} is not a lower-case DNS label`,
@@ -147,17 +262,34 @@ export class ResourceDefinition<const S extends ObjectSchema> {
     if (!/^[A-Za-z][A-Za-z0-9]*$/.test(kind)) {
       throw new TypeError(`The kind ${JSON.stringify(kind)} is not a name`);
     }
+    const wrong = versionErrors(versions);
+    if (wrong.length > 0) throw new TypeError(wrong.join("; "));
+    const version = versions.find((v) => v.name === chosen);
+    if (version === undefined) {
+      throw new TypeError(
+        `The version ${JSON.stringify(chosen)} is not one of the versions`,
+      );
+    }
     this.#options = options;
+    this.#versions = versions;
     this.group = group;
-    this.version = version;
+    this.version = chosen;
     this.resource = plural;
     this.namespaced = options.scope === "Namespaced";
     this.kind = kind;
-    this.apiVersion = `${group}/${version}`;
-    this.schema = options.schema;
+    this.apiVersion = `${group}/${chosen}`;
+    this.schema = version.schema as S;
+    this.schemas = Object.fromEntries(
+      versions.map((v) => [v.name, v.schema]),
+    ) as unknown as M;
     const causes: Cause[] = [];
-    structural(options.schema, ROOT, "root", causes);
-    if (causes.length === 0) defaultRules(options.schema, ROOT, causes);
+    versions.forEach((v, i) => {
+      const path = `spec.versions[${i}].schema.openAPIV3Schema`;
+      const found: Cause[] = [];
+      structural(v.schema, path, "root", found);
+      if (found.length === 0) defaultRules(v.schema, path, found);
+      causes.push(...found);
+    });
     if (causes.length > 0) {
       throw new StructuralSchemaError(this.#crdName(), causes);
     }
@@ -166,10 +298,77 @@ export class ResourceDefinition<const S extends ObjectSchema> {
   }
 
   /**
+   * The definition as the `Resource` of another of its versions: its
+   * `version`, `apiVersion`, `schema` and `decode` are that version's; its
+   * `crd()` is the same.
+   *
+   * @example
+   * ```ts
+   * import assert from "node:assert/strict";
+   * import { defineResource, type ObjectOf } from "@liken/kubernetes/resource";
+   *
+   * const GADGETS = defineResource({
+   *   group: "example.com",
+   *   kind: "Gadget",
+   *   plural: "gadgets",
+   *   scope: "Namespaced",
+   *   versions: [
+   *     {
+   *       name: "v1",
+   *       storage: true,
+   *       schema: {
+   *         type: "object",
+   *         properties: {
+   *           spec: { type: "object", properties: { size: { type: "integer" } } },
+   *         },
+   *       },
+   *     },
+   *     {
+   *       name: "v1beta1",
+   *       deprecated: true,
+   *       schema: {
+   *         type: "object",
+   *         properties: {
+   *           spec: { type: "object", properties: { count: { type: "integer" } } },
+   *         },
+   *       },
+   *     },
+   *   ],
+   * });
+   * const OLD = GADGETS.forVersion("v1beta1");
+   * assert.equal(OLD.apiVersion, "example.com/v1beta1");
+   * const old: ObjectOf<typeof OLD> = OLD.decode({
+   *   metadata: { name: "g" },
+   *   spec: { count: 2, size: 1 },
+   * });
+   * assert.deepEqual(old.spec, { count: 2 });
+   * ```
+   *
+   * @typeParam N The version's name.
+   * @param name The version, one of the definition's.
+   * @returns The definition of that version.
+   * @throws {TypeError} When the definition has no such version.
+   */
+  forVersion<const N extends keyof M & string>(
+    name: N,
+  ): ResourceDefinition<M[N], M> {
+    return new ResourceDefinition<M[N], M>(
+      {
+        ...this.#options,
+        version: name,
+        schema: undefined,
+        versions: this.#versions,
+      } as VersionedResourceOptions<readonly VersionOptions[], string>,
+    );
+  }
+
+  /**
    * The CustomResourceDefinition (`apiextensions.k8s.io/v1`) of the kind:
-   * the one version served and stored, the status subresource when
-   * `status` is set, the printer columns, short names and categories, and
-   * the schema as given. A fresh copy on every call.
+   * every version (served and stored as given, deprecated with its
+   * warning), each version's subresources (`status`, `scale`), printer
+   * columns, selectable fields and schema as given; the short names and
+   * categories; conversion `None` when there are several versions. A fresh
+   * copy on every call.
    *
    * @example
    * ```ts
@@ -202,31 +401,26 @@ export class ResourceDefinition<const S extends ObjectSchema> {
     };
     if (options.shortNames?.length) names.shortNames = [...options.shortNames];
     if (options.categories?.length) names.categories = [...options.categories];
-    const version: CustomResourceDefinitionVersion = {
-      name: this.version,
-      served: true,
-      storage: true,
-    } as CustomResourceDefinitionVersion;
-    if (options.status) version.subresources = { status: {} };
-    if (options.printerColumns?.length) {
-      version.additionalPrinterColumns = options.printerColumns.map((c) =>
-        Object.fromEntries(
-          Object.entries(c).filter(([, v]) => v !== undefined),
-        ) as PrinterColumn
-      );
-    }
-    version.schema = { openAPIV3Schema: structuredClone(this.schema) };
+    const spec: CustomResourceDefinition["spec"] = {
+      group: this.group,
+      names,
+      scope: options.scope,
+      versions: this.#versions.map(crdVersion),
+    };
+    const conversion = this.#conversion();
+    if (conversion !== undefined) spec.conversion = conversion;
     return {
       apiVersion: "apiextensions.k8s.io/v1",
       kind: "CustomResourceDefinition",
       metadata: { name: this.#crdName() },
-      spec: {
-        group: this.group,
-        names,
-        scope: options.scope,
-        versions: [version],
-      },
+      spec,
     };
+  }
+
+  // How objects pass between versions: None (only apiVersion changes),
+  // written when there are several. The place for a webhook's conversion.
+  #conversion(): CustomResourceDefinition["spec"]["conversion"] {
+    return this.#versions.length > 1 ? { strategy: "None" } : undefined;
   }
 
   #crdName(): string {
@@ -317,6 +511,82 @@ export interface DecodeOptions {
  */
 export function defineResource<const S extends ObjectSchema>(
   options: ResourceOptions<S>,
-): ResourceDefinition<S> {
+): ResourceDefinition<S>;
+/**
+ * Defines a custom resource of several versions, each with its own
+ * structural schema (conversion `None`: the objects are the same but for
+ * `apiVersion`). The definition is the `Resource` of its storage version
+ * (or of `version`); `ObjectOf<typeof definition, "v1beta1">` is the
+ * object type of another version, and `definition.forVersion("v1beta1")`
+ * its `Resource` and `decode`.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { defineResource, type ObjectOf } from "@liken/kubernetes/resource";
+ *
+ * const GADGETS = defineResource({
+ *   group: "example.com",
+ *   kind: "Gadget",
+ *   plural: "gadgets",
+ *   scope: "Namespaced",
+ *   status: true,
+ *   scale: { specReplicasPath: ".spec.replicas", statusReplicasPath: ".status.replicas" },
+ *   versions: [
+ *     {
+ *       name: "v1",
+ *       storage: true,
+ *       selectableFields: [".spec.color"],
+ *       schema: {
+ *         type: "object",
+ *         properties: {
+ *           spec: {
+ *             type: "object",
+ *             properties: { replicas: { type: "integer" }, color: { type: "string" } },
+ *           },
+ *           status: { type: "object", properties: { replicas: { type: "integer" } } },
+ *         },
+ *       },
+ *     },
+ *     {
+ *       name: "v1beta1",
+ *       deprecated: true,
+ *       deprecationWarning: "use v1",
+ *       schema: {
+ *         type: "object",
+ *         properties: {
+ *           spec: { type: "object", properties: { replicas: { type: "integer" } } },
+ *         },
+ *       },
+ *     },
+ *   ],
+ * });
+ * assert.equal(GADGETS.version, "v1");
+ * const old: ObjectOf<typeof GADGETS, "v1beta1"> = { metadata: {}, spec: { replicas: 1 } };
+ * void old;
+ * const crd = GADGETS.crd();
+ * assert.deepEqual(crd.spec.versions.map((v) => v.name), ["v1", "v1beta1"]);
+ * assert.equal(crd.spec.versions[1]?.deprecationWarning, "use v1");
+ * assert.deepEqual(crd.spec.conversion, { strategy: "None" });
+ * ```
+ *
+ * @typeParam V The versions, as written.
+ * @typeParam N The version the definition is the `Resource` of.
+ * @param options The definition.
+ * @returns The definition.
+ * @throws {StructuralSchemaError} When the API server would refuse a
+ *   version's schema.
+ */
+export function defineResource<
+  const V extends readonly VersionOptions[],
+  const N extends V[number]["name"] = StorageVersionOf<V>,
+>(
+  options: VersionedResourceOptions<V, N>,
+): ResourceDefinition<SchemaIn<V, N>, SchemasOf<V>>;
+export function defineResource(
+  options:
+    | ResourceOptions<ObjectSchema>
+    | VersionedResourceOptions<readonly VersionOptions[], string>,
+): ResourceDefinition<ObjectSchema> {
   return new ResourceDefinition(options);
 }

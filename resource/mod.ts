@@ -40,8 +40,24 @@
  * | `x-kubernetes-embedded-resource`                                 | —                                                                     | `apiVersion`, `kind`, `metadata` kept (metadata cut to ObjectMeta); must be `type: object`                                                |
  * | `x-kubernetes-list-type`, `x-kubernetes-list-map-keys`           | —                                                                     | into the CRD; `set` items unique and `map` items unique by key (`Duplicate value`); `map` needs keys                                      |
  * | `x-kubernetes-map-type`, `description`, `example`                | —                                                                     | into the CRD only                                                                                                                         |
- * | `allOf`, `anyOf`, `oneOf`, `not`, `x-kubernetes-validations`     | —                                                                     | refused by `defineResource` (not evaluated yet)                                                                                           |
+ * | `x-kubernetes-validations` (CEL)                                 | —                                                                     | into the CRD only: the API server enforces the rules; `decode` and the fake API server do not (no CEL evaluator in Deno)                  |
+ * | `allOf`, `anyOf`, `oneOf`, `not`                                 | —                                                                     | refused by `defineResource` (not evaluated yet)                                                                                           |
  * | `$ref`, `definitions`, `dependencies`, `additionalItems`, `patternProperties`, `id`, `$schema`, `uniqueItems: true` | —            | refused, with the API server's reason                                                                                                     |
+ *
+ * Beside the schema, the CRD carries what the options say, per version:
+ *
+ * | option                                   | in the CRD                                                                                    |
+ * | ---------------------------------------- | --------------------------------------------------------------------------------------------- |
+ * | `version` + `schema`                     | one version, served and stored                                                                |
+ * | `versions` (`name`, `schema`, `served`, `storage`) | every version, each with its own schema (`ObjectOf<typeof D, "v1beta1">`, `D.forVersion("v1beta1")`); exactly one `storage: true`; `conversion: None` |
+ * | `deprecated`, `deprecationWarning`       | per version: the API server's 299 `Warning` on each request for it (its own wording by default) |
+ * | `status`, `scale`                        | `subresources.status`, `subresources.scale` (`specReplicasPath`, `statusReplicasPath`, `labelSelectorPath`) |
+ * | `selectableFields`                       | `selectableFields[].jsonPath`: field selectors may name them                                  |
+ * | `printerColumns`                         | `additionalPrinterColumns`                                                                    |
+ * | `shortNames`, `categories`               | `names.shortNames`, `names.categories`                                                        |
+ *
+ * `status`, `scale`, `selectableFields` and `printerColumns` given beside
+ * `versions` are each version's unless it sets its own.
  *
  * `decode` does not check `apiVersion` and `kind`, nor `metadata` beyond
  * its shape (the API server's name rules are its own). Passed as an

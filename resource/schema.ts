@@ -7,6 +7,7 @@
  */
 
 import type { KubeObject } from "../apiclient/mod.ts";
+import type { VersionOptions } from "./definition.ts";
 
 export type {
   KubeObject,
@@ -103,6 +104,47 @@ export interface Schema {
   readonly "x-kubernetes-list-map-keys"?: readonly string[];
   /** How server-side apply merges the object: `granular` or `atomic`. */
   readonly "x-kubernetes-map-type"?: "granular" | "atomic";
+  /**
+   * CEL validation rules, written into the CRD for the API server to
+   * enforce. Neither `decode` nor the fake API server evaluates them (no
+   * CEL evaluator in Deno): a value that breaks a rule passes both.
+   */
+  readonly "x-kubernetes-validations"?: readonly ValidationRule[];
+}
+
+/**
+ * One CEL validation rule of `x-kubernetes-validations`, enforced by the
+ * API server (not by `decode`, nor by the fake API server).
+ *
+ * @example
+ * ```ts
+ * import type { Schema } from "@liken/kubernetes/resource";
+ *
+ * const spec = {
+ *   type: "object",
+ *   properties: { min: { type: "integer" }, max: { type: "integer" } },
+ *   "x-kubernetes-validations": [{ rule: "self.min <= self.max", message: "min above max" }],
+ * } as const satisfies Schema;
+ * void spec;
+ * ```
+ */
+export interface ValidationRule {
+  /** The CEL expression, over `self` (and `oldSelf` on an update). */
+  readonly rule: string;
+  /** The message of a refusal. Default: the API server's, naming the rule. */
+  readonly message?: string;
+  /** A CEL expression giving the message instead. */
+  readonly messageExpression?: string;
+  /** The refusal's reason: `FieldValueInvalid` (default), `FieldValueForbidden`, `FieldValueRequired` or `FieldValueDuplicate`. */
+  readonly reason?:
+    | "FieldValueInvalid"
+    | "FieldValueForbidden"
+    | "FieldValueRequired"
+    | "FieldValueDuplicate";
+  /** The field the refusal names, a JSONPath below the node, such as `.max`. */
+  readonly fieldPath?: string;
+  /** Whether the rule runs on a create too, with `oldSelf` unset. */
+  readonly optionalOldSelf?: boolean;
 }
 
 /** The schema of the whole object: an `object` whose fields are `spec`, `status` and any others. */
@@ -212,12 +254,49 @@ export type Infer<S> = InferBase<S> | InferNull<S>;
  * void gadget;
  * ```
  *
+ * @example Another version of a definition of several
+ * ```ts
+ * import { defineResource, type ObjectOf } from "@liken/kubernetes/resource";
+ *
+ * const spec = (field: string) => ({
+ *   type: "object",
+ *   properties: { spec: { type: "object", properties: { [field]: { type: "integer" } } } },
+ * } as const);
+ * const GADGETS = defineResource({
+ *   group: "example.com",
+ *   kind: "Gadget",
+ *   plural: "gadgets",
+ *   scope: "Namespaced",
+ *   versions: [
+ *     { name: "v1", storage: true, schema: spec("size") },
+ *     { name: "v1beta1", schema: spec("count") },
+ *   ],
+ * });
+ * const old: ObjectOf<typeof GADGETS, "v1beta1"> = { metadata: {}, spec: { count: 1 } };
+ * void old;
+ * ```
+ *
  * @typeParam D The definition (`typeof` what `defineResource` answered).
+ * @typeParam V A version of the definition; default the one it is the
+ *   `Resource` of.
  */
-export type ObjectOf<D extends { readonly schema: ObjectSchema }> = Simplify<
+export type ObjectOf<
+  D extends { readonly schema: ObjectSchema },
+  V extends VersionOf<D> = never,
+> = Simplify<
   & KubeObject
-  & InferTopLevel<D["schema"]>
+  & InferTopLevel<[V] extends [never] ? D["schema"] : SchemaAt<D, V>>
 >;
+
+/** The version names of a definition. */
+export type VersionOf<D> = D extends { readonly schemas: infer M }
+  ? keyof M & string
+  : never;
+
+/** The schema of version `V` of a definition. */
+export type SchemaAt<D, V> = D extends { readonly schemas: infer M }
+  ? V extends keyof M ? M[V] : never
+  : never;
 
 /** The top-level fields of the whole object but `apiVersion`, `kind` and `metadata`. */
 export type InferTopLevel<S> = S extends
@@ -227,3 +306,24 @@ export type InferTopLevel<S> = S extends
     RequiredNames<S>
   >
   : unknown;
+
+/** The schema of each version, by name. */
+export type SchemasOf<V extends readonly VersionOptions[]> = {
+  readonly [E in V[number] as E["name"]]: E["schema"];
+};
+
+/** The name of the storage version of `versions`. */
+export type StorageVersionOf<V extends readonly VersionOptions[]> =
+  V[number] extends infer E
+    ? E extends
+      { readonly name: infer N extends string; readonly storage: true } ? N
+    : never
+    : never;
+
+/** The schema of version `N` of `versions`. */
+export type SchemaIn<V extends readonly VersionOptions[], N extends string> =
+  V[number] extends infer E
+    ? E extends
+      { readonly name: N; readonly schema: infer S extends ObjectSchema } ? S
+    : never
+    : never;

@@ -115,3 +115,63 @@ Deno.test("Infer reads a schema node alone", () => {
   const wrong: Infer<typeof node> = ["c"];
   assert.deepEqual([value, wrong].length, 2);
 });
+
+const GIZMOS = defineResource({
+  group: "example.com",
+  kind: "Gizmo",
+  plural: "gizmos",
+  scope: "Namespaced",
+  versions: [
+    {
+      name: "v1",
+      storage: true,
+      schema: {
+        type: "object",
+        required: ["spec"],
+        properties: {
+          spec: {
+            type: "object",
+            required: ["size"],
+            properties: { size: { type: "integer" } },
+          },
+        },
+      },
+    },
+    {
+      name: "v1beta1",
+      deprecated: true,
+      schema: {
+        type: "object",
+        properties: {
+          spec: { type: "object", properties: { count: { type: "string" } } },
+        },
+      },
+    },
+  ],
+});
+
+Deno.test("each version of a definition of several has its object type", () => {
+  const stored: ObjectOf<typeof GIZMOS> = { metadata: {}, spec: { size: 1 } };
+  const v1: ObjectOf<typeof GIZMOS, "v1"> = stored;
+  const old: ObjectOf<typeof GIZMOS, "v1beta1"> = {
+    metadata: {},
+    spec: { count: "1" },
+  };
+  const OLD = GIZMOS.forVersion("v1beta1");
+  const alsoOld: ObjectOf<typeof OLD> = old;
+  // @ts-expect-error v1beta1's field in the storage version
+  const mixed: ObjectOf<typeof GIZMOS> = { metadata: {}, spec: { count: "1" } };
+  const wrongOld: ObjectOf<typeof GIZMOS, "v1beta1"> = {
+    metadata: {},
+    // @ts-expect-error v1's spec.size is not a field of v1beta1
+    spec: { size: 1 },
+  };
+  // @ts-expect-error v1beta1's count is a string
+  const typed: ObjectOf<typeof OLD> = { metadata: {}, spec: { count: 1 } };
+  // @ts-expect-error no such version
+  type Missing = ObjectOf<typeof GIZMOS, "v2">;
+  // @ts-expect-error no such version to choose
+  const none = () => GIZMOS.forVersion("v2");
+  const v: Missing | undefined = undefined;
+  assert.equal([v1, alsoOld, mixed, wrongOld, typed, none, v].length, 7);
+});

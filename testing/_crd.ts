@@ -15,7 +15,7 @@ import { servedStructural } from "../resource/_structural.ts";
 import { clone, deepEqual } from "./_patch.ts";
 import { isObject, resourceKey, timestamp } from "./_objects.ts";
 import { ALL_VERBS } from "./_registry.ts";
-import { noteServed, servedVersion } from "./_served.ts";
+import { noteServed, type ScaleSubresource, servedVersion } from "./_served.ts";
 import { diffSets, Schema as FieldSchema } from "./_fields.ts";
 import { managedFields, recordUpdate } from "./_managed.ts";
 import type { Change } from "./_store.ts";
@@ -56,9 +56,12 @@ interface Version {
   name?: string;
   served?: boolean;
   storage?: boolean;
+  deprecated?: boolean;
+  deprecationWarning?: string;
   schema?: { openAPIV3Schema?: Schema };
-  subresources?: { status?: unknown };
+  subresources?: { status?: unknown; scale?: ScaleSubresource | null };
   additionalPrinterColumns?: PrinterColumn[];
+  selectableFields?: { jsonPath?: string }[];
 }
 
 interface Condition {
@@ -215,6 +218,8 @@ function servedResources(
   if (!spec?.group || !names?.plural || !names.kind) return [];
   const versions = (spec.versions ?? []).filter((v) => v?.served && v.name);
   const storage = storageVersion(definition) ?? versions[0]?.name ?? "";
+  const storageSchema = (spec.versions ?? []).find((v) => v?.name === storage)
+    ?.schema?.openAPIV3Schema;
   const out: RegisteredResource[] = [];
   for (const version of versions.sort((a, b) => byPriority(a.name!, b.name!))) {
     const schema = version.schema?.openAPIV3Schema;
@@ -246,14 +251,46 @@ function servedResources(
       }
     }
     Object.freeze(resource);
+    const scale = version.subresources?.scale;
     noteServed(resource, {
       definition: name,
       schema: isObject(schema) ? clone(schema) : undefined,
       storage: `${spec.group}/${storage}`,
+      storageSchema: isObject(storageSchema) ? clone(storageSchema) : undefined,
+      scale: isObject(scale) ? { ...scale } : undefined,
+      selectableFields: (version.selectableFields ?? []).flatMap((f) =>
+        typeof f?.jsonPath === "string" ? [f.jsonPath.replace(/^\./, "")] : []
+      ),
+      warning: version.deprecated
+        ? version.deprecationWarning ?? deprecation(version.name!, spec)
+        : undefined,
     });
     out.push(resource);
   }
   return out;
+}
+
+/**
+ * The API server's warning for a deprecated version without its own:
+ * `<group>/<version> <Kind> is deprecated`, then `; use <group>/<newer>
+ * <Kind>` naming the highest served version that is not deprecated and is
+ * newer by version priority, when there is one.
+ */
+function deprecation(
+  version: string,
+  spec: NonNullable<Definition["spec"]>,
+): string {
+  const kind = spec.names?.kind ?? "";
+  const text = `${spec.group}/${version} ${kind} is deprecated`;
+  const newer = (spec.versions ?? [])
+    .filter((v) =>
+      v?.served && !v.deprecated && v.name && byPriority(v.name, version) < 0
+    )
+    .map((v) => v.name!)
+    .sort(byPriority);
+  return newer.length === 0
+    ? text
+    : `${text}; use ${spec.group}/${newer[0]} ${kind}`;
 }
 
 /**

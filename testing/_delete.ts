@@ -118,7 +118,7 @@ export function deleteCollection(
   query: URLSearchParams,
   body: unknown = undefined,
 ): Response {
-  const selected = selectorOf(query);
+  const selected = selectorOf(query, resource);
   const policy = propagationOf(body, query);
   const rkey = resourceKey(resource);
   const prefix = namespace === undefined ? undefined : `${namespace}/`;

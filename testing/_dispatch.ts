@@ -10,6 +10,7 @@ import {
   invalid,
   methodNotAllowed,
   noSuchResource,
+  notFound,
   StatusError,
   statusResponse,
 } from "./_status.ts";
@@ -26,6 +27,7 @@ import { deleteCollection, deleteObject } from "./_delete.ts";
 import { watchObjects } from "./_watch.ts";
 import type { ServerState } from "./_state.ts";
 import { servedVersion } from "./_served.ts";
+import { scaleObject } from "./_scale.ts";
 import type { RecordedRequest } from "./types.ts";
 
 /** A request as the server reads it. */
@@ -131,7 +133,17 @@ export function route(
     throw noSuchResource();
   }
   const { resource, namespace, name, subresource } = route;
-  if (subresource !== undefined && subresource !== "status") {
+  const served = servedVersion(resource);
+  // A deprecated version of a custom resource warns on every request.
+  if (served?.warning !== undefined) state.warnings.push(served.warning);
+  if (served !== undefined && subresource !== undefined) {
+    // The apiextensions server answers an object that is not found for a
+    // subresource the version does not have.
+    const known = subresource === "status"
+      ? resource.statusSubresource
+      : subresource === "scale" && served.scale !== undefined;
+    if (!known) throw notFound(resource, name ?? "");
+  } else if (subresource !== undefined && subresource !== "status") {
     throw noSuchResource();
   }
   if (subresource === "status" && !resource.statusSubresource) {
@@ -152,6 +164,16 @@ export function route(
         JSON.stringify(dryRun).replaceAll(",", " ")
       }: supported values: "All"`,
     }], "meta.k8s.io");
+  }
+  if (subresource === "scale") {
+    return scaleObject(state, route, {
+      method,
+      text,
+      body,
+      contentType: (request.headers.get("content-type") ?? "").split(";")[0]!
+        .trim().toLowerCase(),
+      query,
+    });
   }
   switch (method) {
     case "GET": {

@@ -32,7 +32,7 @@ export interface Entry {
   operation: "Apply" | "Update";
   /** The apiVersion it wrote with. */
   apiVersion: string;
-  /** When it last changed its fields. */
+  /** When it last changed its fields; `""` for none (a write through `/scale`). */
   time: string;
   /** The subresource it wrote through, such as `status`. */
   subresource?: string | undefined;
@@ -84,10 +84,11 @@ export function managedFields(entries: readonly Entry[]): unknown[] {
       manager: e.manager,
       operation: e.operation,
       apiVersion: e.apiVersion,
-      time: e.time,
       fieldsType: "FieldsV1",
       fieldsV1: encodeFields(e.set),
     };
+    // An entry written through /scale has no time (below).
+    if (e.time !== "") out.time = e.time;
     if (e.subresource) out.subresource = e.subresource;
     return out;
   });
@@ -119,10 +120,13 @@ export function recordUpdate(
     changed.has(p) || [...removed].some((r) => within(p, r));
   let mine: Entry | undefined;
   const out: Entry[] = [];
+  // The API server converts the managedFields of a write through /scale
+  // to the Scale's and back, which loses the entry's time.
+  const time = writer.subresource === "scale" ? "" : timestamp();
   for (const entry of entries) {
     const set = new Set([...entry.set].filter((p) => !gone(p)));
     if (owns(entry, writer, "Update")) {
-      mine = { ...entry, set, time: timestamp() };
+      mine = { ...entry, set, time };
       for (const p of changed) set.add(p);
       out.push(mine);
     } else if (set.size > 0) out.push({ ...entry, set });
@@ -132,7 +136,7 @@ export function recordUpdate(
       manager: writer.manager,
       operation: "Update",
       apiVersion: writer.apiVersion,
-      time: timestamp(),
+      time,
       subresource: writer.subresource,
       set: new Set(changed),
     });

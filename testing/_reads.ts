@@ -47,11 +47,21 @@ function decodeContinue(token: string): { rv: number; start: string } {
   }
 }
 
-/** The label and field selectors of a request, as one matcher. */
-export function selectorOf(query: URLSearchParams): Matcher {
+/**
+ * The label and field selectors of a request, as one matcher; a custom
+ * resource's field selector may name its selectable fields alone (beside
+ * `metadata.name` and `metadata.namespace`).
+ */
+export function selectorOf(
+  query: URLSearchParams,
+  resource: RegisteredResource,
+): Matcher {
   return bothSelectors(
     labelSelector(query.get("labelSelector")),
-    fieldSelector(query.get("fieldSelector")),
+    fieldSelector(
+      query.get("fieldSelector"),
+      servedVersion(resource)?.selectableFields,
+    ),
   );
 }
 
@@ -95,7 +105,7 @@ export function listObjects(
   table?: Encoder,
 ): Response {
   const store = state.store;
-  const selected = selectorOf(query);
+  const selected = selectorOf(query, resource);
   const filtered = query.has("labelSelector") || query.has("fieldSelector");
   const options = listOptions(query);
   const limit = Number(query.get("limit") ?? 0);

@@ -130,11 +130,17 @@ function fieldValue(object: unknown, path: string): string {
 
 /**
  * Parses a field selector (`f=v`, `f==v`, `f!=v`, comma-separated).
- * `metadata.name` and `metadata.namespace` work on every resource; any other
- * dotted path is read from the object too (the API server allows a few per
- * resource, such as `involvedObject.name` on Events).
+ * `metadata.name` and `metadata.namespace` work on every resource. With
+ * `selectable` (a custom resource's selectable fields, as dotted paths)
+ * only those work beside them, and another is refused as the API server
+ * refuses it (400, `field label not supported: spec.x`); without it any
+ * other dotted path is read from the object too (the API server allows a
+ * few per built-in resource, such as `involvedObject.name` on Events).
  */
-export function fieldSelector(text: string | null): Matcher | undefined {
+export function fieldSelector(
+  text: string | null,
+  selectable?: readonly string[],
+): Matcher | undefined {
   if (text === null || text.trim() === "") return undefined;
   const requirements = splitTop(text).map((part) => {
     const m = /^([A-Za-z0-9_.]+)\s*(==|=|!=)\s*(.*)$/.exec(part);
@@ -145,6 +151,14 @@ export function fieldSelector(text: string | null): Matcher | undefined {
     }
     return { field: m[1]!, negate: m[2] === "!=", value: m[3]!.trim() };
   });
+  if (selectable !== undefined) {
+    const allowed = new Set(["metadata.name", "metadata.namespace"]);
+    for (const path of selectable) allowed.add(path);
+    const refused = requirements.find((r) => !allowed.has(r.field));
+    if (refused) {
+      throw badRequest(`field label not supported: ${refused.field}`);
+    }
+  }
   return (object) =>
     requirements.every((r) =>
       (fieldValue(object, r.field) === r.value) !== r.negate

@@ -8,6 +8,7 @@
 import type { Schema } from "../resource/schema.ts";
 import type { KubeObject } from "../apiclient/types.ts";
 import { apiVersionOf } from "./_objects.ts";
+import { pruneWith } from "../resource/_decode.ts";
 import type { RegisteredResource } from "./types.ts";
 
 /** One served version of a CustomResourceDefinition. */
@@ -18,6 +19,24 @@ export interface ServedVersion {
   schema: Schema | undefined;
   /** `group/version` of the storage version, as stored objects carry it. */
   storage: string;
+  /** The storage version's `openAPIV3Schema`; absent when it declares none. */
+  storageSchema?: Schema | undefined;
+  /** The version's `scale` subresource; absent when it has none. */
+  scale?: ScaleSubresource | undefined;
+  /** The dotted paths a field selector may name beside `metadata.name` and `metadata.namespace`. */
+  selectableFields: readonly string[];
+  /** The `Warning` of a deprecated version; absent when it is not. */
+  warning?: string | undefined;
+}
+
+/** A version's `subresources.scale`. */
+export interface ScaleSubresource {
+  /** The JSONPath of the desired replicas, such as `.spec.replicas`. */
+  specReplicasPath: string;
+  /** The JSONPath of the observed replicas, such as `.status.replicas`. */
+  statusReplicasPath: string;
+  /** The JSONPath of the label selector in its string form. */
+  labelSelectorPath?: string | undefined;
 }
 
 const SERVED = new WeakMap<RegisteredResource, ServedVersion>();
@@ -40,18 +59,26 @@ export function servedVersion(
 /**
  * The object as a read of `resource` answers it: a custom resource of
  * several versions is stored in one and read in any (`conversion: None`
- * changes `apiVersion` alone). Other objects pass as they are.
+ * changes `apiVersion` alone), and pruned by the schema of the version
+ * read, as the API server's converter does. Other objects pass as they
+ * are.
  */
 export function view<T extends KubeObject | undefined>(
   resource: RegisteredResource,
   object: T,
 ): T {
-  if (object === undefined || !SERVED.has(resource)) return object;
+  const served = object === undefined ? undefined : SERVED.get(resource);
+  if (served === undefined) return object;
   const apiVersion = apiVersionOf(resource);
-  return object.apiVersion === apiVersion ? object : { ...object, apiVersion };
+  if (object!.apiVersion === apiVersion) return object;
+  return converted({ ...object!, apiVersion }, served.schema);
 }
 
-/** The object as it is stored: in the storage version of its definition. */
+/**
+ * The object as it is stored: in the storage version of its definition,
+ * pruned by that version's schema (a field only the written version
+ * has is not stored).
+ */
 export function stored<T extends KubeObject>(
   resource: RegisteredResource,
   object: T,
@@ -60,5 +87,17 @@ export function stored<T extends KubeObject>(
   if (served === undefined || object.apiVersion === served.storage) {
     return object;
   }
-  return { ...object, apiVersion: served.storage };
+  return converted(
+    { ...object, apiVersion: served.storage },
+    served.storageSchema,
+  );
+}
+
+function converted<T extends KubeObject>(
+  object: T,
+  schema: Schema | undefined,
+): T {
+  if (schema === undefined) return object;
+  return pruneWith(schema, object as unknown as Record<string, unknown>)
+    .object as unknown as T;
 }

@@ -200,6 +200,40 @@ function commit(
   code: number,
   applied?: Entry[],
 ): Response {
+  return json(
+    commitObject(state, route, { name, existing, sent, subresource, query }, {
+      applied,
+    }),
+    code,
+  );
+}
+
+/** An update's object: the one written and the one it replaces. */
+export interface Written {
+  /** The object's name. */
+  name: string;
+  /** The object before (as the request's version reads it). */
+  existing: KubeObject;
+  /** The object the request sends (for `/status`, its status counts alone). */
+  sent: KubeObject;
+  /** The subresource written through, such as `status` or `scale`. */
+  subresource: string | undefined;
+  /** The request's query (`dryRun`). */
+  query: URLSearchParams;
+}
+
+/**
+ * The rules every update and patch shares, then the write: answers the
+ * object as the response shows it.
+ */
+export function commitObject(
+  state: ServerState,
+  route: Route,
+  written: Written,
+  options: { applied?: Entry[] | undefined } = {},
+): KubeObject {
+  const { name, existing, sent, subresource, query } = written;
+  const applied = options.applied;
   const { resource, namespace } = route;
   const rkey = resourceKey(resource);
   const key = storeKey(resource, namespace, name);
@@ -274,8 +308,8 @@ function commit(
   showOwners(state, next, owners);
   const dryRun = query.get("dryRun") === "All";
   if (!dryRun) state.owners.set(uid, owners);
-  if (deepEqual(next, old)) return json(old, code);
-  if (dryRun) return json(next, code);
+  if (deepEqual(next, old)) return old;
+  if (dryRun) return next;
   if (
     next.metadata.deletionTimestamp &&
     (next.metadata.finalizers ?? []).length === 0
@@ -286,12 +320,9 @@ function commit(
     const answer = clone(next);
     state.store.write(rkey, key, stored(resource, next));
     state.store.delete(rkey, key);
-    return json(answer, code);
+    return answer;
   }
-  return json(
-    view(resource, state.store.write(rkey, key, stored(resource, next))),
-    code,
-  );
+  return view(resource, state.store.write(rkey, key, stored(resource, next)));
 }
 
 function copyOptional(

@@ -33,7 +33,7 @@ export function watchObjects(
   table?: Encoder,
 ): Response {
   const { resource, namespace, name } = route;
-  let selected = selectorOf(query);
+  let selected = selectorOf(query, resource);
   if (name !== undefined) {
     const bySelector = selected;
     selected = (o) => bySelector(o) && (o as KubeObject).metadata.name === name;

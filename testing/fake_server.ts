@@ -88,9 +88,10 @@ export type { ObjectRef, Resource } from "../apiclient/resource.ts";
  * bad name or a schema that is not structural, Established soon after;
  * discovery and REST paths per served version; objects pruned (a `Warning`
  * per unknown field, 400 under `fieldValidation=Strict`), defaulted and
- * validated (422) against the version's schema; the status subresource;
- * versions sharing objects (`conversion: None`); printer columns; list types
- * for server-side apply; strategic merge refused (415). Deleting it removes
+ * validated (422) against the version's schema (CEL rules not evaluated);
+ * the status and scale subresources; selectable fields; deprecated versions'
+ * `Warning`; versions sharing objects (`conversion: None`); printer columns;
+ * list types for server-side apply; strategic merge refused (415). Deleting it removes
  * the resource and its objects at once.
  *
  * Where it differs from the API server, on purpose, is listed in the module

@@ -46,17 +46,26 @@
  *   a moment after the create answers; names are not checked against other
  *   definitions (no `NamesAccepted: False`); deleting one removes its
  *   resource and objects at once, with no `Terminating` condition or
- *   cleanup finalizer. `allOf`, `anyOf`, `oneOf`, `not` and
- *   `x-kubernetes-validations` are accepted but not evaluated, other
- *   definition checks are limited to the name, the one storage version and
- *   structural schemas, and only `conversion: None` is served. Open watches
- *   of a deleted definition's resource are not ended.
+ *   cleanup finalizer. `allOf`, `anyOf`, `oneOf` and `not` are accepted
+ *   but not evaluated; nor are CEL rules (`x-kubernetes-validations`):
+ *   there is no CEL evaluator in Deno, so a write the API server refuses
+ *   by a rule (422) is taken. Other definition checks are limited to the
+ *   name, the one storage version and structural schemas (not the scale
+ *   paths or selectable fields), and only `conversion: None` is served.
+ *   Served as the API server serves them: each version's schema (defaults
+ *   of the version written, pruning by the storage version's and the
+ *   version read), `/scale` (GET, PUT, merge and JSON patches; apply and
+ *   strategic patches of a Scale are merged like merge patches), field
+ *   selectors on `selectableFields` (400 for another field), the 299
+ *   `Warning` of a deprecated version. Open watches of a deleted
+ *   definition's resource are not ended.
  * - `generation` moves when anything but `metadata` and `status` changes
  *   (on status changes too when the resource has no status subresource, as
  *   for custom resources); which kinds carry one follows the API server.
- * - Field selectors read any dotted path of the object (the API server
- *   answers 400 for a field it does not index), so a test need not know the
- *   per-kind lists.
+ * - Field selectors of built-in kinds read any dotted path of the object
+ *   (the API server answers 400 for a field it does not index), so a test
+ *   need not know the per-kind lists; a custom resource's take its
+ *   `selectableFields` alone, as the API server's do.
  * - History is kept until {@linkcode FakeApiServer.compact}, so a test
  *   decides when a version becomes too old.
  * - A watch without `timeoutSeconds` (or with 0) stays open until it is

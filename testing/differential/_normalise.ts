@@ -14,6 +14,9 @@
  * - A time stamp becomes `<time>`; a generated name keeps its prefix
  *   (`greet-<gen>`); the run's namespace becomes `<ns>`.
  * - A `continue` token becomes `<continue>`.
+ * - The causes of an `Invalid` Status are sorted by field, and its message's
+ *   list with them: kube-apiserver validates a custom resource's properties
+ *   in Go map order, so the order changes from one run to the next.
  *
  * @module
  */
@@ -126,7 +129,7 @@ export function normalise(
     }
     return value;
   };
-  return steps.map((step) => ({
+  return orderCauses(steps.map((step) => ({
     ...step,
     request: text(step.request, false).replace(
       /continue=[^&]+/g,
@@ -137,7 +140,7 @@ export function normalise(
     ),
     body: walk(step.body, undefined),
     ...(step.warnings ? { warnings: step.warnings.map((w) => text(w)) } : {}),
-  }));
+  })));
 }
 
 /**
@@ -184,4 +187,48 @@ function compareVersions(a: string, b: string): number {
 
 function escape(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}
+
+interface Cause {
+  field?: string;
+  message?: string;
+  reason?: string;
+}
+
+/**
+ * Sorts the causes of each `Invalid` Status by field (then message), and
+ * the bracketed list of its message in the same order when that list is
+ * the causes'. Idempotent: goldens recorded before the rule read the same.
+ *
+ * @param steps A normalised transcript.
+ * @returns The transcript with its causes in order.
+ */
+export function orderCauses(steps: Step[]): Step[] {
+  return steps.map((step) => {
+    const body = step.body as {
+      kind?: string;
+      message?: string;
+      details?: { causes?: Cause[] };
+    } | null;
+    const causes = body?.details?.causes;
+    if (
+      body?.kind !== "Status" || !Array.isArray(causes) || causes.length < 2
+    ) {
+      return step;
+    }
+    const line = (c: Cause): string => `${c.field}: ${c.message}`;
+    const sorted = [...causes].sort((a, b) =>
+      line(a) < line(b) ? -1 : line(a) > line(b) ? 1 : 0
+    );
+    let message = body.message;
+    const listed = `[${causes.map(line).join(", ")}]`;
+    if (message?.endsWith(listed)) {
+      message = message.slice(0, -listed.length) +
+        `[${sorted.map(line).join(", ")}]`;
+    }
+    return {
+      ...step,
+      body: { ...body, message, details: { ...body.details, causes: sorted } },
+    };
+  });
 }

@@ -6,7 +6,7 @@
  */
 
 import type { RealControlPlane } from "../real_control_plane.ts";
-import { normalise } from "./_normalise.ts";
+import { normalise, orderCauses } from "./_normalise.ts";
 import type { Hooks, Scenario } from "./scenarios.ts";
 import { Run, type Step, type Target } from "./_target.ts";
 
@@ -68,9 +68,10 @@ export async function runScenario(
 /** Reads a scenario's golden file; `undefined` when absent. */
 export async function readGolden(name: string): Promise<Golden | undefined> {
   try {
-    return JSON.parse(
+    const golden = JSON.parse(
       await Deno.readTextFile(new URL(`${name}.json`, GOLDEN_DIR)),
     ) as Golden;
+    return { ...golden, steps: orderCauses(golden.steps) };
   } catch (error) {
     if (error instanceof Deno.errors.NotFound) return undefined;
     throw error;

@@ -253,6 +253,12 @@ export const CUSTOM_RESOURCES: readonly Scenario[] = [
         });
         await established(r, `${CRDS}/${crd}`);
         await r.send("get established definition", "GET", `${CRDS}/${crd}`);
+        // Discovery lists a new version a moment after Established on the
+        // real server: wait for both, so the recorded step is stable.
+        await r.until("discovery of both versions", async () => {
+          const { body } = await r.send("poll", "GET", base, { quiet: true });
+          return (body as { versions?: unknown[] }).versions?.length === 2;
+        });
         await r.send("group discovery", "GET", base);
         await r.send("create through v1beta1", "POST", at("v1beta1"), {
           body: {
@@ -314,6 +320,201 @@ export const CUSTOM_RESOURCES: readonly Scenario[] = [
         });
         await gone(r, `${CRDS}/${crd}`);
         await r.send("objects gone with it", "GET", at("v1"));
+      } finally {
+        await r.send("cleanup", "DELETE", `${CRDS}/${crd}`, { quiet: true });
+      }
+    },
+  },
+  {
+    name: "custom-resource-parts",
+    async run(r): Promise<void> {
+      const group = `${r.namespace}.example.com`;
+      const crd = `doohickeys.${group}`;
+      const base = `/apis/${group}`;
+      const at = (version: string): string =>
+        `${base}/${version}/namespaces/${r.namespace}/doohickeys`;
+      const schema = (color: string, extra: object = {}): unknown => ({
+        openAPIV3Schema: {
+          type: "object",
+          properties: {
+            spec: {
+              type: "object",
+              "x-kubernetes-validations": [{
+                rule: "!has(self.replicas) || self.replicas <= 10",
+                message: "at most 10 replicas",
+              }],
+              properties: {
+                replicas: { type: "integer" },
+                color: { type: "string", default: color },
+                ...extra,
+              },
+            },
+            status: {
+              type: "object",
+              properties: {
+                replicas: { type: "integer" },
+                selector: { type: "string" },
+              },
+            },
+          },
+        },
+      });
+      const object = (
+        version: string,
+        name: string,
+        spec: object,
+      ): unknown => ({
+        apiVersion: `${group}/${version}`,
+        kind: "Doohickey",
+        metadata: { name },
+        spec,
+      });
+      try {
+        await r.send("create definition", "POST", CRDS, {
+          body: {
+            apiVersion: "apiextensions.k8s.io/v1",
+            kind: "CustomResourceDefinition",
+            metadata: { name: crd },
+            spec: {
+              group,
+              names: {
+                plural: "doohickeys",
+                kind: "Doohickey",
+                categories: ["gizmos"],
+              },
+              scope: "Namespaced",
+              versions: [
+                {
+                  name: "v1",
+                  served: true,
+                  storage: true,
+                  subresources: {
+                    status: {},
+                    scale: {
+                      specReplicasPath: ".spec.replicas",
+                      statusReplicasPath: ".status.replicas",
+                      labelSelectorPath: ".status.selector",
+                    },
+                  },
+                  selectableFields: [{ jsonPath: ".spec.color" }],
+                  schema: schema("blue"),
+                },
+                {
+                  name: "v1beta1",
+                  served: true,
+                  storage: false,
+                  deprecated: true,
+                  schema: schema("red", { legacy: { type: "string" } }),
+                },
+                {
+                  name: "v1alpha1",
+                  served: true,
+                  storage: false,
+                  deprecated: true,
+                  deprecationWarning: "v1alpha1 doohickeys are going away",
+                  schema: schema("green"),
+                },
+              ],
+            },
+          },
+        });
+        await established(r, `${CRDS}/${crd}`);
+        await r.send("create through v1", "POST", at("v1"), {
+          body: object("v1", "d1", { replicas: 2 }),
+        });
+        await r.send(
+          "create through deprecated v1beta1",
+          "POST",
+          at("v1beta1"),
+          {
+            body: object("v1beta1", "d2", { replicas: 1, legacy: "kept" }),
+          },
+        );
+        await r.send("v1 prunes the v1beta1 field", "POST", at("v1"), {
+          body: object("v1", "d3", { color: "red", legacy: "dropped" }),
+        });
+        await r.send(
+          "get through deprecated v1alpha1",
+          "GET",
+          `${at("v1alpha1")}/d2`,
+        );
+        await r.send("list through deprecated v1alpha1", "GET", at("v1alpha1"));
+        await r.send(
+          "select by a selectable field",
+          "GET",
+          `${at("v1")}?fieldSelector=spec.color%3Dred`,
+        );
+        await r.send(
+          "select by a selectable field, negated",
+          "GET",
+          `${at("v1")}?fieldSelector=spec.color!%3Dred`,
+        );
+        await r.send(
+          "select by name and a selectable field",
+          "GET",
+          `${at("v1")}?fieldSelector=metadata.name%3Dd2,spec.color%3Dred`,
+        );
+        await r.send(
+          "select by a field that is not selectable",
+          "GET",
+          `${at("v1")}?fieldSelector=spec.replicas%3D2`,
+        );
+        await r.send(
+          "select in a version without selectable fields",
+          "GET",
+          `${at("v1beta1")}?fieldSelector=spec.color%3Dred`,
+        );
+        await r.send("get scale", "GET", `${at("v1")}/d1/scale`);
+        await r.send("put scale", "PUT", `${at("v1")}/d1/scale`, {
+          body: {
+            apiVersion: "autoscaling/v1",
+            kind: "Scale",
+            metadata: { name: "d1", namespace: r.namespace },
+            spec: { replicas: 5 },
+          },
+        });
+        await r.send("patch scale", "PATCH", `${at("v1")}/d1/scale`, {
+          body: { spec: { replicas: 3 } },
+          contentType: MERGE_PATCH,
+        });
+        await r.send(
+          "the object has the scale's replicas",
+          "GET",
+          `${at("v1")}/d1`,
+        );
+        await r.send(
+          "status replicas and selector",
+          "PATCH",
+          `${at("v1")}/d1/status`,
+          {
+            body: { status: { replicas: 3, selector: "app=d1" } },
+            contentType: MERGE_PATCH,
+          },
+        );
+        await r.send("get scale with status", "GET", `${at("v1")}/d1/scale`);
+        await r.send(
+          "scale of an object without replicas",
+          "GET",
+          `${at("v1")}/d3/scale`,
+        );
+        await r.send(
+          "scale of a missing object",
+          "GET",
+          `${at("v1")}/nope/scale`,
+        );
+        await r.send("no scale in v1beta1", "GET", `${at("v1beta1")}/d1/scale`);
+        await r.send("a validation rule refuses", "POST", at("v1"), {
+          body: object("v1", "many", { replicas: 20 }),
+        });
+        await r.send(
+          "a scale beyond a validation rule",
+          "PATCH",
+          `${at("v1")}/d1/scale`,
+          {
+            body: { spec: { replicas: 11 } },
+            contentType: MERGE_PATCH,
+          },
+        );
       } finally {
         await r.send("cleanup", "DELETE", `${CRDS}/${crd}`, { quiet: true });
       }

@@ -1,0 +1,173 @@
+/**
+ * The `scale` subresource of a custom resource, as the apiextensions
+ * server serves it: an autoscaling/v1 `Scale` read from the object's
+ * `specReplicasPath`, `statusReplicasPath` and `labelSelectorPath`, and a
+ * write of one (PUT, or a merge or JSON patch of it) written back to the
+ * object's `specReplicasPath` as an update through `/scale`.
+ *
+ * @module
+ */
+import type { KubeObject } from "../apiclient/types.ts";
+import { clone, jsonPatch, mergePatch } from "./_patch.ts";
+import {
+  badRequest,
+  conflict,
+  failure,
+  invalid,
+  notFound,
+  StatusError,
+} from "./_status.ts";
+import { isObject, json, resourceKey, storeKey } from "./_objects.ts";
+import type { Route } from "./_route.ts";
+import { type ScaleSubresource, servedVersion, view } from "./_served.ts";
+import type { ServerState } from "./_state.ts";
+import { commitObject } from "./_update.ts";
+
+/** What a request to `/scale` brings. */
+export interface ScaleRequest {
+  /** The method, upper-cased. */
+  method: string;
+  /** The body's text. */
+  text: string;
+  /** The body, parsed. */
+  body: unknown;
+  /** The `Content-Type` of the body. */
+  contentType: string;
+  /** The query. */
+  query: URLSearchParams;
+}
+
+/** Answers GET, PUT and PATCH of an object's `/scale`. */
+export function scaleObject(
+  state: ServerState,
+  route: Route,
+  request: ScaleRequest,
+): Response {
+  const { resource, namespace } = route;
+  const name = route.name!;
+  const paths = servedVersion(resource)!.scale!;
+  const existing = view(
+    resource,
+    state.store.peek(
+      resourceKey(resource),
+      storeKey(resource, namespace, name),
+    ),
+  );
+  if (!existing) throw notFound(resource, name);
+  const current = scaleOf(existing, paths);
+  if (request.method === "GET") return json(current);
+  if (request.method !== "PUT" && request.method !== "PATCH") {
+    throw new StatusError(
+      failure(
+        405,
+        "MethodNotAllowed",
+        "the server does not allow this method on the requested resource",
+      ),
+    );
+  }
+  const sent = request.method === "PUT"
+    ? request.body
+    : patched(current, request.text, request.contentType);
+  const replicas = replicasOf(sent, name);
+  const version = (sent as { metadata?: { resourceVersion?: unknown } })
+    .metadata?.resourceVersion;
+  if (
+    typeof version === "string" && version !== "" &&
+    version !== existing.metadata.resourceVersion
+  ) throw conflict(resource, name);
+  const next = clone(existing);
+  setAt(next, paths.specReplicasPath, replicas);
+  const written = commitObject(state, route, {
+    name,
+    existing,
+    sent: next,
+    subresource: "scale",
+    query: request.query,
+  });
+  return json(scaleOf(written, paths));
+}
+
+/** The Scale of an object. */
+function scaleOf(object: KubeObject, paths: ScaleSubresource): unknown {
+  const spec = valueAt(object, paths.specReplicasPath);
+  if (typeof spec !== "number") {
+    const message = `the spec replicas field ${
+      JSON.stringify(paths.specReplicasPath)
+    } does not exist`;
+    throw new StatusError(
+      failure(500, "InternalError", `Internal error occurred: ${message}`, {
+        causes: [{ message }],
+      }),
+    );
+  }
+  const status: Record<string, unknown> = {
+    replicas: valueAt(object, paths.statusReplicasPath) ?? 0,
+  };
+  if (paths.labelSelectorPath !== undefined) {
+    const selector = valueAt(object, paths.labelSelectorPath);
+    if (typeof selector === "string") status.selector = selector;
+  }
+  const { name, namespace, uid, resourceVersion, creationTimestamp } =
+    object.metadata;
+  const metadata: Record<string, unknown> = { name };
+  if (namespace !== undefined) metadata.namespace = namespace;
+  Object.assign(metadata, { uid, resourceVersion, creationTimestamp });
+  return {
+    kind: "Scale",
+    apiVersion: "autoscaling/v1",
+    metadata,
+    spec: { replicas: spec },
+    status,
+  };
+}
+
+/** A patch of the Scale: JSON patch, else merged (strategic and apply as merge). */
+function patched(current: unknown, text: string, type: string): unknown {
+  let patch: unknown;
+  try {
+    patch = JSON.parse(text);
+  } catch (error) {
+    throw badRequest(`error decoding patch: ${(error as Error).message}`);
+  }
+  return type === "application/json-patch+json"
+    ? jsonPatch(current, patch)
+    : mergePatch(current, patch);
+}
+
+/** The replicas a Scale asks for; 422 for a negative or missing count. */
+function replicasOf(scale: unknown, name: string): number {
+  const replicas = isObject(scale) && isObject(scale.spec)
+    ? scale.spec.replicas ?? 0
+    : 0;
+  if (!Number.isInteger(replicas) || (replicas as number) < 0) {
+    throw invalid("Scale", name, [{
+      field: "spec.replicas",
+      reason: "FieldValueInvalid",
+      message: `Invalid value: ${
+        JSON.stringify(replicas)
+      }: must be greater than or equal to 0`,
+    }], "autoscaling");
+  }
+  return replicas as number;
+}
+
+/** The value at a simple JSONPath such as `.spec.replicas`. */
+function valueAt(object: unknown, path: string): unknown {
+  let at: unknown = object;
+  for (const part of path.replace(/^\./, "").split(".")) {
+    if (!isObject(at)) return undefined;
+    at = at[part];
+  }
+  return at;
+}
+
+/** Sets the value at a simple JSONPath, making the objects on the way. */
+function setAt(object: unknown, path: string, value: unknown): void {
+  const parts = path.replace(/^\./, "").split(".");
+  let at = object as Record<string, unknown>;
+  for (const part of parts.slice(0, -1)) {
+    if (!isObject(at[part])) at[part] = {};
+    at = at[part] as Record<string, unknown>;
+  }
+  at[parts[parts.length - 1]!] = value;
+}
