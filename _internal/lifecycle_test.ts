@@ -18,7 +18,7 @@
 
 import assert from "node:assert/strict";
 import { Client } from "../apiclient/mod.ts";
-import { Controller } from "../controller/mod.ts";
+import { Controller, Manager } from "../controller/mod.ts";
 import { Lead } from "../election/mod.ts";
 import { Recorder } from "../events/mod.ts";
 import { Collection } from "../informer/mod.ts";
@@ -353,6 +353,60 @@ const SUBJECTS: readonly Subject[] = [
     },
     // The Lease is released after the Events are written, both before done.
     expect: [EVENT_POSTED, LEASE_RELEASED, "done: holder none, events 1"],
+  },
+  {
+    name: "Manager",
+    async make(world, signal): Promise<Made> {
+      const client = world.client();
+      await world.until(client.create(CONFIGMAPS, { metadata: { name: "a" } }));
+      let reconciles = 0;
+      const manager = new Manager(client, {
+        controllers: [{
+          name: "lifecycle",
+          for: { version: "v1", resource: "configmaps", kind: "ConfigMap" },
+          events: { component: "lifecycle", instance: "pod-1" },
+          reconcile: (context): void => {
+            reconciles++;
+            context.normal({ reason: "Reconciled", message: "" });
+          },
+        }],
+        election: { lease: LEASE, pod: "op-a", exit: () => world.note("exit") },
+        signal,
+        onError: world.onError,
+      });
+      return {
+        object: manager,
+        async work(): Promise<void> {
+          // The reconcile's Event is in flight when the stop begins.
+          world.slow("POST", EVENTS);
+          await world.until(manager.lead!.leading());
+          await world.until(manager.idle());
+          assert.equal(reconciles, 1);
+          assert.equal(world.server.events().length, 0);
+        },
+        after: () =>
+          `holder ${
+            holder(world)
+          }, events ${world.server.events().length}, open watches ${world.server.openWatches}`,
+        async stopped(): Promise<void> {
+          // Stopped at once, an aborted manager never campaigned.
+          assert.notEqual(manager.lead?.leads(), true);
+          assert.equal(holder(world), "none");
+          const before = reconciles;
+          await world.until(
+            client.create(CONFIGMAPS, { metadata: { name: "late" } }),
+          );
+          await world.pass();
+          assert.equal(reconciles, before, "no reconcile after the stop");
+        },
+      };
+    },
+    // As a controller: the Events, then the Lease; the caches end too.
+    expect: [
+      EVENT_POSTED,
+      LEASE_RELEASED,
+      "done: holder none, events 1, open watches 0",
+    ],
   },
   {
     name: "ProbeServer",

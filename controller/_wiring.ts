@@ -1,6 +1,7 @@
 // The `metrics` and `events` options: what a controller wires itself to.
 import type { Client } from "../apiclient/client.ts";
 import { Recorder } from "../events/recorder.ts";
+import { managed } from "./_managed.ts";
 import type { Source } from "../informer/types.ts";
 import type { WorkQueueObserver, WorkQueueOptions } from "./queue.ts";
 import type {
@@ -49,9 +50,11 @@ export function wire(
     ),
     retried: () => (series.queue.retried(), mine.retried()),
   };
-  if (options.lead !== undefined) metrics.lead(options.lead);
+  // A manager wires its client, its election and its shared caches once.
+  const inManager = managed.has(options);
+  if (options.lead !== undefined && !inManager) metrics.lead(options.lead);
   return {
-    client: metrics.client(client),
+    client: inManager ? client : metrics.client(client),
     observer: {
       reconciled: (result, seconds) => {
         series.reconciled(result, seconds);
@@ -59,7 +62,7 @@ export function wire(
       },
     },
     queue: { ...queue, observer: queueObserver },
-    instrument: (source, hooks) =>
+    instrument: inManager ? instrument : (source, hooks) =>
       metrics.collection(
         source,
         instrument === undefined ? hooks : instrument(source, hooks),

@@ -10,6 +10,7 @@ import type { Lead } from "../election/lead.ts";
 import type { Recorder } from "../events/recorder.ts";
 import { readOne } from "../informer/cache.ts";
 import { Collection } from "../informer/collection.ts";
+import type { Registration } from "../informer/shared.ts";
 import { DeletedFinalStateUnknown, finalState } from "../informer/tombstone.ts";
 import type { CollectionOptions, Handler, Source } from "../informer/types.ts";
 import { Versions } from "../memo/versions.ts";
@@ -21,6 +22,7 @@ import {
   type Writer,
   writeStatus,
 } from "./_context.ts";
+import { managed } from "./_managed.ts";
 import { recorderOf, wire } from "./_wiring.ts";
 import { clamp } from "./_limiter.ts";
 import { Terms } from "./_terms.ts";
@@ -36,6 +38,17 @@ import type {
 
 /** The shortest resync period: 1 s. */
 export const MIN_RESYNC = 1_000;
+
+/**
+ * A collection a controller watches: a `Collection` of its own, or a
+ * registration on the shared `Collections` (the `collections` option).
+ *
+ * @typeParam T The kind of the watched objects.
+ */
+export type Watched<T extends KubeObject = KubeObject> = Pick<
+  Registration<T>,
+  "source" | "store" | "metadataOnly" | "synced" | "current" | "view" | "stop"
+>;
 
 /**
  * The reconcile loop of an operator, with the rules of controller-runtime
@@ -95,7 +108,7 @@ export class Controller<T extends KubeObject = KubeObject>
   /** The work queue of primary keys. */
   readonly queue: WorkQueue;
   /** The watch of the primary collection. */
-  readonly primary: Collection<T>;
+  readonly primary: Watched<T>;
   /** The memo of versions the reads and writes share. */
   readonly versions: Versions;
   /**
@@ -109,7 +122,7 @@ export class Controller<T extends KubeObject = KubeObject>
   readonly done: Promise<void>;
   #options: ControllerOptions<T>;
   #client: Client;
-  #collections: Collection[] = [];
+  #collections: Watched<KubeObject>[] = [];
   #stop = new AbortController();
   #terms: Terms;
   #diagnostics: Diagnostics;
@@ -172,12 +185,12 @@ export class Controller<T extends KubeObject = KubeObject>
           ),
       },
     });
-    this.primary = new Collection<T>(this.#client, options.for, {
+    this.primary = this.#open<T>(options.for, {
       signal,
       onError,
       ...(primaryHooks as CollectionOptions<T>),
     });
-    this.#collections.push(this.primary as unknown as Collection);
+    this.#collections.push(this.primary as unknown as Watched<KubeObject>);
     const { group, kind, namespaced = true } = options.for;
     for (const source of options.owns ?? []) {
       const toOwner = (child: KubeObject | undefined): void => {
@@ -283,12 +296,23 @@ export class Controller<T extends KubeObject = KubeObject>
     const synced = Promise.withResolvers<void>();
     this.#synced.push(synced.promise);
     this.#collections.push(
-      new Collection(this.#client, source, {
+      this.#open(source, {
         signal: this.#stop.signal,
         onError: this.#diagnostics.onError,
         ...this.#hooks(source, { synced: synced.resolve, handler }),
       }),
     );
+  }
+
+  /** A watch of its own, or a registration on the shared collections. */
+  #open<C extends KubeObject>(
+    source: Source,
+    options: CollectionOptions<C>,
+  ): Watched<C> {
+    const shared = this.#options.collections;
+    return shared === undefined
+      ? new Collection<C>(this.#client, source, options)
+      : shared.register<C>(source, options);
   }
 
   /** The callbacks of a watch, through `instrument` when given. */
@@ -332,7 +356,8 @@ export class Controller<T extends KubeObject = KubeObject>
       }
     }
     const lead: Lead | undefined = this.#options.lead;
-    if (lead !== undefined) {
+    // In a manager, the manager releases the Lease after every controller.
+    if (lead !== undefined && !managed.has(this.#options)) {
       log("stopping: releasing the Lease");
       try {
         await lead.stop();
@@ -518,8 +543,10 @@ export class Controller<T extends KubeObject = KubeObject>
     const watch = this.#collections.find(({ source, metadataOnly }) =>
       !metadataOnly && source.resource === ref.resource &&
       (source.group ?? "") === group &&
-      (!source.namespace || source.namespace === ref.namespace)
-    ) as Collection<C> | undefined;
+      (source.namespaces !== undefined
+        ? source.namespaces.includes(ref.namespace ?? "")
+        : (!source.namespace || source.namespace === ref.namespace))
+    ) as Watched<C> | undefined;
     try {
       return await readOne<C>(this.#client, ref, {
         view: watch?.view(),

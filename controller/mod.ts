@@ -91,7 +91,7 @@
  * @module
  */
 export { controllerOf, meaningfulChange, type OwnerKind } from "./changes.ts";
-export { Controller, MIN_RESYNC } from "./controller.ts";
+export { Controller, MIN_RESYNC, type Watched } from "./controller.ts";
 export {
   ApplyConflictError,
   type ApplyConflictErrorOptions,
@@ -119,6 +119,12 @@ export {
   type WorkQueueObserver,
   type WorkQueueOptions,
 } from "./queue.ts";
+export {
+  Manager,
+  type ManagerElection,
+  type ManagerOptions,
+  type ManagerTask,
+} from "./manager.ts";
 export {
   type SignalListeners,
   stopOnSignals,

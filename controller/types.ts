@@ -8,8 +8,12 @@ import type { Condition, ConditionStatus } from "../conditions/mod.ts";
 import type { RecorderOptions } from "../events/options.ts";
 import type { Recorder } from "../events/recorder.ts";
 import type { EventNote } from "../events/types.ts";
-import type { CollectionOptions, Source } from "../informer/types.ts";
+import type { Source } from "../informer/types.ts";
 import type { Versions } from "../memo/versions.ts";
+import type {
+  Collections,
+  WatchHooks as SharedWatchHooks,
+} from "../informer/shared.ts";
 import type { Metrics } from "../metrics/metrics.ts";
 import type { WorkQueueOptions } from "./queue.ts";
 
@@ -250,11 +254,7 @@ export type Reconcile<T extends KubeObject = KubeObject> = (
 ) => Action | void | Promise<Action | void>;
 
 /** The callbacks of a watch the controller makes, as `instrument` sees them. */
-export type WatchHooks = Pick<
-  CollectionOptions<KubeObject>,
-  "handler" | "synced" | "reopened" | "recovered" | "relisted" | "listFailed"
->;
-
+export type WatchHooks = SharedWatchHooks;
 /** What a controller reports to an observer (for metrics). */
 export interface ControllerObserver {
   /**
@@ -352,6 +352,12 @@ export interface ControllerOptions<T extends KubeObject = KubeObject>
    * `false`, a conflict rejects with an `ApplyConflictError`. Default `true`.
    */
   applyForce?: boolean | undefined;
+  /**
+   * Shared collections to register the controller's watches with (one
+   * watch and one store per collection for every controller of the
+   * process; a `Manager` passes its own). Default: watches of its own.
+   */
+  collections?: Collections | undefined;
   /** The memo of versions. Default: a new one. */
   versions?: Versions | undefined;
   /** The work queue's backoff, rate limit and observer. */

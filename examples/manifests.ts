@@ -2,7 +2,8 @@
  * Writes the manifests that come from code: `deno task manifests` writes
  * `examples/manifests/crd.yaml` from the `Greeting` definition
  * (`examples/greeting.ts`) and `examples/manifests/rbac.yaml` from the
- * controller's options (`greetingController` in `examples/operator.ts`).
+ * controller's options (`greetingController` in `examples/operator.ts`, `orphanController` in
+ * `examples/orphans.ts`).
  * The gate checks that the committed files are what this writes
  * (`examples/manifests_test.ts`).
  *
@@ -13,6 +14,7 @@ import type { KubeObject } from "../apiclient/mod.ts";
 import { rbac, yaml } from "../manifests/mod.ts";
 import { GREETING, OPERATOR } from "./greeting.ts";
 import { greetingController } from "./operator.ts";
+import { orphanController } from "./orphans.ts";
 
 /** The header every generated manifest starts with. */
 export const GENERATED =
@@ -43,7 +45,7 @@ export function rbacYaml(): string {
     ...rbac({
       name: OPERATOR,
       serviceAccount,
-      controllers: [greetingController()],
+      controllers: [greetingController(), orphanController()],
       lease: { namespace: OPERATOR_NAMESPACE, name: OPERATOR },
     }),
   ];

@@ -109,6 +109,13 @@ Deno.test("RBAC grants exactly the requests the operator sends", async () => {
   await settle();
   await time.tick(10); // the fake's garbage collector deletes the ConfigMap
   assert.equal(server.object(configMapPath(ns, "hello-greeting")), undefined);
+  // One deleted with Orphan: the orphan collector deletes its ConfigMap.
+  await user.create(greetingPath(ns), newGreeting("left", "Bye"));
+  await settle();
+  await user.delete(greetingPath(ns, "left"), { propagationPolicy: "Orphan" });
+  await time.tick(10);
+  await settle();
+  assert.equal(server.object(configMapPath(ns, "left-greeting")), undefined);
   await operator.stop();
 
   const rbac = granted();

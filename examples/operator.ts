@@ -1,21 +1,21 @@
 /**
  * The example operator: for each `Greeting`, a ConfigMap that holds its
- * message, and a status that names the ConfigMap and says `Ready`. The
- * `Controller` brings the rest: one acting copy behind a write guard,
- * watches on Greetings and their ConfigMaps, memo-aware reads, apply,
+ * message, and a status that names the ConfigMap and says `Ready`; with
+ * `orphans.ts` in one `Manager` (one election, one watch per collection).
+ * The library brings the rest: a write guard, memo-aware reads, apply,
  * status and Events in one call each, metrics in one option, and the
  * shutdown order (watches and reconciles, queued Events, then the Lease).
  *
  * @module
  */
 import type { Client } from "../apiclient/mod.ts";
-import { Controller, type ControllerOptions } from "../controller/mod.ts";
+import { type ControllerOptions, Manager } from "../controller/mod.ts";
 import type { ReconcileContext } from "../controller/mod.ts";
-import { Lead } from "../election/mod.ts";
 import type { Condition } from "../conditions/mod.ts";
 import type { Metrics } from "../metrics/mod.ts";
 import { type ConfigMap, configMapName, CONFIGMAPS } from "./greeting.ts";
 import { SELECTOR } from "./greeting.ts";
+import { orphanController } from "./orphans.ts";
 import { GREETING, type Greeting, LABELS, OPERATOR } from "./greeting.ts";
 
 /** Options of {@linkcode startOperator}. */
@@ -53,33 +53,33 @@ export function greetingController(
     owns: [{ ...CONFIGMAPS, namespace, labelSelector: SELECTOR }],
     events: { component: OPERATOR, instance: options.pod },
     reconcile,
-    metrics: options.metrics,
     log: (line) => log(`controller: ${line}`),
     onError: (error) => log(`controller: ${(error as Error).message}`),
   };
 }
 
 /**
- * Waits for the Lease, then starts the controller.
+ * Starts the manager of both controllers, and waits for the Lease.
  *
  * @param client Without a write guard; requests end in `REQUEST_TIMEOUT`.
  * @param options The pod, the Lease, the namespace, the log.
- * @returns The controller; its `stop()` ends it in the order above.
+ * @returns The manager; its `stop()` ends it in the order above.
  */
 export async function startOperator(
   client: Client,
   options: OperatorOptions,
-): Promise<Controller<Greeting>> {
-  const log = options.log ?? (() => {});
-  const lead = new Lead(options.metrics?.client(client) ?? client, {
-    lease: { namespace: options.leaseNamespace, name: OPERATOR },
-    pod: options.pod,
-    exit: options.exit,
-    log: (line) => log(`election: ${line}`),
-    onError: (error) => log(`election: ${(error as Error).message}`),
+): Promise<Manager> {
+  const { namespace, log = () => {} } = options;
+  const lease = { namespace: options.leaseNamespace, name: OPERATOR };
+  const manager = new Manager(client, {
+    controllers: [greetingController(options), orphanController(namespace)],
+    election: { lease, pod: options.pod, exit: options.exit },
+    metrics: options.metrics,
+    log: (line) => log(`manager: ${line}`),
+    onError: (error) => log(`manager: ${(error as Error).message}`),
   });
-  await lead.leading({ signal: options.signal });
-  return new Controller(client, { ...greetingController(options), lead });
+  await manager.lead!.leading({ signal: options.signal });
+  return manager;
 }
 
 /** Makes the world match one Greeting. */

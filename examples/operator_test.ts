@@ -149,12 +149,22 @@ Deno.test("the example operator reconciles Greetings end to end", async () => {
     5,
   );
   assert.ok(lines.every((l) => !/failed/.test(l)), lines.join("\n"));
-  const order = lines.filter((l) => l.startsWith("controller: stopping"));
+  const order = lines.filter((l) => /^(controller|manager): stopping/.test(l));
   assert.deepEqual(order, [
+    "manager: stopping: controllers (watches, reconciles, queued Events)",
     "controller: stopping: watches and reconciles",
     "controller: stopping: writing the queued Events",
-    "controller: stopping: releasing the Lease",
+    "manager: stopping: releasing the Lease",
   ]);
+  // Two controllers on the labelled ConfigMaps (the Greeting controller's
+  // owns, the orphan collector's primary): one watch between them.
+  const watchesOf = (path: string): number =>
+    server.requests.filter((r) =>
+      r.method === "GET" && r.path === path &&
+      new URLSearchParams(r.query ?? "").get("watch") === "true"
+    ).length;
+  assert.equal(watchesOf("/api/v1/configmaps"), 1);
+  assert.equal(watchesOf("/apis/demo.liken.dev/v1alpha1/greetings"), 1);
   assert.deepEqual(exits, []);
 });
 
@@ -414,4 +424,40 @@ Deno.test("the fake serves the Greeting from its CRD: an invalid one is refused 
     },
   );
   assert.deepEqual(made.spec, { message: "Hi" });
+});
+
+Deno.test("the orphan collector deletes a ConfigMap its Greeting left behind, and no other", async () => {
+  using time = installFakeTime({ now: Date.parse("2030-01-01T00:00:00Z") });
+  await using server = await fake();
+  const client = new Client(server.url, {
+    fetch: server.fetch,
+    timeout: REQUEST_TIMEOUT,
+  });
+  const user = new Client(server.url, { fetch: server.fetch });
+  const ns = "default";
+  await using operator = await startOperator(client, {
+    pod: "greeter-0",
+    leaseNamespace: ns,
+    exit: () => {},
+  });
+  await user.create(greetingPath(ns), newGreeting("kept", "Hi"));
+  await user.create(greetingPath(ns), newGreeting("left", "Bye"));
+  // Someone else's ConfigMap, unlabelled: never the collector's business.
+  await user.create(configMapPath(ns), { metadata: { name: "mine" } });
+  await time.settle();
+  await operator.idle();
+  await time.settle();
+  assert.ok(server.object(configMapPath(ns, "left-greeting")));
+  // Deleted with Orphan: the collector removes the ConfigMap left behind.
+  await user.delete(greetingPath(ns, "left"), {
+    propagationPolicy: "Orphan",
+  });
+  for (let i = 0; i < 5; i++) {
+    await time.tick(10);
+    await time.settle();
+    await operator.idle();
+  }
+  assert.equal(server.object(configMapPath(ns, "left-greeting")), undefined);
+  assert.ok(server.object(configMapPath(ns, "kept-greeting")));
+  assert.ok(server.object(configMapPath(ns, "mine")));
 });

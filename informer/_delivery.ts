@@ -7,6 +7,7 @@ import { DecodeError, HandlerError, ObjectRefusedError } from "./errors.ts";
 import type { Source } from "./source.ts";
 import { compareKeys, MemoryStore } from "./_store.ts";
 import { DeletedFinalStateUnknown } from "./tombstone.ts";
+import { deepFreeze } from "./_freeze.ts";
 import type { CollectionOptions, Handler } from "./types.ts";
 
 export function versionOf(object: KubeObject): string {
@@ -75,6 +76,15 @@ export type DeliveryOptions<T extends KubeObject> =
     signal: AbortSignal;
     /** Receives decode failures and handler errors. */
     onError: (error: unknown) => void;
+    /** A store shared with other deliveries (one per namespace of a set). */
+    store?: MemoryStore<T> | undefined;
+    /**
+     * The namespace whose objects this delivery's reads replace, when the
+     * store is shared; absent: the whole store.
+     */
+    scope?: string | undefined;
+    /** Deep-freeze each copy before the store holds it. */
+    freeze?: boolean | undefined;
   };
 
 /** Which call of the caller's a {@linkcode Delivery.deliver} runs. */
@@ -89,10 +99,14 @@ export class Delivery<T extends KubeObject> {
   #metadataOnly: boolean;
   #signal: AbortSignal;
   #onError: (error: unknown) => void;
+  #scope: string | undefined;
+  #freeze: boolean;
 
   constructor(options: DeliveryOptions<T>) {
     const source = this.#source = options.source;
-    this.store = new MemoryStore<T>(
+    this.#scope = options.scope;
+    this.#freeze = options.freeze === true;
+    this.store = options.store ?? new MemoryStore<T>(
       options.indexers,
       (error, name, key) =>
         options.onError(
@@ -171,10 +185,13 @@ export class Delivery<T extends KubeObject> {
       raw.metadata = rest;
     }
     const { transform, decode } = this.#shape;
-    if (transform === undefined && decode === undefined) return raw as T;
+    if (transform === undefined && decode === undefined) {
+      return this.#freeze ? deepFreeze(raw as T) : raw as T;
+    }
     try {
       const shaped = transform === undefined ? raw : transform(raw) ?? raw;
-      return decode === undefined ? shaped as T : decode(shaped);
+      const item = decode === undefined ? shaped as T : decode(shaped);
+      return this.#freeze ? deepFreeze(item) : item;
     } catch (error) {
       // The report names the object: a copy dropped without a word would
       // leave nobody a way to learn why an edit was ignored.
@@ -271,9 +288,10 @@ export class Delivery<T extends KubeObject> {
    */
   async replace(read: Read<T>): Promise<void> {
     const { items: next, undecodable } = read;
-    const before = this.store.entries();
-    const beforeUndecodable = this.store.undecodable();
-    this.store.replace(next, undecodable);
+    const scope = this.#scope;
+    const before = this.store.entriesIn(scope);
+    const beforeUndecodable = this.store.undecodableIn(scope);
+    this.store.replaceIn(scope, next, undecodable);
     const handler = this.#handler;
     // A stop in the middle ends the calls: done must not wait for the rest
     // of a relist of thousands of objects, nor call synced after the end.

@@ -19,7 +19,12 @@ import {
   statusOf,
 } from "./_errors.ts";
 import { cursor, type Open } from "./_cursor.ts";
-import { Delivery, type Read, versionOf } from "./_delivery.ts";
+import {
+  Delivery,
+  type DeliveryOptions,
+  type Read,
+  versionOf,
+} from "./_delivery.ts";
 import {
   CollectionError,
   HandlerError,
@@ -87,10 +92,13 @@ export class Reflector<T extends KubeObject> {
   constructor(
     client: Client,
     source: Source,
-    options: CollectionOptions<T> & {
-      signal: AbortSignal;
-      onError: (error: unknown) => void;
-    },
+    options:
+      & CollectionOptions<T>
+      & Pick<DeliveryOptions<T>, "store" | "scope" | "freeze">
+      & {
+        signal: AbortSignal;
+        onError: (error: unknown) => void;
+      },
   ) {
     this.#handle = client.resource<T>(source);
     this.#source = source;

@@ -6,6 +6,19 @@ export function compareKeys(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
+/** The entries of a map whose key is in one namespace. */
+function inNamespace<V>(
+  map: Map<string, V>,
+  namespace: string,
+): Map<string, V> {
+  const prefix = `${namespace}/`;
+  const found = new Map<string, V>();
+  for (const [key, value] of map) {
+    if (key.startsWith(prefix)) found.set(key, value);
+  }
+  return found;
+}
+
 /** An object held without a value: it exists but did not decode. */
 export interface Undecodable<T> {
   /** The version of the copy that did not decode. */
@@ -141,6 +154,46 @@ export class MemoryStore<T extends KubeObject> implements Store<T> {
     }
     this.#undecodable.delete(key);
     return previous;
+  }
+
+  /**
+   * The entries of one namespace (all of them for `undefined`), for the
+   * relist diff of a collection over a namespace set.
+   */
+  entriesIn(namespace: string | undefined): Map<string, T> {
+    if (namespace === undefined) return this.#items;
+    return inNamespace(this.#items, namespace);
+  }
+
+  /** The undecodable keys of one namespace (all for `undefined`). */
+  undecodableIn(
+    namespace: string | undefined,
+  ): Map<string, Undecodable<T>> {
+    if (namespace === undefined) return this.#undecodable;
+    return inNamespace(this.#undecodable, namespace);
+  }
+
+  /**
+   * Replaces the content of one namespace, leaving every other namespace's
+   * objects alone; `undefined` replaces the whole content.
+   */
+  replaceIn(
+    namespace: string | undefined,
+    items: Map<string, T>,
+    undecodable: Map<string, string>,
+  ): void {
+    if (namespace === undefined) return this.replace(items, undecodable);
+    const prefix = `${namespace}/`;
+    for (const key of [...this.#items.keys()]) {
+      if (key.startsWith(prefix) && !items.has(key)) this.delete(key);
+    }
+    for (const key of [...this.#undecodable.keys()]) {
+      if (key.startsWith(prefix) && !undecodable.has(key)) this.delete(key);
+    }
+    for (const [key, version] of undecodable) {
+      this.setUndecodable(key, version);
+    }
+    for (const [key, item] of items) this.set(key, item);
   }
 
   /** Replaces the whole content. */

@@ -5,17 +5,24 @@ import type { Client } from "../apiclient/client.ts";
 import { NotFoundError } from "../apiclient/errors.ts";
 import { objectKey, type ObjectRef, objectRef } from "../apiclient/resource.ts";
 import type { KubeObject } from "../apiclient/types.ts";
-import { collectionName } from "../_internal/names.ts";
 import { type MemoOptions, readFresh, readList } from "../memo/requests.ts";
 import type { Versions } from "../memo/versions.ts";
 import { compareKeys, MemoryStore } from "./_store.ts";
+import {
+  coversNamespace,
+  members,
+  normalized,
+  setName,
+} from "./_namespaces.ts";
 import type { Source } from "./source.ts";
 import type { View } from "./types.ts";
 
 /**
  * The store's copy of one object while the store is ready. `undefined` says
- * to read the API server (not ready, not held, or held but not decoded).
- * Throws a `TypeError` if the view watches another resource than the ref's.
+ * to read the API server (not ready, not held, held but not decoded, or not
+ * covered: the ref's namespace is not the view's namespace nor in its
+ * namespace set). Throws a `TypeError` if the view watches another resource
+ * than the ref's.
  *
  * @example
  * ```ts
@@ -37,6 +44,7 @@ export function cached<T extends KubeObject>(
   ref: ObjectRef,
 ): T | undefined {
   refuseOtherResource(view, ref);
+  if (!coversNamespace(view.source, ref.namespace)) return undefined;
   return held(view, objectKey(ref));
 }
 
@@ -155,7 +163,9 @@ function refuseOtherResource(view: View<KubeObject>, ref: ObjectRef): void {
 
 /**
  * A list answers the collection it names: a view of another resource, of
- * other namespaces or with other selectors would answer other objects.
+ * other namespaces or with other selectors would answer other objects. A
+ * view over a namespace set answers a list of the same set, of a part of
+ * it, or of one namespace in it.
  */
 function refuseOtherCollection(view: View<KubeObject>, source: Source): void {
   const watched = view.source;
@@ -164,16 +174,55 @@ function refuseOtherCollection(view: View<KubeObject>, source: Source): void {
   if (
     watched.resource !== source.resource ||
     !same(watched.group, source.group) ||
-    !same(watched.namespace, source.namespace) ||
     !same(watched.labelSelector, source.labelSelector) ||
     !same(watched.fieldSelector, source.fieldSelector)
   ) {
     throw new TypeError(
-      `Cannot list ${collectionName(source)} through a view of ${
-        collectionName(watched)
+      `Cannot list ${setName(source)} through a view of ${setName(watched)}`,
+    );
+  }
+  const wanted = source.namespaces ?? [source.namespace ?? ""];
+  if (watched.namespaces === undefined) {
+    if (!wanted.every((namespace) => same(watched.namespace, namespace))) {
+      throw new TypeError(
+        `Cannot list ${setName(source)} through a view of ${setName(watched)}`,
+      );
+    }
+    return;
+  }
+  if (!wanted.every((namespace) => watched.namespaces!.includes(namespace))) {
+    throw new TypeError(
+      `Cannot list ${setName(source)} through a view of ${
+        setName(watched)
+      }: the view does not cover ${
+        wanted.filter((namespace) => !coversNamespace(watched, namespace))
+          .map((namespace) => namespace === "" ? "every namespace" : namespace)
+          .join(", ")
       }`,
     );
   }
+}
+
+/**
+ * A list from the API server; over a namespace set, one list per
+ * namespace (never one across every namespace), in key order.
+ */
+async function listServer<T extends KubeObject>(
+  client: Client,
+  source: Source,
+  options: ReadOptions<T>,
+): Promise<T[]> {
+  const checked = normalized(source);
+  if (checked.namespaces === undefined) {
+    return await readList<T>(client, checked, options);
+  }
+  const items: T[] = [];
+  for (const part of members(checked)) {
+    for (const item of await readList<T>(client, part, options)) {
+      items.push(item);
+    }
+  }
+  return items;
 }
 
 function isCurrent(
@@ -228,8 +277,9 @@ export async function currentList<T extends KubeObject>(
   options: ReadOptions<T> = {},
 ): Promise<T[]> {
   const { view, versions } = options;
-  if (view === undefined) return await readList<T>(client, source, options);
+  if (view === undefined) return await listServer<T>(client, source, options);
   refuseMetadataOnly(view);
+  source = normalized(source);
   refuseOtherCollection(view, source);
   const store = view.store;
   // Memo first, store second: if the watch delivers a new object in
@@ -248,10 +298,14 @@ export async function currentList<T extends KubeObject>(
   keys.sort(compareKeys);
   const current: T[] = [];
   let last: string | undefined;
+  // The part of a set's store the list names, when it names a part.
+  const narrower = source.namespace || source.namespaces !== undefined;
+  const { namespaces: _, ...bare } = source;
   for (const key of keys) {
     if (key === last) continue;
     last = key;
-    const ref = objectRef(source, key);
+    const ref = objectRef(bare, key);
+    if (narrower && !coversNamespace(source, ref.namespace)) continue;
     const copy = held(view, key);
     if (copy !== undefined && isCurrent(versions, ref, copy)) {
       current.push(copy);
@@ -306,8 +360,8 @@ export async function list<T extends KubeObject>(
   const { view } = options;
   if (view !== undefined) {
     refuseMetadataOnly(view);
-    refuseOtherCollection(view, source);
+    refuseOtherCollection(view, normalized(source));
     if (view.ready()) return await currentList(client, source, options);
   }
-  return await readList<T>(client, source, options);
+  return await listServer<T>(client, source, options);
 }

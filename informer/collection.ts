@@ -1,9 +1,8 @@
 import type { Client } from "../apiclient/client.ts";
 import type { KubeObject } from "../apiclient/types.ts";
 import { diagnostics } from "../_internal/diagnostics.ts";
-import { collectionName } from "../_internal/names.ts";
-import { Reflector } from "./_reflector.ts";
-import { CollectionError } from "./errors.ts";
+import { Hub } from "./_hub.ts";
+import { normalized, setName } from "./_namespaces.ts";
 import type { Store } from "./store.ts";
 import type { CollectionOptions, Source, View, ViewOptions } from "./types.ts";
 import { view } from "./view.ts";
@@ -89,14 +88,16 @@ export class Collection<T extends KubeObject = KubeObject>
    * still running. Never rejects.
    */
   readonly done: Promise<void>;
-  #reflector: Reflector<T>;
+  #hub: Hub<T>;
   #stop = new AbortController();
 
   /**
    * Starts the watch and returns at once.
    *
    * @param client The API client.
-   * @param source The collection.
+   * @param source The collection. With `namespaces`, one list and watch
+   *   per namespace, merged into one store and one stream of handler calls;
+   *   a `TypeError` if the set is refused (see {@linkcode Source}).
    * @param options Handler, callbacks, indexers, and the signal.
    */
   constructor(
@@ -104,7 +105,7 @@ export class Collection<T extends KubeObject = KubeObject>
     source: Source,
     options: CollectionOptions<T> = {},
   ) {
-    this.source = { ...source };
+    this.source = normalized(source);
     this.metadataOnly = options.metadataOnly === true;
     const stop = this.#stop;
     const outer = options.signal;
@@ -118,18 +119,16 @@ export class Collection<T extends KubeObject = KubeObject>
       }
     }
     const { onError } = diagnostics(
-      `Watching ${collectionName(source)}`,
+      `Watching ${setName(this.source)}`,
       options,
     );
-    this.#reflector = new Reflector<T>(client, this.source, {
+    this.#hub = new Hub<T>(client, this.source, {
       ...options,
       signal: stop.signal,
       onError,
     });
-    this.store = this.#reflector.store;
-    this.done = this.#reflector.run().catch((error) =>
-      onError(new CollectionError(this.source, { cause: error }))
-    ).finally(unlink);
+    this.store = this.#hub.store;
+    this.done = this.#hub.done.finally(unlink);
   }
 
   /**
@@ -141,7 +140,7 @@ export class Collection<T extends KubeObject = KubeObject>
    * @returns `true` when the store answers.
    */
   synced(): boolean {
-    return this.#reflector.synced();
+    return this.#hub.synced();
   }
 
   /**
@@ -174,7 +173,7 @@ export class Collection<T extends KubeObject = KubeObject>
    * @returns `true` while the watch keeps the store current.
    */
   current(): boolean {
-    return this.#reflector.current();
+    return this.#hub.current();
   }
 
   /**

@@ -94,3 +94,10 @@ export type {
   Watched,
 } from "./types.ts";
 export { view } from "./view.ts";
+export {
+  Collections,
+  type CollectionsOptions,
+  type RegisterOptions,
+  type Registration,
+  type WatchHooks,
+} from "./shared.ts";

@@ -27,4 +27,13 @@ export interface Source extends Resource {
   labelSelector?: string | undefined;
   /** A field selector, such as `metadata.name=web`. */
   fieldSelector?: string | undefined;
+  /**
+   * A set of namespaces, instead of `namespace`: a watch over it opens one
+   * list and watch per namespace (never a request across all namespaces,
+   * so it needs no cluster-wide permission) and merges them into one store.
+   * Duplicates count once. Refused (a `TypeError`) together with
+   * `namespace`, when empty or with an empty name, and for a cluster-scoped
+   * resource (`namespaced: false`).
+   */
+  namespaces?: readonly string[] | undefined;
 }

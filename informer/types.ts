@@ -163,7 +163,11 @@ export interface View<T extends KubeObject = KubeObject> {
    * through it, and the collection a list through it must name.
    */
   readonly source: Source;
-  /** The store, or `undefined` for no watch. */
+  /**
+   * The store, or `undefined` for no watch. Its source's namespace (or
+   * namespace set) decides which objects it covers: a read of an object in
+   * another namespace is not covered, and goes to the API server.
+   */
   readonly store: Store<T> | undefined;
   /**
    * Whether the store may answer: its first read is complete and the server
@@ -174,7 +178,7 @@ export interface View<T extends KubeObject = KubeObject> {
   ready(): boolean;
   /**
    * Whether the watch covers every object of its kind (no namespace, no
-   * selector). Only such a store can stand for the whole kind, so only its
+   * namespace set, no selector). Only such a store can stand for the whole kind, so only its
    * lists add the objects the memo knows of and the watch has not brought.
    */
   readonly whole: boolean;

@@ -36,12 +36,14 @@ export function view<T extends KubeObject = KubeObject>(
     };
   }
   const source = watched.source;
-  const { namespace, labelSelector, fieldSelector } = source;
+  const { namespace, namespaces, labelSelector, fieldSelector } = source;
   return {
     source,
     store: watched.store,
     ready: () => watched.synced(),
-    whole: options.whole ?? (!namespace && !labelSelector && !fieldSelector),
+    whole: options.whole ??
+      (!namespace && namespaces === undefined && !labelSelector &&
+        !fieldSelector),
     metadataOnly: watched.metadataOnly === true,
   };
 }

@@ -57,8 +57,8 @@ export interface RbacOptions {
  *   with a recorder or `events`;
  * - `permissions.rules`, in the primary's scope.
  *
- * A collection with a namespace gets a Role there; one without, the
- * ClusterRole.
+ * A collection with a namespace gets a Role there, one over a namespace
+ * set a Role in each; one without, the ClusterRole.
  *
  * @example
  * ```ts
@@ -85,32 +85,37 @@ export interface RbacOptions {
 // deno-lint-ignore no-explicit-any -- controllers of any primary kind
 export function rulesOf(options: ControllerOptions<any>): ScopedRule[] {
   const primary = options.for;
-  const scope: Scope = primary.namespace || undefined;
-  const out: ScopedRule[] = [rule(primary, ["get", "list", "watch"])];
+  // Events and declared rules go where the primary is.
+  const scopes: Scope[] = primary.namespaces !== undefined
+    ? [...new Set(primary.namespaces)]
+    : [primary.namespace || undefined];
+  const out: ScopedRule[] = rule(primary, ["get", "list", "watch"]);
   const owns = options.owns ?? [];
   const deletes = options.permissions?.deleteChildren === true;
   for (const child of owns) {
     // An apply that makes the object is authorised as `create` too.
     const verbs = ["get", "list", "watch", "create", "patch"];
     if (deletes) verbs.push("delete");
-    out.push(rule(child, verbs));
+    out.push(...rule(child, verbs));
   }
   for (const watch of options.watches ?? []) {
-    out.push(rule(watch.source, ["get", "list", "watch"]));
+    out.push(...rule(watch.source, ["get", "list", "watch"]));
   }
-  if (owns.length > 0) out.push(rule(primary, ["update"], "finalizers"));
+  if (owns.length > 0) out.push(...rule(primary, ["update"], "finalizers"));
   if (options.permissions?.status !== false) {
-    out.push(rule(primary, ["update"], "status"));
+    out.push(...rule(primary, ["update"], "status"));
   }
   if (options.recorder !== undefined || options.events !== undefined) {
-    out.push(scoped(scope, {
-      apiGroups: [""],
-      resources: ["events"],
-      verbs: ["create", "patch"],
-    }));
+    for (const scope of scopes) {
+      out.push(scoped(scope, {
+        apiGroups: [""],
+        resources: ["events"],
+        verbs: ["create", "patch"],
+      }));
+    }
   }
   for (const extra of options.permissions?.rules ?? []) {
-    out.push(scoped(scope, extra));
+    for (const scope of scopes) out.push(scoped(scope, extra));
   }
   return out;
 }
@@ -197,19 +202,25 @@ export function rbac(options: RbacOptions): KubeObject[] {
   return out;
 }
 
+/** The rules of one collection: one per namespace of a namespace set. */
 function rule(
   source: Source,
   verbs: readonly string[],
   subresource?: string,
-): ScopedRule {
+): ScopedRule[] {
   const resource = subresource === undefined
     ? source.resource
     : `${source.resource}/${subresource}`;
-  return scoped(source.namespace || undefined, {
-    apiGroups: [source.group ?? ""],
-    resources: [resource],
-    verbs,
-  });
+  const scopes: Scope[] = source.namespaces !== undefined
+    ? [...new Set(source.namespaces)]
+    : [source.namespace || undefined];
+  return scopes.map((namespace) =>
+    scoped(namespace, {
+      apiGroups: [source.group ?? ""],
+      resources: [resource],
+      verbs,
+    })
+  );
 }
 
 function scoped(namespace: Scope, rule: PolicyRule): ScopedRule {

@@ -134,3 +134,30 @@ Deno.test("rbac: a ClusterRole for cluster-wide rules, a Role per namespace, mer
     assert.equal(binding.roleRef?.kind, binding.kind.replace("Binding", ""));
   }
 });
+
+Deno.test("rbac: a namespace set gets a Role in each namespace and no ClusterRole", () => {
+  const set = { namespaces: ["a", "b"] };
+  const objects = rbac({
+    name: "op",
+    serviceAccount: { name: "op", namespace: "ops" },
+    controllers: [{
+      ...base,
+      for: { ...WIDGETS, ...set },
+      owns: [{ ...CONFIGMAPS, ...set }],
+      events: {},
+    }],
+  });
+  assert.deepEqual(
+    objects.map((o) => `${o.kind} ${o.metadata.namespace}`),
+    ["Role a", "RoleBinding a", "Role b", "RoleBinding b"],
+  );
+  const rules = (objects[0] as unknown as { rules: { resources: string[] }[] })
+    .rules.map((r) => r.resources[0]);
+  assert.deepEqual(rules, [
+    "widgets",
+    "configmaps",
+    "widgets/finalizers",
+    "widgets/status",
+    "events",
+  ]);
+});

@@ -2,11 +2,17 @@
 // ServiceAccount bound by the committed rbac.yaml and nothing more: a
 // permission the manifests forgot fails here with the server's 403.
 import assert from "node:assert/strict";
-import { startOperator } from "../../examples/operator.ts";
+import { greetingController, startOperator } from "../../examples/operator.ts";
+import { orphanController } from "../../examples/orphans.ts";
+import { Manager } from "../../controller/mod.ts";
+import { rbac } from "../../manifests/mod.ts";
 import {
   type ConfigMap,
   configMapName,
+  CONFIGMAPS,
+  GREETING,
   type Greeting,
+  SELECTOR,
 } from "../../examples/greeting.ts";
 import {
   configMapPath,
@@ -94,6 +100,94 @@ suite("example operator", [
       );
       await operator.stop();
       assert.deepEqual(exits, []);
+    },
+  ],
+  [
+    "with a Role in each of two namespaces and no ClusterRole, a manager over the namespace set works in both",
+    async ({ plane, namespace }) => {
+      const kubeconfig = plane.ready.kubeconfig;
+      const admin = plane.client();
+      const other = `${namespace}-b`;
+      await admin.create("/api/v1/namespaces", {
+        apiVersion: "v1",
+        kind: "Namespace",
+        metadata: { name: other },
+      });
+      await kubectl(kubeconfig, ["apply", "-f", `${MANIFESTS}crd.yaml`]);
+      await kubectl(kubeconfig, [
+        "wait",
+        "--for=condition=Established",
+        "--timeout=60s",
+        "crd/greetings.demo.liken.dev",
+      ]);
+      const namespaces = [namespace, other];
+      const serviceAccount = {
+        name: "greeting-roles",
+        namespace: "greeting-system",
+      };
+      await admin.create(
+        "/api/v1/namespaces/greeting-system/serviceaccounts",
+        { apiVersion: "v1", kind: "ServiceAccount", metadata: serviceAccount },
+      );
+      const controllers = [
+        {
+          ...greetingController({ pod: "greeter-roles" }),
+          for: { ...GREETING, namespaces },
+          owns: [{ ...CONFIGMAPS, namespaces, labelSelector: SELECTOR }],
+        },
+        {
+          ...orphanController(),
+          for: {
+            ...CONFIGMAPS,
+            namespaces,
+            labelSelector: SELECTOR,
+            kind: "ConfigMap",
+          },
+        },
+      ];
+      const lease = { namespace: "greeting-system", name: "greeting-roles" };
+      const objects = rbac({
+        name: "greeting-roles",
+        serviceAccount,
+        controllers,
+        lease,
+      });
+      assert.ok(
+        objects.every((o) => !o.kind?.startsWith("Cluster")),
+        "no ClusterRole",
+      );
+      for (const object of objects) {
+        const plural = object.kind === "Role" ? "roles" : "rolebindings";
+        await admin.create(
+          `/apis/rbac.authorization.k8s.io/v1/namespaces/${object.metadata.namespace}/${plural}`,
+          object,
+        );
+      }
+      const token = await plane.tokenFor("greeting-system", "greeting-roles");
+      const errors: string[] = [];
+      await using manager = new Manager(plane.clientWith(token), {
+        controllers,
+        election: { lease, pod: "greeter-roles", exit: () => {} },
+        onError: (error) => void errors.push(String(error)),
+      });
+      for (const ns of namespaces) {
+        await admin.create(greetingPath(ns), newGreeting("hello", `Hi ${ns}`));
+      }
+      for (const ns of namespaces) {
+        const made = await eventually(
+          `the ConfigMap in ${ns}`,
+          () =>
+            admin.get<ConfigMap>(configMapPath(ns, configMapName("hello")))
+              .catch(() => undefined),
+        );
+        assert.equal(made.data?.message, `Hi ${ns}`);
+      }
+      assert.ok(
+        !errors.some((e) => /forbidden/i.test(e)),
+        errors.join("\n"),
+      );
+      await manager.stop();
+      await admin.delete(`/api/v1/namespaces/${other}`);
     },
   ],
 ]);

@@ -1,0 +1,366 @@
+// Several controllers in one process: one election, shared caches, tasks on
+// every replica, one probe server, one ordered shutdown.
+import type { Client } from "../apiclient/client.ts";
+import type { KubeObject } from "../apiclient/types.ts";
+import { type Diagnostics, diagnostics } from "../_internal/diagnostics.ts";
+import type { DiagnosticsOptions } from "../_internal/diagnostics.ts";
+import { Lead } from "../election/lead.ts";
+import type { LeaseRef } from "../election/types.ts";
+import { Collections } from "../informer/shared.ts";
+import type { Metrics } from "../metrics/metrics.ts";
+import { ProbeServer, type ProbeServerOptions } from "../metrics/probes.ts";
+import { Controller } from "./controller.ts";
+import { clamp } from "./_limiter.ts";
+import { managed } from "./_managed.ts";
+import { DEFAULT_STOP_TIMEOUT } from "./queue.ts";
+import type { ControllerOptions } from "./types.ts";
+
+/** The election of a {@linkcode Manager}: one Lease for all its controllers. */
+export interface ManagerElection {
+  /** The Lease, in the operator's own namespace. */
+  lease: LeaseRef;
+  /** The pod's name (the Lease names `<pod>_<suffix>` as its holder). */
+  pod: string;
+  /**
+   * What a lost Lease does: `exit` (default) stops every controller at
+   * once and calls `exit(1)`, as controller-runtime's manager does, so the
+   * kubelet starts the container again; `campaign` stops every controller,
+   * then campaigns again in this process and starts them anew when it
+   * leads (the caches keep running).
+   */
+  onLost?: "exit" | "campaign" | undefined;
+  /** Ends the process after a lost Lease (`exit`). Default `Deno.exit`. */
+  exit?: ((code: number) => void) | undefined;
+}
+
+/** A task that runs on every replica, leading or not. */
+export interface ManagerTask {
+  /** Its name, in logs and errors. */
+  name: string;
+  /**
+   * Runs until `signal` aborts (the manager's stop). A task that ends by
+   * itself, or throws, is reported to `onError`; the others go on.
+   *
+   * @param signal Aborts when the manager stops.
+   */
+  run(signal: AbortSignal): void | Promise<void>;
+}
+
+/** Options of a {@linkcode Manager}. */
+export interface ManagerOptions extends DiagnosticsOptions {
+  /** The controllers, as the options each `Controller` would take. */
+  // deno-lint-ignore no-explicit-any -- controllers of any primary kind
+  controllers: readonly ControllerOptions<any>[];
+  /**
+   * One election for every controller: caches run on every replica, only
+   * the leader's controllers reconcile. Default: none (always reconcile).
+   */
+  election?: ManagerElection | undefined;
+  /** Tasks that run on every replica (webhook servers, for instance). */
+  tasks?: readonly ManagerTask[] | undefined;
+  /**
+   * One registry for every part: the client, each controller, each shared
+   * collection (once), the election and the recorders. Default: none.
+   */
+  metrics?: Metrics | undefined;
+  /**
+   * Serves `/healthz`, `/readyz` and `/metrics` from `metrics` (which it
+   * needs) on every replica; readiness is every cache synced, never
+   * "leads", so a standby is ready. Default: no probe server.
+   */
+  probes?: Omit<ProbeServerOptions, "signal"> | undefined;
+  /**
+   * Deep-freezes the objects of the shared caches, so that one controller
+   * cannot change another's view (a write throws in strict mode). Default
+   * `false` (it costs; tests turn it on).
+   */
+  freeze?: boolean | undefined;
+  /**
+   * The whole shutdown's budget in milliseconds: the reconciles in flight
+   * and the queued Events of every controller; the Lease's release and the
+   * rest come after. Default 30 s.
+   */
+  stopTimeout?: number | undefined;
+  /** Stops the manager, as {@linkcode Manager.stop} does. */
+  signal?: AbortSignal | undefined;
+}
+
+/**
+ * Runs several controllers in one process, as controller-runtime's
+ * `Manager` and kube-rs's shared streams do: one watch and one store per
+ * collection shared by every controller ({@linkcode Collections}), one
+ * election for all of them, tasks and one probe server on every replica,
+ * one metrics registry, and one shutdown in the controllers' order for all
+ * of them together: stop watching and taking keys, finish the reconciles in
+ * flight, write the queued Events, then release the Lease, last.
+ *
+ * @example Two controllers on one collection
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { Client } from "@liken/kubernetes/apiclient";
+ * import { Manager } from "@liken/kubernetes/controller";
+ * import { FakeApiServer } from "@liken/kubernetes/testing";
+ *
+ * await using server = new FakeApiServer();
+ * const client = new Client(server.url, { fetch: server.fetch });
+ * const seen: string[] = [];
+ * const configMaps = { version: "v1", resource: "configmaps", kind: "ConfigMap" };
+ * await using manager = new Manager(client, {
+ *   controllers: [
+ *     { name: "a", for: configMaps, reconcile: (c) => void seen.push(`a ${c.key}`) },
+ *     { name: "b", for: configMaps, reconcile: (c) => void seen.push(`b ${c.key}`) },
+ *   ],
+ * });
+ * await client.resource(configMaps).namespace("default").create({ metadata: { name: "x" } });
+ * while (seen.length < 2) await new Promise((r) => setTimeout(r, 5));
+ * assert.deepEqual(seen.sort(), ["a default/x", "b default/x"]);
+ * // One watch of ConfigMaps serves both.
+ * const watches = server.requests.filter((r) => r.method === "GET" && r.path === "/api/v1/configmaps");
+ * assert.equal(watches.length, 1);
+ * ```
+ */
+export class Manager implements AsyncDisposable {
+  /** The shared caches of every controller. */
+  readonly collections: Collections;
+  /** Settles once the manager has stopped. Never rejects. */
+  readonly done: Promise<void>;
+  #client: Client;
+  #options: ManagerOptions;
+  #diagnostics: Diagnostics;
+  #stop = new AbortController();
+  #lead: Lead | undefined;
+  #controllers: Controller<KubeObject>[] = [];
+  #tasks: Promise<void>[] = [];
+  #probes: ProbeServer | undefined;
+  #stopped: Promise<void> | undefined;
+  #ended = Promise.withResolvers<void>();
+  #terms = 0;
+  #stopping = false;
+
+  /**
+   * Starts at once: the shared caches, the tasks, the probe server, the
+   * election, and the controllers (which reconcile once synced and, with
+   * an election, while this copy leads).
+   *
+   * @param client The API client (without a write guard).
+   * @param options The controllers, the election, the tasks and the rest.
+   * @throws {TypeError} When two controllers share a name, or `probes` is
+   *   given without `metrics`.
+   */
+  constructor(client: Client, options: ManagerOptions) {
+    this.#options = options;
+    this.#diagnostics = diagnostics("Manager", options);
+    const names = new Set<string>();
+    for (const controller of options.controllers) {
+      if (names.has(controller.name)) {
+        throw new TypeError(`Two controllers are named ${controller.name}`);
+      }
+      names.add(controller.name);
+    }
+    if (options.probes !== undefined && options.metrics === undefined) {
+      throw new TypeError("The probe server needs the metrics option");
+    }
+    const metrics = options.metrics;
+    this.#client = metrics === undefined ? client : metrics.client(client);
+    const signal = this.#stop.signal;
+    this.collections = new Collections(this.#client, {
+      signal,
+      freeze: options.freeze === true,
+      onError: this.#diagnostics.onError,
+      ...(metrics === undefined
+        ? {}
+        : { instrument: (source, hooks) => metrics.collection(source, hooks) }),
+    });
+    this.done = this.#ended.promise;
+    if (options.probes !== undefined) {
+      this.#probes = new ProbeServer(metrics!, {
+        ...options.probes,
+        onError: options.probes.onError ?? this.#diagnostics.onError,
+      });
+    }
+    // The manager's own registration on every collection keeps the caches
+    // running between terms (a lost Lease with `campaign`), and on a
+    // standby whatever its controllers do.
+    for (const controller of options.controllers) {
+      const sources = [
+        controller.for,
+        ...(controller.owns ?? []),
+        ...(controller.watches ?? []).map((watch) => watch.source),
+      ];
+      for (const source of sources) this.collections.register(source);
+    }
+    for (const task of options.tasks ?? []) this.#tasks.push(this.#run(task));
+    const outer = options.signal;
+    if (outer?.aborted) void this.stop();
+    else {
+      outer?.addEventListener("abort", () => void this.stop(), { once: true });
+    }
+    if (!this.#stopping) this.#term();
+  }
+
+  /** The election of the current term, or `undefined` without one. */
+  get lead(): Lead | undefined {
+    return this.#lead;
+  }
+
+  /** The controllers of the current term, in the order of the options. */
+  get controllers(): readonly Controller<KubeObject>[] {
+    return this.#controllers;
+  }
+
+  /** The probe server, when `probes` was given. */
+  get probes(): ProbeServer | undefined {
+    return this.#probes;
+  }
+
+  /**
+   * Whether every shared cache holds its first read.
+   *
+   * @returns `true` once all synced.
+   */
+  synced(): boolean {
+    return this.collections.synced();
+  }
+
+  /**
+   * Resolves once every controller is idle (see `Controller.idle`). For
+   * tests and demos.
+   *
+   * @returns A promise that resolves when every controller is idle.
+   */
+  async idle(): Promise<void> {
+    await Promise.all(this.#controllers.map((c) => c.idle()));
+  }
+
+  /**
+   * Stops in the controllers' order, once for all of them: every
+   * controller stops watching and taking keys, finishes its reconciles in
+   * flight and writes its queued Events (all at once, within
+   * `stopTimeout`); then the Lease is released; then the tasks end, the
+   * shared caches stop and the probe server closes. Safe to call more
+   * than once.
+   *
+   * @returns Settles when everything has stopped; a step that fails is
+   * reported to `onError` and the next steps still run.
+   */
+  stop(): Promise<void> {
+    this.#stopped ??= this.#stopOnce();
+    return this.#stopped;
+  }
+
+  /** Stops the manager (for `await using`). */
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.stop();
+  }
+
+  /** One term: a Lead (with an election) and controllers that follow it. */
+  #term(): void {
+    if (this.#stopping) return;
+    const { election, metrics } = this.#options;
+    const { log, onError } = this.#diagnostics;
+    this.#terms += 1;
+    let lead: Lead | undefined;
+    if (election !== undefined) {
+      const campaign = election.onLost === "campaign";
+      lead = new Lead(this.#client, {
+        lease: election.lease,
+        pod: election.pod,
+        // With `campaign`, a loss ends this term and the next one begins.
+        exit: campaign ? () => {} : election.exit,
+        log: (line) => log(`election: ${line}`),
+        onError,
+      });
+      if (this.#terms === 1) metrics?.lead(lead);
+      if (campaign) {
+        void lead.done.then(() => this.#next(lead!));
+      } else {
+        // A lost Lease: exit(1) has been called; stop what is left.
+        void lead.done.then(() => void this.stop());
+      }
+    }
+    this.#lead = lead;
+    const budget = this.#options.stopTimeout ?? DEFAULT_STOP_TIMEOUT;
+    this.#controllers = this.#options.controllers.map((options) => {
+      const own: ControllerOptions<KubeObject> = {
+        stopTimeout: budget,
+        onError,
+        log: (line) => log(`${options.name}: ${line}`),
+        ...options,
+        lead,
+        collections: this.collections,
+        metrics,
+      };
+      managed.add(own);
+      return new Controller(this.#client, own);
+    });
+  }
+
+  /** After a lost Lease with `campaign`: stop this term, begin the next. */
+  async #next(lead: Lead): Promise<void> {
+    if (this.#stopping || this.#lead !== lead) return;
+    this.#diagnostics.log("the Lease is lost: stopping the controllers");
+    await Promise.all(this.#controllers.map((c) => c.stop()));
+    if (this.#stopping) return;
+    this.#diagnostics.log("campaigning again");
+    this.#term();
+  }
+
+  async #run(task: ManagerTask): Promise<void> {
+    const signal = this.#stop.signal;
+    try {
+      await task.run(signal);
+      if (!signal.aborted) {
+        this.#diagnostics.onError(
+          new Error(`The task ${task.name} ended before the manager stopped`),
+        );
+      }
+    } catch (error) {
+      if (signal.aborted) return;
+      this.#diagnostics.onError(
+        new Error(`The task ${task.name} failed`, { cause: error }),
+      );
+    }
+  }
+
+  async #stopOnce(): Promise<void> {
+    // From here on no term begins: a campaign's restart stops short.
+    this.#stopping = true;
+    const { log, onError } = this.#diagnostics;
+    log("stopping: controllers (watches, reconciles, queued Events)");
+    const budget = clamp(
+      this.#options.stopTimeout ?? DEFAULT_STOP_TIMEOUT,
+      0,
+      2 ** 31 - 1,
+    );
+    const controllers = this.#controllers;
+    // Each controller stops as one does alone, all at once: their Events
+    // are written before the Lease goes below.
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const late = new Promise<"late">((resolve) => {
+      timer = setTimeout(() => resolve("late"), budget + 1_000);
+    });
+    const stopped = await Promise.race([
+      Promise.all(controllers.map((c) => c.stop())),
+      late,
+    ]);
+    clearTimeout(timer);
+    if (stopped === "late") {
+      onError(new Error("The controllers did not stop within stopTimeout"));
+    }
+    this.#stop.abort(new DOMException("The manager stops", "AbortError"));
+    const lead = this.#lead;
+    if (lead !== undefined) {
+      log("stopping: releasing the Lease");
+      try {
+        await lead.stop();
+      } catch (error) {
+        onError(error);
+      }
+    }
+    await Promise.all(this.#tasks);
+    await this.collections.stop();
+    if (this.#probes !== undefined) await this.#probes.stop();
+    log("stopped");
+    this.#ended.resolve();
+  }
+}
