@@ -59,3 +59,24 @@ export function bounded(
     },
   };
 }
+
+/**
+ * The one way a long-lived object follows its `signal` option: an aborted
+ * signal calls `stop` at once, a later abort calls it then.
+ *
+ * @param signal The object's signal, if any.
+ * @param stop Starts the object's stop (its promise is the caller's).
+ * @returns Removes the listener (call it once the object has stopped).
+ */
+export function stopOnAbort(
+  signal: AbortSignal | undefined,
+  stop: () => void,
+): () => void {
+  if (signal === undefined) return () => {};
+  if (signal.aborted) {
+    stop();
+    return () => {};
+  }
+  signal.addEventListener("abort", stop, { once: true });
+  return () => signal.removeEventListener("abort", stop);
+}

@@ -24,6 +24,7 @@ import {
   STOP_TIMEOUT,
   type StopOptions,
 } from "./options.ts";
+import { stopOnAbort } from "../_internal/signals.ts";
 import { sleep } from "../_internal/sleep.ts";
 import { StopTimeoutError } from "../_internal/stop_timeout.ts";
 
@@ -154,21 +155,12 @@ export class Recorder {
     );
     this.#stopTimeout = stopTimeout(options.stopTimeout, STOP_TIMEOUT);
     this.#done = this.#run();
-    const signal = options.signal;
-    if (signal !== undefined) {
-      // The signal stops the recorder as stop() does; nobody awaits that
-      // stop, so a bound that ends it first is reported to onError.
-      const onAbort = (): void => {
-        this.stop().catch((error) => this.#diagnostics.onError(error));
-      };
-      if (signal.aborted) onAbort();
-      else {
-        signal.addEventListener("abort", onAbort, { once: true });
-        void this.#done.then(() =>
-          signal.removeEventListener("abort", onAbort)
-        );
-      }
-    }
+    // The signal stops the recorder as stop() does; nobody awaits that
+    // stop, so a bound that ends it first is reported to onError.
+    const unlink = stopOnAbort(options.signal, () => {
+      this.stop().catch((error) => this.#diagnostics.onError(error));
+    });
+    void this.#done.then(unlink);
   }
 
   /** The `reportingComponent` of each Event. */

@@ -4,6 +4,7 @@ import {
   diagnostics,
   type DiagnosticsOptions,
 } from "../_internal/diagnostics.ts";
+import { stopOnAbort } from "../_internal/signals.ts";
 import { HandlerError } from "./errors.ts";
 import { Hub } from "./_hub.ts";
 import { Listener, type Note } from "./_listener.ts";
@@ -226,15 +227,7 @@ export class Collections implements AsyncDisposable {
     this.#freeze = options.freeze ?? FREEZE_DEFAULT;
     this.#instrument = options.instrument;
     this.#onError = diagnostics("Shared collections", options).onError;
-    const signal = options.signal;
-    if (signal !== undefined) {
-      if (signal.aborted) void this.stop();
-      else {
-        const onAbort = (): void => void this.stop();
-        signal.addEventListener("abort", onAbort, { once: true });
-        this.#unlink = () => signal.removeEventListener("abort", onAbort);
-      }
-    }
+    this.#unlink = stopOnAbort(options.signal, () => void this.stop());
   }
 
   /**
@@ -478,15 +471,7 @@ class Joined<T extends KubeObject> implements Registration<T>, Member {
     }
     if (shared.hub.firstRead) this.queueSynced();
     shared.listeners.add(this);
-    const signal = options.signal;
-    if (signal !== undefined) {
-      if (signal.aborted) void this.stop();
-      else {
-        const onAbort = (): void => void this.stop();
-        signal.addEventListener("abort", onAbort, { once: true });
-        this.#unlink = () => signal.removeEventListener("abort", onAbort);
-      }
-    }
+    this.#unlink = stopOnAbort(options.signal, () => void this.stop());
   }
 
   /** Queues a note (the shared watch calls it). */

@@ -7,6 +7,7 @@
 
 import type { DiagnosticsOptions } from "../_internal/diagnostics.ts";
 import { diagnostics } from "../_internal/diagnostics.ts";
+import { stopOnAbort } from "../_internal/signals.ts";
 import { reportText } from "./_checks.ts";
 import type { Metrics } from "./metrics.ts";
 import { CONTENT_TYPE } from "./registry.ts";
@@ -159,15 +160,7 @@ export class ProbeServer implements AsyncDisposable {
       `serving /healthz, /readyz and /metrics on ${this.hostname}:${this.port}`,
     );
     this.done = this.#server.finished.catch(onError);
-    const signal = options.signal;
-    if (signal !== undefined) {
-      if (signal.aborted) void this.stop();
-      else {
-        const onAbort = (): void => void this.stop();
-        signal.addEventListener("abort", onAbort, { once: true });
-        this.#unlink = () => signal.removeEventListener("abort", onAbort);
-      }
-    }
+    this.#unlink = stopOnAbort(options.signal, () => void this.stop());
   }
 
   /**

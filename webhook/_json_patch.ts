@@ -1,0 +1,77 @@
+// RFC 6902 JSON Patch between two JSON values: the operations that turn
+// `before` into `after` (add, remove, replace), pointers escaped per RFC 6901.
+
+import type { JsonPatchOperation } from "./types.ts";
+
+/** Escapes one reference token of a JSON Pointer. */
+export function escapeToken(token: string): string {
+  return token.replaceAll("~", "~0").replaceAll("/", "~1");
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** Whether two JSON values are equal. */
+export function jsonEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (Array.isArray(a)) {
+    return Array.isArray(b) && a.length === b.length &&
+      a.every((item, i) => jsonEqual(item, b[i]));
+  }
+  if (isRecord(a) && isRecord(b)) {
+    const keys = Object.keys(a).filter((k) => a[k] !== undefined);
+    const other = Object.keys(b).filter((k) => b[k] !== undefined);
+    return keys.length === other.length &&
+      keys.every((k) => k in b && jsonEqual(a[k], b[k]));
+  }
+  return false;
+}
+
+/**
+ * The operations that turn `before` into `after`. Objects are compared key
+ * by key; arrays of the same length item by item, else replaced whole.
+ */
+export function diff(
+  before: unknown,
+  after: unknown,
+  path = "",
+  out: JsonPatchOperation[] = [],
+): JsonPatchOperation[] {
+  if (jsonEqual(before, after)) return out;
+  if (isRecord(before) && isRecord(after)) {
+    for (const key of Object.keys(before)) {
+      if (before[key] === undefined) continue;
+      if (!(key in after) || after[key] === undefined) {
+        out.push({ op: "remove", path: `${path}/${escapeToken(key)}` });
+      }
+    }
+    for (const [key, value] of Object.entries(after)) {
+      if (value === undefined) continue;
+      const at = `${path}/${escapeToken(key)}`;
+      if (!(key in before) || before[key] === undefined) {
+        out.push({ op: "add", path: at, value });
+      } else diff(before[key], value, at, out);
+    }
+    return out;
+  }
+  if (
+    Array.isArray(before) && Array.isArray(after) &&
+    before.length === after.length
+  ) {
+    before.forEach((item, i) => diff(item, after[i], `${path}/${i}`, out));
+    return out;
+  }
+  out.push({ op: "replace", path, value: after });
+  return out;
+}
+
+/** Base64 of a string's UTF-8 bytes. */
+export function base64(text: string): string {
+  const bytes = new TextEncoder().encode(text);
+  let binary = "";
+  for (let i = 0; i < bytes.length; i += 0x8000) {
+    binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  }
+  return btoa(binary);
+}

@@ -1,0 +1,302 @@
+/**
+ * {@linkcode WebhookServer}: admission and conversion webhooks over HTTPS.
+ *
+ * @module
+ */
+
+import { stopOnAbort } from "../_internal/signals.ts";
+import {
+  diagnostics,
+  type DiagnosticsOptions,
+} from "../_internal/diagnostics.ts";
+import { Front, type KeyPair } from "./_front.ts";
+import { readPair, readPairSync, watchPair } from "./_certs.ts";
+import { answer, text } from "./_http.ts";
+import { type WebhookMetrics, webhookMetrics } from "./_metrics.ts";
+import type { MetricsRegistry, Webhook } from "./types.ts";
+
+/** The port controller-runtime's webhook server listens on. */
+export const WEBHOOK_PORT = 9443;
+
+/** The body limit controller-runtime applies: 7 MiB. */
+export const MAX_REVIEW_BYTES: number = 7 * 1024 * 1024;
+
+/** What {@linkcode WebhookServer} takes. */
+export interface WebhookServerOptions extends DiagnosticsOptions {
+  /** The webhooks, by path, such as `{ "/validate-greetings": validating(…) }`. */
+  webhooks: Readonly<Record<string, Webhook>>;
+  /**
+   * The certificate file (PEM, the chain), such as
+   * `/tmp/k8s-webhook-server/serving-certs/tls.crt`; reloaded when it
+   * changes. Or give `cert` and `key` as text (never reloaded).
+   */
+  certFile?: string | undefined;
+  /** The private key file (PEM) of `certFile`. */
+  keyFile?: string | undefined;
+  /** The certificate (PEM), instead of `certFile`. */
+  cert?: string | undefined;
+  /** The private key (PEM), instead of `keyFile`. */
+  key?: string | undefined;
+  /** The address. Default `0.0.0.0`; tests use `127.0.0.1`. */
+  hostname?: string | undefined;
+  /** The port. Default {@linkcode WEBHOOK_PORT} (9443); `0` picks one. */
+  port?: number | undefined;
+  /** The largest review body, in bytes; beyond it 413. Default {@linkcode MAX_REVIEW_BYTES}. */
+  maxBodyBytes?: number | undefined;
+  /**
+   * How often the certificate files are read again beside watching their
+   * directory, in ms; 0 for never. Default 10 000 (controller-runtime's
+   * certwatcher polls every 10 s too).
+   */
+  pollInterval?: number | undefined;
+  /**
+   * How long the listener of an old certificate waits for its connections
+   * to close before it shuts down, in ms. Default 60 000.
+   */
+  drainTimeout?: number | undefined;
+  /**
+   * Where `controller_runtime_webhook_requests_total{webhook,code}`,
+   * `controller_runtime_webhook_latency_seconds{webhook}` and
+   * `controller_runtime_webhook_requests_in_flight{webhook}` go (the
+   * `registry` of a `Metrics`). Default none.
+   */
+  registry?: MetricsRegistry | undefined;
+  /** Aborting it stops the server as `stop()` does. */
+  signal?: AbortSignal | undefined;
+}
+
+/**
+ * Serves webhooks over HTTPS on `Deno.serve`, routed by path, as
+ * controller-runtime's webhook server does:
+ *
+ * - `POST <path>` with an `AdmissionReview` or `ConversionReview` (JSON,
+ *   at most `maxBodyBytes`, else 413); a malformed review, or one of the
+ *   wrong kind or apiVersion, is answered 400 with the reason; the review's
+ *   deadline is the `?timeout=10s` the API server appends (504 after it;
+ *   the handler's `signal` ends then).
+ * - `GET /healthz`, `GET /readyz`: 200 while serving (503 on `/readyz`
+ *   once stopping); other paths 404.
+ * - The certificate and key files are read again when their directory
+ *   changes (the kubelet swaps a mounted Secret by replacing its `..data`
+ *   symlink) and every `pollInterval`. `Deno.serve` cannot change the
+ *   certificate of a listener, so the public port is a TCP listener that
+ *   passes connections to a TLS `Deno.serve` on a loopback port; a new
+ *   certificate starts a new one and the old one drains, so no request
+ *   fails. A pair that does not load (a key that does not match) is
+ *   reported to `onError` and the old one kept.
+ *
+ * It runs on every replica, not only the leader. Needs `--allow-net` for
+ * the address and for `127.0.0.1` (the loopback listener), `--allow-read`
+ * for the files.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { testCerts } from "@liken/kubernetes/testing";
+ * import { validating, WebhookServer } from "@liken/kubernetes/webhook";
+ *
+ * await using server = new WebhookServer({
+ *   hostname: "127.0.0.1",
+ *   port: 0,
+ *   cert: testCerts.serverCert,
+ *   key: testCerts.serverKey,
+ *   webhooks: { "/validate": validating(() => {}) },
+ * });
+ * using client = Deno.createHttpClient({ caCerts: [testCerts.caCert] });
+ * const response = await fetch(`https://127.0.0.1:${server.port}/validate?timeout=10s`, {
+ *   client,
+ *   method: "POST",
+ *   headers: { "content-type": "application/json" },
+ *   body: JSON.stringify({
+ *     apiVersion: "admission.k8s.io/v1",
+ *     kind: "AdmissionReview",
+ *     request: {
+ *       uid: "u1",
+ *       kind: { group: "", version: "v1", kind: "ConfigMap" },
+ *       resource: { group: "", version: "v1", resource: "configmaps" },
+ *       operation: "CREATE",
+ *       userInfo: {},
+ *       object: { metadata: { name: "a" } },
+ *     },
+ *   }),
+ * });
+ * assert.deepEqual((await response.json()).response, { uid: "u1", allowed: true });
+ * ```
+ */
+export class WebhookServer implements AsyncDisposable {
+  /** The port it listens on. */
+  readonly port: number;
+  /** The address it listens on. */
+  readonly hostname: string;
+  /** Settles when the server has stopped. Never rejects. */
+  readonly done: Promise<void>;
+  #front: Front;
+  #pair: KeyPair;
+  #webhooks: Map<string, Webhook>;
+  #limit: number;
+  #metrics: WebhookMetrics | undefined;
+  #stopped = new AbortController();
+  #stopping: Promise<void> | undefined;
+  #watching: Promise<void> = Promise.resolve();
+  #reloads = 0;
+  #diagnostics;
+  #unlink = (): void => {};
+  #settle!: () => void;
+
+  /**
+   * Starts listening.
+   *
+   * @param options The webhooks, the certificate and the address.
+   * @throws {TypeError} When neither files nor text give a certificate.
+   * @throws {Deno.errors.NotFound} When a file is missing.
+   */
+  constructor(options: WebhookServerOptions) {
+    const found = diagnostics("Webhook server", options);
+    this.#diagnostics = found;
+    this.#webhooks = new Map(Object.entries(options.webhooks));
+    this.#limit = options.maxBodyBytes ?? MAX_REVIEW_BYTES;
+    this.#metrics = options.registry === undefined
+      ? undefined
+      : webhookMetrics(options.registry);
+    const { certFile, keyFile } = options;
+    const files = certFile !== undefined && keyFile !== undefined;
+    if (files) this.#pair = readPairSync(certFile, keyFile);
+    else if (options.cert !== undefined && options.key !== undefined) {
+      this.#pair = { cert: options.cert, key: options.key };
+    } else {
+      throw new TypeError(
+        "The webhook server needs certFile and keyFile, or cert and key",
+      );
+    }
+    const port = options.port ?? WEBHOOK_PORT;
+    if (!Number.isInteger(port) || port < 0 || port > 65_535) {
+      throw new RangeError(`Not a port: ${port}`);
+    }
+    this.#front = new Front(
+      {
+        hostname: options.hostname ?? "0.0.0.0",
+        port,
+        drainTimeout: options.drainTimeout ?? 60_000,
+      },
+      this.#pair,
+      (request) => this.#handle(request),
+      found.onError,
+    );
+    this.port = this.#front.port;
+    this.hostname = this.#front.hostname;
+    this.done = new Promise<void>((resolve) => (this.#settle = resolve));
+    found.log(`serving webhooks on ${this.hostname}:${this.port}`);
+    if (files) {
+      this.#watching = watchPair([certFile, keyFile], {
+        pollInterval: options.pollInterval ?? 10_000,
+        signal: this.#stopped.signal,
+        changed: () => this.#reload(certFile, keyFile),
+        onError: found.onError,
+      });
+    }
+    this.#unlink = stopOnAbort(options.signal, () => void this.stop());
+  }
+
+  /**
+   * How many times a changed certificate was loaded.
+   *
+   * @returns The count.
+   */
+  reloads(): number {
+    return this.#reloads;
+  }
+
+  /**
+   * Stops: no new connections; answers the requests in flight; then closes.
+   * Safe to call more than once.
+   *
+   * @returns Settles with {@linkcode WebhookServer.done}.
+   */
+  stop(): Promise<void> {
+    this.#stopping ??= (async () => {
+      this.#unlink();
+      this.#stopped.abort();
+      await this.#watching;
+      await this.#front.close();
+      this.#settle();
+    })();
+    return this.#stopping;
+  }
+
+  /** Stops the server (for `await using`). */
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.stop();
+  }
+
+  async #reload(certFile: string, keyFile: string): Promise<void> {
+    // A read that races a swap can pair the old certificate with the new
+    // key: read again, and report only a pair that stays broken.
+    let failure: unknown;
+    for (let attempt = 0; attempt < 3; attempt++) {
+      let pair: KeyPair;
+      try {
+        pair = await readPair(certFile, keyFile);
+      } catch {
+        return; // Mid-swap: the next event or poll reads it again.
+      }
+      if (pair.cert === this.#pair.cert && pair.key === this.#pair.key) return;
+      if (this.#stopped.signal.aborted) return;
+      try {
+        this.#front.swap(pair);
+      } catch (error) {
+        failure = error;
+        if (attempt === 2) {
+          this.#pair = pair; // Not again until the files change.
+        }
+        continue;
+      }
+      this.#pair = pair;
+      this.#reloads++;
+      this.#diagnostics.log(`loaded the certificate of ${certFile}`);
+      return;
+    }
+    this.#diagnostics.onError(
+      new Error(`The new certificate of ${certFile} did not load`, {
+        cause: failure,
+      }),
+    );
+  }
+
+  async #handle(request: Request): Promise<Response> {
+    const path = new URL(request.url).pathname;
+    if (path === "/healthz" || path === "/readyz") {
+      await request.body?.cancel().catch(() => {});
+      const ready = path === "/healthz" || !this.#stopped.signal.aborted;
+      return text(ready ? 200 : 503, ready ? "ok\n" : "stopping\n");
+    }
+    const webhook = this.#webhooks.get(path);
+    if (webhook === undefined) {
+      await request.body?.cancel().catch(() => {});
+      return text(404, "not found\n");
+    }
+    const metrics = this.#metrics;
+    const started = performance.now();
+    metrics?.inFlight.inc({ webhook: path });
+    let status = 500;
+    try {
+      const response = await answer(
+        webhook,
+        request,
+        this.#limit,
+        this.#diagnostics.onError,
+      );
+      status = response.status;
+      return response;
+    } catch (error) {
+      this.#diagnostics.onError(error);
+      return text(500, "internal error\n");
+    } finally {
+      metrics?.inFlight.dec({ webhook: path });
+      metrics?.requests.inc({ webhook: path, code: String(status) });
+      metrics?.latency.observe(
+        { webhook: path },
+        (performance.now() - started) / 1000,
+      );
+    }
+  }
+}
