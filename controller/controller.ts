@@ -26,6 +26,7 @@ import { managed } from "./_managed.ts";
 import { recorderOf, wire } from "./_wiring.ts";
 import { clamp } from "./_limiter.ts";
 import { Terms } from "./_terms.ts";
+import { primarySource, ShardGate, SKIP } from "./_shard.ts";
 import { ReconcileError, WatchMapError } from "./errors.ts";
 import { DEFAULT_STOP_TIMEOUT, WorkQueue } from "./queue.ts";
 import type {
@@ -134,6 +135,7 @@ export class Controller<T extends KubeObject = KubeObject>
   #idle: (() => void)[] = [];
   #stopped: Promise<void> | undefined;
   #ended = Promise.withResolvers<void>();
+  #shard: ShardGate | undefined;
 
   /**
    * Starts the watches at once; reconciles once they synced (and, with an
@@ -145,14 +147,20 @@ export class Controller<T extends KubeObject = KubeObject>
    */
   constructor(client: Client, options: ControllerOptions<T>) {
     this.name = options.name;
-    this.lead = options.lead;
     this.#options = options;
     this.#diagnostics = diagnostics(`Controller ${options.name}`, options);
     const wiring = wire(client, options);
+    // With `shards`, the member Lease is the election.
+    this.#shard = options.shards && new ShardGate(wiring.client, {
+      controller: options,
+      held: (key) => this.primary.store.has(key),
+      diagnostics: this.#diagnostics,
+    });
+    this.lead = options.lead ?? this.#shard?.lead;
     this.#observer = wiring.observer;
     this.#instrument = wiring.instrument;
     this.versions = options.versions ?? new Versions();
-    const lead = options.lead;
+    const lead = this.lead;
     this.#client = lead === undefined
       ? wiring.client
       : wiring.client.withWriteGuard(lead.mayWrite);
@@ -176,16 +184,18 @@ export class Controller<T extends KubeObject = KubeObject>
         update: (old, object) => {
           if (changed(old as T, object as T)) enqueue(objectKey(object));
         },
-        // A marker always has the key, with or without a last copy.
-        delete: (object) =>
+        // A marker always has the key; sharded: never (see ShardGate).
+        delete: (object) => {
+          if (this.#shard !== undefined) return;
           enqueue(
             object instanceof DeletedFinalStateUnknown
               ? object.key
               : objectKey(object),
-          ),
+          );
+        },
       },
     });
-    this.primary = this.#open<T>(options.for, {
+    this.primary = this.#open<T>(primarySource(options), {
       signal,
       onError,
       ...(primaryHooks as CollectionOptions<T>),
@@ -355,9 +365,12 @@ export class Controller<T extends KubeObject = KubeObject>
         onError(error);
       }
     }
-    const lead: Lead | undefined = this.#options.lead;
-    // In a manager, the manager releases the Lease after every controller.
-    if (lead !== undefined && !managed.has(this.#options)) {
+    const lead: Lead | undefined = this.lead;
+    // A manager releases its Lease last; a member Lease is this one's.
+    if (
+      lead !== undefined &&
+      (!managed.has(this.#options) || this.#shard !== undefined)
+    ) {
       log("stopping: releasing the Lease");
       try {
         await lead.stop();
@@ -373,7 +386,7 @@ export class Controller<T extends KubeObject = KubeObject>
     const signal = this.#stop.signal;
     const { log, onError } = this.#diagnostics;
     try {
-      const lead = this.#options.lead;
+      const lead = this.lead;
       if (lead !== undefined) {
         await lead.leading({ signal });
         if (signal.aborted) return;
@@ -460,7 +473,11 @@ export class Controller<T extends KubeObject = KubeObject>
     const started = Date.now();
     let context: ReconcileContext<T> | undefined;
     try {
-      const object = await this.#read<T>(ref, signal);
+      const read = (): Promise<T | undefined> => this.#read<T>(ref, signal);
+      const object = this.#shard === undefined
+        ? await read()
+        : await this.#shard.read(ref, { read, client: this.#client, signal });
+      if (object === SKIP) return this.queue.forget(key);
       const writer: Writer = {
         name: this.name,
         primary: options.for,

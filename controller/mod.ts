@@ -139,6 +139,7 @@ export type {
   ControllerObserver,
   ControllerOptions,
   ControllerPermissions,
+  ControllerShards,
   PolicyRule,
   Primary,
   Reconcile,

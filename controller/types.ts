@@ -383,8 +383,38 @@ export interface ControllerOptions<T extends KubeObject = KubeObject>
    * the status, no deletes, no other rules.
    */
   permissions?: ControllerPermissions | undefined;
+  /**
+   * Makes this replica one member of a ring of replicas that share the
+   * primaries: it holds its own member Lease (its election: `lead` must be
+   * left out), its primary watch selects only the objects the ring's
+   * sharder (`Sharder` of `@liken/kubernetes/shard`) assigned to it, and it
+   * gives an object back when the sharder asks. Default: not sharded.
+   */
+  shards?: ControllerShards | undefined;
   /** Stops the controller, as {@linkcode Controller.stop} does. */
   signal?: AbortSignal | undefined;
+}
+
+/**
+ * The `shards` option of a controller: which ring it is a member of, and as
+ * whom.
+ */
+export interface ControllerShards {
+  /** The ring's name, such as the controller's (at most 63 characters). */
+  ring: string;
+  /** The namespace of the member Leases: the operator's own. */
+  namespace: string;
+  /**
+   * The member's identity, unique in the ring and without `_`: the pod's
+   * name. Default `Deno.hostname()` (a pod's hostname is its name; needs
+   * `--allow-sys=hostname`).
+   */
+  identity?: string | undefined;
+  /**
+   * Called with code 1 when the member Lease is lost (as the election's
+   * `exit`). Default `Deno.exit`.
+   */
+  exit?: ((code: number) => void) | undefined;
 }
 
 /**

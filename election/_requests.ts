@@ -26,6 +26,7 @@ export class LeaseRequests {
   #ref: ObjectRef;
   #identity: string;
   #onRenewed: () => void;
+  #labels: Readonly<Record<string, string>> | undefined;
   // The Lease last read or written, whose resourceVersion the next write
   // names.
   #cached: Lease | undefined;
@@ -35,17 +36,20 @@ export class LeaseRequests {
    * @param ref The Lease.
    * @param identity This process's identity, which the renewal clock follows.
    * @param onRenewed Called when the renewal clock moved.
+   * @param labels The labels of the Lease when this process creates it.
    */
   constructor(
     client: Client,
     ref: ObjectRef,
     identity: string,
     onRenewed: () => void = () => {},
+    labels?: Readonly<Record<string, string>>,
   ) {
     this.#client = client;
     this.#ref = ref;
     this.#identity = identity;
     this.#onRenewed = onRenewed;
+    this.#labels = labels;
   }
 
   /** Reads the Lease, bounded by the request timeout. */
@@ -64,7 +68,11 @@ export class LeaseRequests {
     const body = withRecord({
       apiVersion: "coordination.k8s.io/v1",
       kind: "Lease",
-      metadata: { name: this.#ref.name, namespace: this.#ref.namespace ?? "" },
+      metadata: {
+        name: this.#ref.name,
+        namespace: this.#ref.namespace ?? "",
+        ...(this.#labels === undefined ? {} : { labels: { ...this.#labels } }),
+      },
     }, record);
     const sent = Date.now();
     this.#cached = await this.#send(

@@ -52,12 +52,14 @@ export class ElectionState {
    * @param ref The Lease.
    * @param pod The pod's name.
    * @param diagnostics Where lines and errors go.
+   * @param labels The labels of a Lease this election creates.
    */
   constructor(
     client: Client,
     ref: ObjectRef,
     pod: string,
     diagnostics: Diagnostics,
+    labels?: Readonly<Record<string, string>>,
   ) {
     const suffix = crypto.getRandomValues(new Uint8Array(4));
     this.identity = pod + "_" +
@@ -69,6 +71,7 @@ export class ElectionState {
       ref,
       this.identity,
       () => this.#recheck(),
+      labels,
     );
     this.diagnostics = diagnostics;
   }

@@ -141,6 +141,7 @@ export class Lead implements AsyncDisposable {
       ref,
       pod,
       diagnostics("election", options),
+      options.labels,
     );
     this.identity = this.#state.identity;
     this.lease = Object.freeze({

@@ -85,6 +85,12 @@ export interface LeadOptions extends DiagnosticsOptions {
    */
   pod: string;
   /**
+   * Labels the Lease gets when this election creates it (a Lease that
+   * exists keeps its own), such as the ring label of a shard member's
+   * Lease. Default: none.
+   */
+  labels?: Readonly<Record<string, string>> | undefined;
+  /**
    * Aborting it stops the election as `stop()` does: the lead's signal
    * aborts, the Lease is released (within the same bounds), and `done`
    * settles after the releases. Already aborted, the election stops at once

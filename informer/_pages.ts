@@ -14,26 +14,35 @@ export const METADATA_LIST_ACCEPT =
 export const METADATA_ACCEPT =
   "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,application/json";
 
-/** A list that holds everything the read found, and the version it shows. */
-export interface Listed {
-  items: KubeObject[];
-  resourceVersion: string;
+/** Where {@linkcode pages} hands each object it reads. */
+export interface PageSink {
+  /** Takes one object of a page, as it arrives. */
+  add(item: KubeObject): void;
+  /** Drops what was added: the read starts again as one whole list. */
+  restart(): void;
 }
 
 /**
  * Reads every page of a collection through its handle, with the source's
- * selectors. `from` is the version the read may not be older than, or `""`
- * for the newest (a consistent read). A continue token that outlived the
- * server's history costs one whole list instead. `accept` is the `Accept`
- * header, if not plain JSON.
+ * selectors, handing each object to `sink` page by page (so that only one
+ * page of raw objects is alive at a time; collecting them all first made a
+ * 1M-object sync 3x slower per object than a 10k one, the collector
+ * scanning the raw copies). `from` is the version the read may not be
+ * older than, or `""` for the newest (a consistent read). A continue token
+ * that outlived the server's history costs one whole list instead. `accept`
+ * is the `Accept` header, if not plain JSON. Answers the list's version.
  */
 export async function pages<T extends KubeObject>(
   handle: ResourceClient<T>,
   source: Source,
-  from: string,
-  signal: AbortSignal,
-  accept?: string,
-): Promise<Listed> {
+  options: {
+    from: string;
+    signal: AbortSignal;
+    accept?: string | undefined;
+    sink: PageSink;
+  },
+): Promise<string> {
+  const { from, signal, accept, sink } = options;
   const read: ListOptions = accept === undefined
     ? { signal }
     : { signal, accept };
@@ -48,7 +57,7 @@ export async function pages<T extends KubeObject>(
   const list = (options: ListOptions): Promise<KubeList> =>
     handle.list({ ...read, ...options }) as Promise<KubeList>;
   const page = await list({ ...first, limit: PAGE_SIZE });
-  const items = page.items ?? [];
+  for (const item of page.items ?? []) sink.add(item);
   const resourceVersion = page.metadata?.resourceVersion ?? "";
   let token = page.metadata?.continue;
   while (token) {
@@ -58,13 +67,12 @@ export async function pages<T extends KubeObject>(
     } catch (error) {
       if (!isExpired(error)) throw error;
       const whole = await list(first);
-      return {
-        items: whole.items ?? [],
-        resourceVersion: whole.metadata?.resourceVersion ?? "",
-      };
+      sink.restart();
+      for (const item of whole.items ?? []) sink.add(item);
+      return whole.metadata?.resourceVersion ?? "";
     }
-    for (const item of next.items ?? []) items.push(item);
+    for (const item of next.items ?? []) sink.add(item);
     token = next.metadata?.continue;
   }
-  return { items, resourceVersion };
+  return resourceVersion;
 }

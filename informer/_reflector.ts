@@ -32,12 +32,7 @@ import {
   WatchError,
 } from "./errors.ts";
 import { Heartbeat, heartbeatTimeout } from "./_heartbeat.ts";
-import {
-  type Listed,
-  METADATA_ACCEPT,
-  METADATA_LIST_ACCEPT,
-  pages,
-} from "./_pages.ts";
+import { METADATA_ACCEPT, METADATA_LIST_ACCEPT, pages } from "./_pages.ts";
 import {
   DEFAULT_ABSENT_RECHECK,
   IDLE_MARGIN,
@@ -391,7 +386,7 @@ export class Reflector<T extends KubeObject> {
 
   /** A paginated list, then a replace of the store. */
   async #list(): Promise<Step<T>> {
-    let listed: Listed;
+    let listed: { read: Read<T>; resourceVersion: string };
     try {
       try {
         listed = await this.#pages(this.#versionUnavailable);
@@ -425,9 +420,7 @@ export class Reflector<T extends KubeObject> {
       return { next: "read", wait: this.#wait(error) };
     }
     this.#versionUnavailable = false;
-    const read = this.#delivery.newRead();
-    for (const raw of listed.items) read.add(raw);
-    await this.#replace(read, listed.resourceVersion);
+    await this.#replace(listed.read, listed.resourceVersion);
     return { next: "watch", wait: 0 };
   }
 
@@ -457,14 +450,21 @@ export class Reflector<T extends KubeObject> {
     }
   }
 
-  #pages(newest: boolean): Promise<Listed> {
-    return pages(
-      this.#handle,
-      this.#source,
-      newest || this.#lastVersion === "" ? "" : this.#lastVersion,
-      this.#signal,
-      this.#options.metadataOnly ? METADATA_LIST_ACCEPT : undefined,
-    );
+  /** Reads every page into a new read of the store, page by page. */
+  async #pages(
+    newest: boolean,
+  ): Promise<{ read: Read<T>; resourceVersion: string }> {
+    let read = this.#delivery.newRead();
+    const resourceVersion = await pages(this.#handle, this.#source, {
+      from: newest || this.#lastVersion === "" ? "" : this.#lastVersion,
+      signal: this.#signal,
+      accept: this.#options.metadataOnly ? METADATA_LIST_ACCEPT : undefined,
+      sink: {
+        add: (raw) => read.add(raw),
+        restart: () => read = this.#delivery.newRead(),
+      },
+    });
+    return { read, resourceVersion };
   }
 
   /**

@@ -15,6 +15,11 @@ import { badRequest, failure, invalid, StatusError } from "./_status.ts";
 import { servedVersion } from "./_served.ts";
 import { defaultDefinition, definitionErrors, isDefinitions } from "./_crd.ts";
 import type { ServerState } from "./_state.ts";
+import {
+  defaultWebhookConfiguration,
+  isWebhookConfigurations,
+  webhookConfigurationErrors,
+} from "./_webhook_config.ts";
 import type { RegisteredResource } from "./types.ts";
 
 /**
@@ -31,8 +36,22 @@ export function admit(
   object: KubeObject,
   query: URLSearchParams,
 ): KubeObject {
+  const decoded = decodeServed(state, resource, object, query);
+  return state.admission?.mutate(resource, decoded) ?? decoded;
+}
+
+function decodeServed(
+  state: ServerState,
+  resource: RegisteredResource,
+  object: KubeObject,
+  query: URLSearchParams,
+): KubeObject {
   if (isDefinitions(resource)) {
     defaultDefinition(object);
+    return object;
+  }
+  if (isWebhookConfigurations(resource)) {
+    defaultWebhookConfiguration(object);
     return object;
   }
   const schema = servedVersion(resource)?.schema;
@@ -83,6 +102,13 @@ export function validateServed(
   object: KubeObject,
 ): void {
   const name = object.metadata.name ?? "";
+  if (isWebhookConfigurations(resource)) {
+    const causes = webhookConfigurationErrors(object);
+    if (causes.length > 0) {
+      throw invalid(resource.kind, name, causes, resource.group);
+    }
+    return;
+  }
   if (isDefinitions(resource)) {
     const causes = definitionErrors(object);
     if (causes.length > 0) {

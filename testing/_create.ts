@@ -56,6 +56,8 @@ export function createObject(
     meta.namespace = namespace!;
   } else delete meta.namespace;
   const rkey = resourceKey(resource);
+  const pins = state.admission?.pins;
+  if (!meta.name && pins !== undefined) meta.name = pins.name;
   if (!meta.name) {
     if (!meta.generateName) {
       throw invalid(resource.kind, "", [{
@@ -71,14 +73,13 @@ export function createObject(
     );
   }
   const key = storeKey(resource, namespace, meta.name);
-  if (state.store.peek(rkey, key)) throw alreadyExists(resource, meta.name);
   validateMetadata(resource, object);
   validateObject(resource, object);
   delete meta.resourceVersion;
   delete meta.deletionTimestamp;
   delete (meta as Record<string, unknown>).deletionGracePeriodSeconds;
-  meta.uid = crypto.randomUUID();
-  meta.creationTimestamp = timestamp();
+  meta.uid = pins?.uid ?? crypto.randomUUID();
+  meta.creationTimestamp = pins?.creationTimestamp ?? timestamp();
   if (resource.generation) meta.generation = 1;
   else delete meta.generation;
   const record = object as KubeObject & { status?: unknown };
@@ -110,6 +111,9 @@ export function createObject(
     }).entries
     : recordUpdate([], writer, diffSets({}, object, schema, scope));
   showOwners(state, object, entries);
+  // Validating admission comes before storage, which finds a name taken.
+  state.admission?.validate(resource, object, undefined);
+  if (state.store.peek(rkey, key)) throw alreadyExists(resource, meta.name);
   if (query.get("dryRun") === "All") return json(object, 201);
   state.noteCreated(meta.uid);
   state.owners.set(meta.uid, entries);

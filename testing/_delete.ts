@@ -60,6 +60,7 @@ export function deleteObject(
     }
   }
   const policy = propagationOf(body, query);
+  state.admission?.validate(resource, undefined, view(resource, existing));
   if (query.get("dryRun") === "All") {
     // Nothing is removed or marked: the answer says what would happen.
     if ((existing.metadata.finalizers ?? []).length > 0) {

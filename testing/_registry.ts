@@ -122,6 +122,17 @@ export const BUILT_IN_RESOURCES: readonly RegisteredResource[] = Object.freeze([
     shortNames: ["crd", "crds"],
     verbs: ALL_VERBS,
   },
+  ...["Validating", "Mutating"].map((kind) => ({
+    group: "admissionregistration.k8s.io",
+    version: "v1",
+    resource: `${kind.toLowerCase()}webhookconfigurations`,
+    kind: `${kind}WebhookConfiguration`,
+    listKind: `${kind}WebhookConfigurationList`,
+    namespaced: false,
+    statusSubresource: false,
+    generation: true,
+    verbs: ALL_VERBS,
+  })),
 ].map((r) => Object.freeze(r)));
 
 /** The resource a definition declares, with its defaults filled in. */

@@ -16,6 +16,23 @@ import type {
 import type { WatchStream } from "./_watch_stream.ts";
 import type { Entry } from "./_managed.ts";
 
+/**
+ * What the admission webhooks' passes over a write hook into its verb (see
+ * `_webhooks.ts`); each hook may throw to stop the verb there.
+ */
+export interface AdmissionHooks {
+  /** At the mutation point, after decoding and defaulting: the object to go on with. */
+  mutate(resource: RegisteredResource, object: KubeObject): KubeObject;
+  /** Just before the write (after every rule and validation); `object` absent on DELETE. */
+  validate(
+    resource: RegisteredResource,
+    object: KubeObject | undefined,
+    old: KubeObject | undefined,
+  ): void;
+  /** The uid, creationTimestamp and generated name a create keeps from an earlier pass. */
+  pins?: { uid: string; creationTimestamp: string; name: string } | undefined;
+}
+
 const NAME_ALPHABET = "bcdfghjklmnpqrstvwxz2456789";
 
 /** A write to make after the next GET of an object's path. */
@@ -52,6 +69,8 @@ export class ServerState {
   manager = "unknown";
   /** The warnings the request being answered earned (`Warning` headers). */
   warnings: string[] = [];
+  /** The admission hooks of the write being answered, if webhooks are called. */
+  admission: AdmissionHooks | undefined;
   /** The corruption the next watch line gets. */
   corrupt: CorruptOptions | undefined;
   #createdCount = 0;

@@ -306,6 +306,7 @@ export function commitObject(
   );
   if (sameOwners(owners, before)) owners = before;
   showOwners(state, next, owners);
+  state.admission?.validate(resource, next, old);
   const dryRun = query.get("dryRun") === "All";
   if (!dryRun) state.owners.set(uid, owners);
   if (deepEqual(next, old)) return old;

@@ -70,9 +70,10 @@ Deno.test("discovery: /apis lists each named group once with all its versions", 
   assert.deepEqual(names, [
     "coordination.k8s.io",
     "apiextensions.k8s.io",
+    "admissionregistration.k8s.io",
     "example.com",
   ]);
-  const example = list.groups[2];
+  const example = list.groups[3];
   assert.deepEqual(example, {
     name: "example.com",
     versions: [
@@ -186,6 +187,7 @@ Deno.test("discovery: /openapi/v3 points at one document per group/version", asy
     "api/v1",
     "apis/coordination.k8s.io/v1",
     "apis/apiextensions.k8s.io/v1",
+    "apis/admissionregistration.k8s.io/v1",
     "apis/example.com/v1",
     "apis/example.com/v2",
   ]);

@@ -17,7 +17,8 @@ import { objectTarget, pathOf } from "./_route.ts";
 import { putObject } from "./_direct.ts";
 import { ServerState } from "./_state.ts";
 import { GarbageCollector } from "./_gc.ts";
-import { failureResponse, receive, route } from "./_dispatch.ts";
+import { failureResponse, receive } from "./_dispatch.ts";
+import { respond } from "./_webhooks.ts";
 import { serveDefinitions } from "./_crd.ts";
 import { withWarnings } from "./_admit.ts";
 import { matchPath, Refusals } from "./_faults.ts";
@@ -275,10 +276,7 @@ export class FakeApiServer implements AsyncDisposable {
     try {
       const refused = this.#refusals.answer(method, url, state.resources);
       if (refused) return refused;
-      return withWarnings(
-        route(state, method, url, text, body, request),
-        state.warnings,
-      );
+      return await respond(state, { method, url, text, body }, request);
     } catch (error) {
       return withWarnings(failureResponse(error, request), state.warnings);
     }

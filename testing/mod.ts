@@ -81,6 +81,16 @@
  * - No defaults are applied to objects of the built-in kinds (a Pod gets
  *   no `status.phase`, a Service no cluster IP), so the Tables `kubectl
  *   get` prints show what is stored; custom resources get their schema's.
+ * - Admission webhooks (Validating/MutatingWebhookConfigurations created
+ *   through the API) are called over HTTPS by `clientConfig.url` only (a
+ *   `service` reference is a failure to call). The `caBundle` is added to
+ *   Deno's default roots rather than being the only one trusted. The text
+ *   after `Post "<url>": ` in a failure to call is Deno's, not Go's.
+ *   `reinvocationPolicy`, `matchConditions` and `matchPolicy: Equivalent`
+ *   (there are no equivalent resources) are not applied; the `scale`
+ *   subresource and deletes of a collection are not sent to webhooks;
+ *   `userInfo` is always `system:anonymous`; fields a webhook patches in
+ *   are owned in `managedFields` by the request's manager.
  *
  * @example Serve a custom resource from its CustomResourceDefinition
  * ```ts

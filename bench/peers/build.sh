@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Builds the scale bench's peers outside the repo, under
+# ~/.cache/liken/bench/: the client-go one (committed go.sum, -mod=readonly),
+# the kube-rs one (committed Cargo.lock, --locked, release), and the
+# client-node one (npm ci from package-lock.json). Prints nothing but
+# progress on stderr; a missing toolchain stops it with a message.
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+cache="${XDG_CACHE_HOME:-$HOME/.cache}/liken/bench"
+die() { echo "build.sh: $*" >&2; exit 1; }
+
+go_bin="$(command -v go || true)"
+[[ -z "$go_bin" && -x /usr/local/go/bin/go ]] && go_bin=/usr/local/go/bin/go
+cargo_bin="$(command -v cargo || true)"
+[[ -z "$cargo_bin" && -x "$HOME/.cargo/bin/cargo" ]] && cargo_bin="$HOME/.cargo/bin/cargo"
+mkdir -p "$cache/bin" "$cache/client-node"
+
+if [[ -n "$go_bin" ]]; then
+  echo "== client-go: $("$go_bin" version)" >&2
+  (cd "$here/client-go" && GOFLAGS=-mod=readonly "$go_bin" build -trimpath -o "$cache/bin/client-go" .) \
+    || die "go build failed"
+else
+  echo "build.sh: go not found: the client-go peer is skipped" >&2
+fi
+
+if [[ -n "$cargo_bin" ]]; then
+  echo "== kube-rs: $("$cargo_bin" --version)" >&2
+  (cd "$here/kube-rs" && CARGO_TARGET_DIR="$cache/target" "$cargo_bin" build --release --locked -q) \
+    || die "cargo build failed"
+  cp "$cache/target/release/bench-peer-kube-rs" "$cache/bin/kube-rs"
+else
+  echo "build.sh: cargo not found: the kube-rs peer is skipped" >&2
+fi
+
+if command -v npm >/dev/null; then
+  echo "== client-node: node $(node --version)" >&2
+  cp "$here/client-node/package.json" "$here/client-node/package-lock.json" "$here/client-node/main.mjs" "$cache/client-node/"
+  (cd "$cache/client-node" && npm ci --no-audit --no-fund --silent) || die "npm ci failed"
+else
+  echo "build.sh: npm not found: the client-node peer is skipped" >&2
+fi

@@ -1,0 +1,85 @@
+// Our informer (`Collection`) on ConfigMaps (all namespaces) against the
+// replay server: first full sync, heap after sync (heapUsed after gc(), run
+// with --v8-flags=--expose-gc), RSS, then watch events/s. Prints one JSON
+// line. `--meta` holds metadata only.
+import { Client } from "../../apiclient/mod.ts";
+import { Collection } from "../../informer/mod.ts";
+
+function arg(name: string): string | undefined {
+  const prefix = `--${name}=`;
+  return Deno.args.find((a) => a.startsWith(prefix))?.slice(prefix.length);
+}
+
+/**
+ * A field of /proc/self/status in bytes (VmRSS, VmHWM). Deno reads /proc
+ * only with --allow-all, so it is asked for and skipped when refused (the
+ * driver grants it; RSS then falls back to Deno.memoryUsage()).
+ */
+function procStatus(field: string): number {
+  try {
+    const line = Deno.readTextFileSync("/proc/self/status").split("\n")
+      .find((l) => l.startsWith(field + ":"));
+    return line === undefined ? -1 : Number(line.split(/\s+/)[1]) * 1024;
+  } catch {
+    return field === "VmRSS" ? Deno.memoryUsage().rss : -1;
+  }
+}
+
+const url = arg("url") ?? Deno.env.get("REPLAY_URL")!;
+const expected = Number(arg("objects") ?? 0);
+const events = Number(arg("events") ?? 0);
+const metadataOnly = Deno.args.includes("--meta");
+const gc = (globalThis as { gc?: () => void }).gc;
+
+let updates = 0;
+const allEvents = Promise.withResolvers<void>();
+const synced = Promise.withResolvers<void>();
+const client = new Client(url, { timeout: 600_000 });
+// The heap before the collection starts: the driver counts what the cache
+// adds, not the runtime's and the modules' own heap.
+gc?.();
+const heapBase = Deno.memoryUsage().heapUsed;
+const t0 = performance.now();
+const collection = new Collection(client, {
+  version: "v1",
+  resource: "configmaps",
+}, {
+  metadataOnly,
+  synced: synced.resolve,
+  handler: {
+    update: (): void => {
+      if (++updates === events) allEvents.resolve();
+    },
+  },
+  // A failure shows on stderr; the driver prints it with the row.
+  onError: (error): void =>
+    void Deno.stderr.write(
+      new TextEncoder().encode(`${String(error)}\n`),
+    ),
+});
+await synced.promise;
+const syncMs = performance.now() - t0;
+gc?.();
+gc?.();
+const heap = Deno.memoryUsage().heapUsed;
+const rss = procStatus("VmRSS");
+
+const started = performance.now();
+await (await fetch(`${url}/_replay/go`, { method: "POST" })).text();
+if (events > 0) await allEvents.promise;
+const watchS = (performance.now() - started) / 1000;
+const line = JSON.stringify({
+  peer: metadataOnly ? "ours (metadata)" : "ours",
+  version: `@liken/kubernetes, deno ${Deno.version.deno}`,
+  objects: collection.store.size,
+  expected,
+  syncMs,
+  heap,
+  heapBase,
+  rss,
+  peakRss: procStatus("VmHWM"),
+  events,
+  eventsPerSecond: events / watchS,
+});
+await Deno.stdout.write(new TextEncoder().encode(line + "\n"));
+Deno.exit(0);

@@ -1,0 +1,130 @@
+// A sharded controller's side of the ring: its member Lease, the selection
+// of its primaries, and the drain handshake.
+import type { Client } from "../apiclient/client.ts";
+import { objectKey, type ObjectRef } from "../apiclient/resource.ts";
+import type { KubeObject } from "../apiclient/types.ts";
+import type { Diagnostics } from "../_internal/diagnostics.ts";
+import { Lead } from "../election/lead.ts";
+import {
+  drainLabel,
+  MEMBER_LABEL,
+  memberLeaseName,
+  RING_LABEL,
+  shardLabel,
+} from "../shard/labels.ts";
+import { memberHash } from "../shard/ring.ts";
+import type { ControllerOptions, Primary } from "./types.ts";
+
+/** What a sharded reconcile gets instead of an object that is not its own. */
+export const SKIP: unique symbol = Symbol("not this member's");
+
+/** The member's identity: the option, else the host's name. */
+// deno-lint-ignore no-explicit-any
+function identityOf(options: ControllerOptions<any>): string {
+  return options.shards?.identity ?? Deno.hostname();
+}
+
+/**
+ * The primary collection a controller watches: with `shards`, only the
+ * objects the sharder assigned to this member.
+ */
+// deno-lint-ignore no-explicit-any
+export function primarySource(options: ControllerOptions<any>): Primary {
+  const shards = options.shards;
+  if (shards === undefined) return options.for;
+  const mine = `${shardLabel(shards.ring)}=${memberHash(identityOf(options))}`;
+  const given = options.for.labelSelector;
+  return { ...options.for, labelSelector: given ? `${given},${mine}` : mine };
+}
+
+/** What a {@linkcode ShardGate} needs. */
+export interface ShardGateOptions {
+  /** The controller's options (`shards` given, `lead` not). */
+  // deno-lint-ignore no-explicit-any
+  controller: ControllerOptions<any>;
+  /** Whether the primary watch holds a key. */
+  held: (key: string) => boolean;
+  /** The controller's diagnostics. */
+  diagnostics: Diagnostics;
+}
+
+/**
+ * One member of a ring: its Lease, and what it may reconcile. A DELETED of
+ * the primary watch is never reconciled: the object left this member's
+ * selection ("no longer mine"), or was deleted, and which one cannot be
+ * told from the event (the API server's watch cache sends the previous
+ * copy, labels and all, when an object stops matching). A deletion needs
+ * no reconcile of the gone object: a finalizer's work is done while the
+ * object still exists (its deletion arrives as an update, to its member),
+ * and the garbage collector removes the children.
+ */
+export class ShardGate {
+  /** The member's election on its own Lease. */
+  readonly lead: Lead;
+  #label: string;
+  #drain: string;
+  #hash: string;
+  #held: (key: string) => boolean;
+
+  /**
+   * @param client The client, without a write guard.
+   * @param options The controller's options, its store, its diagnostics.
+   */
+  constructor(client: Client, options: ShardGateOptions) {
+    const { controller, diagnostics } = options;
+    const shards = controller.shards!;
+    if (controller.lead !== undefined) {
+      throw new TypeError(
+        `The controller ${controller.name} takes shards or lead, not both`,
+      );
+    }
+    const identity = identityOf(controller);
+    this.#hash = memberHash(identity);
+    this.#label = shardLabel(shards.ring);
+    this.#drain = drainLabel(shards.ring);
+    this.#held = options.held;
+    this.lead = new Lead(client, {
+      lease: {
+        namespace: shards.namespace,
+        name: memberLeaseName(shards.ring, identity),
+      },
+      pod: identity,
+      labels: { [RING_LABEL]: shards.ring, [MEMBER_LABEL]: this.#hash },
+      exit: shards.exit,
+      log: (line) => diagnostics.log(`member: ${line}`),
+      onError: diagnostics.onError,
+    });
+  }
+
+  /**
+   * The object to reconcile, or {@linkcode SKIP}: a key the watch does not
+   * hold is not read at all (so no read from the API server finds an object
+   * of another member); a copy read that is gone, or names another member
+   * or none, is skipped; a copy this member is asked to drain is
+   * acknowledged (both labels removed, conditional on its resourceVersion,
+   * through the guarded client), and skipped. The queue runs one reconcile
+   * of a key at a time, so one in flight has ended before the
+   * acknowledgement leaves.
+   */
+  async read<T extends KubeObject>(
+    ref: ObjectRef,
+    how: {
+      read: () => Promise<T | undefined>;
+      client: Client;
+      signal: AbortSignal;
+    },
+  ): Promise<T | typeof SKIP> {
+    if (!this.#held(objectKey(ref))) return SKIP;
+    const object = await how.read();
+    const labels = object?.metadata.labels ?? {};
+    if (object === undefined || labels[this.#label] !== this.#hash) return SKIP;
+    if (labels[this.#drain] === undefined) return object;
+    await how.client.resource(ref).patch(ref.name, {
+      metadata: {
+        resourceVersion: object.metadata.resourceVersion,
+        labels: { [this.#label]: null, [this.#drain]: null },
+      },
+    }, { type: "merge", signal: how.signal });
+    return SKIP;
+  }
+}

@@ -1,0 +1,346 @@
+// Sharded controllers on the fake API server, on fake time: several
+// replicas in one process, each with its own client (and link, whose
+// requests a test can hold, fail, or time apart from the others).
+import assert from "node:assert/strict";
+import { Client } from "../apiclient/client.ts";
+import type { KubeObject } from "../apiclient/types.ts";
+import { Controller } from "../controller/controller.ts";
+import {
+  FaultyLink,
+  installProcessTimers,
+  Process,
+} from "../election/_link_test_util.ts";
+import { FakeApiServer } from "../testing/fake_server.ts";
+import { type FakeTime, installFakeTime } from "../testing/fake_time.ts";
+import { drainLabel, shardLabel, TAKEN_PREFIX } from "./labels.ts";
+import { memberHash, Ring, shardKey } from "./ring.ts";
+import { Sharder } from "./sharder.ts";
+
+const RING = "greeting";
+const NS = "default";
+const CONFIGMAPS = { version: "v1", resource: "configmaps", kind: "ConfigMap" };
+const LABEL = shardLabel(RING);
+
+/** One reconcile: who, which key, from when to when (fake ms, and order). */
+interface Interval {
+  replica: string;
+  key: string;
+  start: number;
+  end: number;
+}
+
+/** A replica: its process, link, sharded controller and sharder. */
+interface Replica {
+  name: string;
+  process: Process;
+  link: FaultyLink;
+  controller: Controller;
+  sharder: Sharder;
+  /** The label each reconcile saw on its object. */
+  labels: string[];
+}
+
+/** A run: the server, the replicas, and every reconcile interval. */
+class Run {
+  readonly server = new FakeApiServer();
+  readonly replicas = new Map<string, Replica>();
+  readonly intervals: Interval[] = [];
+  /** Reconciles open now, by key: the replicas in them. */
+  readonly open = new Map<string, Set<string>>();
+  /** Overlaps seen: a key reconciled by two replicas at once. */
+  readonly overlaps: string[] = [];
+  readonly errors: unknown[] = [];
+
+  start(name: string): Replica {
+    const process = new Process();
+    const link = new FaultyLink(this.server.fetch);
+    link.process = process;
+    const client = new Client(this.server.url, { fetch: link.fetch });
+    const labels: string[] = [];
+    const onError = (error: unknown): void => {
+      // Candidates racing for the sharder's Lease fail some requests.
+      if ((error as Error).name === "LeaseRequestError") return;
+      if (!process.paused && !link.partitioned) this.errors.push(error);
+    };
+    const [controller, sharder] = process.run(() =>
+      [
+        new Controller(client, {
+          name: "greeting",
+          for: CONFIGMAPS,
+          shards: { ring: RING, namespace: NS, identity: name, exit: () => {} },
+          onError: () => {},
+          reconcile: async ({ key, object }) => {
+            const start = Date.now();
+            const open = this.open.get(key) ?? new Set();
+            this.open.set(key, open);
+            if (open.size > 0) {
+              this.overlaps.push(`${key}: ${[...open]} ${name}`);
+            }
+            open.add(name);
+            labels.push(object?.metadata.labels?.[LABEL] ?? "none");
+            try {
+              await new Promise((resolve) => setTimeout(resolve, 200));
+            } finally {
+              open.delete(name);
+              this.intervals.push({
+                replica: name,
+                key,
+                start,
+                end: Date.now(),
+              });
+            }
+          },
+        }),
+        new Sharder(client, {
+          ring: RING,
+          namespace: NS,
+          for: CONFIGMAPS,
+          pod: name,
+          resync: 5_000,
+          exit: () => {},
+          onError,
+        }),
+      ] as const
+    );
+    const replica = { name, process, link, controller, sharder, labels };
+    this.replicas.set(name, replica);
+    return replica;
+  }
+
+  async create(count: number): Promise<void> {
+    const handle = new Client(this.server.url, { fetch: this.server.fetch })
+      .resource(CONFIGMAPS).namespace(NS);
+    for (let i = 0; i < count; i++) {
+      await handle.create({ metadata: { name: `cm-${i}` } });
+    }
+  }
+
+  /** The objects and their labels, from the server. */
+  objects(): KubeObject[] {
+    return Array.from(
+      { length: 1_000 },
+      (_, i) =>
+        this.server.object(`/api/v1/namespaces/${NS}/configmaps/cm-${i}`),
+    )
+      .filter((o): o is KubeObject => o !== undefined);
+  }
+
+  /** Whether every object carries the ring's choice among `members`. */
+  settled(members: string[]): boolean {
+    const ring = new Ring(members.map(memberHash));
+    return this.objects().every((o) => {
+      const labels = o.metadata.labels ?? {};
+      return labels[drainLabel(RING)] === undefined &&
+        labels[LABEL] ===
+          ring.owner(
+            shardKey({
+              kind: "ConfigMap",
+              namespace: NS,
+              name: o.metadata.name!,
+            }),
+          );
+    });
+  }
+
+  /** Steps fake time until `done`, at most `ms`. */
+  async until(
+    time: FakeTime,
+    done: () => boolean,
+    ms = 120_000,
+  ): Promise<void> {
+    for (let waited = 0; !done(); waited += 250) {
+      if (waited > ms) throw new Error(`Not settled after ${ms} ms`);
+      await time.tick(250);
+    }
+  }
+
+  /** Reconciles by replica. */
+  byReplica(): Map<string, Set<string>> {
+    const by = new Map<string, Set<string>>();
+    for (const { replica, key } of this.intervals) {
+      by.set(replica, (by.get(replica) ?? new Set()).add(key));
+    }
+    return by;
+  }
+
+  /** Stops every replica, stepping fake time while they release. */
+  async stop(time: FakeTime): Promise<void> {
+    for (const r of this.replicas.values()) {
+      r.link.heal();
+      r.process.resume();
+    }
+    let done = false;
+    void Promise.all(
+      [...this.replicas.values()].flatMap((r) => [
+        r.controller.stop(),
+        r.sharder.stop(),
+      ]),
+    ).then(() => done = true);
+    await this.until(time, () => done, 60_000);
+    await this.server.stop();
+  }
+}
+
+/** Every reconcile saw the label of the replica that ran it. */
+function ownLabelsOnly(run: Run): void {
+  for (const replica of run.replicas.values()) {
+    for (const label of replica.labels) {
+      assert.equal(label, memberHash(replica.name), replica.name);
+    }
+  }
+}
+
+async function withRun(
+  fn: (run: Run, time: FakeTime) => Promise<void>,
+): Promise<void> {
+  using time = installFakeTime({ now: Date.UTC(2030, 0, 1) });
+  using _timers = installProcessTimers();
+  const run = new Run();
+  try {
+    await fn(run, time);
+  } finally {
+    await run.stop(time);
+  }
+  assert.deepEqual(run.overlaps, []);
+}
+
+Deno.test("objects are spread over 3 replicas, and each reconciles only its own", async () => {
+  await withRun(async (run, time) => {
+    await run.create(30);
+    for (const name of ["op-0", "op-1", "op-2"]) run.start(name);
+    await run.until(time, () => run.settled(["op-0", "op-1", "op-2"]));
+    await time.tick(2_000);
+    const by = run.byReplica();
+    const all = new Set([...by.values()].flatMap((keys) => [...keys]));
+    assert.equal(all.size, 30);
+    for (const name of ["op-0", "op-1", "op-2"]) {
+      assert.ok((by.get(name)?.size ?? 0) > 0, name);
+    }
+    // No key was reconciled by two replicas, ever.
+    const owners = new Map<string, string>();
+    for (const { replica, key } of run.intervals) {
+      assert.equal(owners.get(key) ?? replica, replica, key);
+      owners.set(key, replica);
+    }
+    ownLabelsOnly(run);
+    // A replica never read another's object from the API server.
+    assert.equal(
+      run.server.requests.filter((r) =>
+        r.method === "GET" && /\/configmaps\/cm-/.test(r.path)
+      ).length,
+      0,
+    );
+    assert.deepEqual(run.errors, []);
+  });
+});
+
+Deno.test("a join rebalances through the drain handshake, never two replicas on one key", async () => {
+  await withRun(async (run, time) => {
+    await run.create(40);
+    run.start("op-0");
+    run.start("op-1");
+    await run.until(time, () => run.settled(["op-0", "op-1"]));
+    const before = new Map(
+      run.objects().map((o) => [o.metadata.name!, o.metadata.labels![LABEL]!]),
+    );
+    // Keep reconciles running across the move: resync every key often.
+    for (const r of run.replicas.values()) r.controller.reconcileAll();
+    run.start("op-2");
+    await run.until(time, () => run.settled(["op-0", "op-1", "op-2"]));
+    await time.tick(2_000);
+    const moved = run.objects().filter((o) =>
+      before.get(o.metadata.name!) !== o.metadata.labels![LABEL]
+    );
+    assert.ok(moved.length > 0);
+    for (const o of moved) {
+      assert.equal(o.metadata.labels![LABEL], memberHash("op-2"));
+    }
+    // Every move went through an acknowledgement: a merge patch by a member
+    // that removed both labels.
+    const acks = run.server.requests.filter((r) =>
+      r.method === "PATCH" && !r.path.includes("fieldManager") &&
+      JSON.stringify(r.body).includes(drainLabel(RING))
+    );
+    assert.ok(
+      acks.length >= moved.length,
+      `${acks.length} acks, ${moved.length} moves`,
+    );
+    assert.ok((run.byReplica().get("op-2")?.size ?? 0) === moved.length);
+    ownLabelsOnly(run);
+    assert.deepEqual(run.errors, []);
+  });
+});
+
+Deno.test("a graceful leave moves its objects at once", async () => {
+  await withRun(async (run, time) => {
+    await run.create(30);
+    for (const name of ["op-0", "op-1", "op-2"]) run.start(name);
+    await run.until(time, () => run.settled(["op-0", "op-1", "op-2"]));
+    // Not the sharder (its own failover takes a retry period or two).
+    const leaving = [...run.replicas.values()].find((r) =>
+      !r.sharder.lead.leads()
+    )!;
+    const stopped = Date.now();
+    let done = false;
+    void Promise.all([leaving.controller.stop(), leaving.sharder.stop()])
+      .then(() => done = true);
+    await run.until(time, () => done, 10_000);
+    const rest = [...run.replicas.keys()].filter((n) => n !== leaving.name);
+    await run.until(time, () => run.settled(rest), 10_000);
+    // Well within one Lease duration (30 s): the released Lease was taken at once.
+    assert.ok(Date.now() - stopped < 5_000, `${Date.now() - stopped} ms`);
+    ownLabelsOnly(run);
+  });
+});
+
+Deno.test("a crashed replica loses its objects only after its Lease is taken over", async () => {
+  await withRun(async (run, time) => {
+    await run.create(30);
+    for (const name of ["op-0", "op-1", "op-2"]) run.start(name);
+    await run.until(time, () => run.settled(["op-0", "op-1", "op-2"]));
+    // Not the sharder: pause a replica that only reconciles.
+    const leader = [...run.replicas.values()].find((r) =>
+      r.sharder.lead.leads()
+    )!;
+    const paused = [...run.replicas.values()].find((r) => r !== leader)!;
+    const mine = memberHash(paused.name);
+    paused.process.pause();
+    paused.link.pause();
+    const pausedAt = Date.now();
+    const survivors = [...run.replicas.keys()].filter((n) => n !== paused.name);
+    await run.until(time, () => run.settled(survivors));
+    // The takeover of its Lease came before the first move of its objects.
+    const requests = run.server.requests.filter((r) => r.time >= pausedAt);
+    const takeover = requests.findIndex((r) =>
+      r.method === "PUT" && r.path.includes(`/leases/${RING}-${mine}`) &&
+      JSON.stringify(r.body).includes(TAKEN_PREFIX)
+    );
+    const firstMove = requests.findIndex((r) =>
+      r.method === "PATCH" && r.path.includes("/configmaps/") &&
+      JSON.stringify(r.body).includes(LABEL) &&
+      !JSON.stringify(r.body).includes(mine)
+    );
+    assert.ok(takeover !== -1, "no takeover");
+    assert.ok(
+      firstMove === -1 || takeover < firstMove,
+      `${takeover} ${firstMove}`,
+    );
+    // A whole Lease duration after its last renewal, by the sharder's clock.
+    const renewed = Math.max(
+      ...run.server.requests.filter((r) =>
+        r.time < pausedAt && r.method === "PUT" &&
+        r.path.endsWith(`/leases/${RING}-${mine}`)
+      ).map((r) => r.time),
+    );
+    assert.ok(requests[takeover]!.time - renewed >= 30_000);
+    // Not yet proven here: that the paused replica, once it wakes, writes
+    // nothing (resuming its process hangs fake time in this harness; see
+    // the report). Its guard refuses by age alone (its last renewal is more
+    // than a renew deadline old), and its renewal meets the takeover.
+    assert.equal(
+      run.server.leaseHolder(NS, `${RING}-${mine}`)?.startsWith(TAKEN_PREFIX),
+      true,
+    );
+    assert.ok(run.settled(survivors));
+  });
+});
