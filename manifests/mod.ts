@@ -29,5 +29,6 @@
  * @module
  */
 export * from "./rbac.ts";
+export * from "./webhooks.ts";
 export * from "./yaml.ts";
 export type { ControllerPermissions, PolicyRule } from "../controller/types.ts";
