@@ -3,6 +3,7 @@ import type { ResourceClient } from "../apiclient/handle.ts";
 import type { ListOptions } from "../apiclient/options.ts";
 import type { KubeList, KubeObject } from "../apiclient/types.ts";
 import { isExpired } from "./_errors.ts";
+import type { Read } from "./_delivery.ts";
 import type { Source } from "./source.ts";
 
 /** Objects per page of a list. */
@@ -75,4 +76,32 @@ export async function pages<T extends KubeObject>(
     token = next.metadata?.continue;
   }
   return resourceVersion;
+}
+
+/** A whole paginated read: the store's new contents and their version. */
+export interface Listed<T extends KubeObject> {
+  read: Read<T>;
+  resourceVersion: string;
+}
+
+/** {@linkcode pages} into a new read of the store (`newRead`). */
+export async function readPages<T extends KubeObject>(
+  handle: ResourceClient<T>,
+  source: Source,
+  options: {
+    from: string;
+    signal: AbortSignal;
+    accept?: string | undefined;
+    newRead: () => Read<T>;
+  },
+): Promise<Listed<T>> {
+  let read = options.newRead();
+  const resourceVersion = await pages(handle, source, {
+    ...options,
+    sink: {
+      add: (raw) => read.add(raw),
+      restart: () => read = options.newRead(),
+    },
+  });
+  return { read, resourceVersion };
 }

@@ -32,7 +32,12 @@ import {
   WatchError,
 } from "./errors.ts";
 import { Heartbeat, heartbeatTimeout } from "./_heartbeat.ts";
-import { METADATA_ACCEPT, METADATA_LIST_ACCEPT, pages } from "./_pages.ts";
+import {
+  type Listed,
+  METADATA_ACCEPT,
+  METADATA_LIST_ACCEPT,
+  readPages,
+} from "./_pages.ts";
 import {
   DEFAULT_ABSENT_RECHECK,
   IDLE_MARGIN,
@@ -386,7 +391,7 @@ export class Reflector<T extends KubeObject> {
 
   /** A paginated list, then a replace of the store. */
   async #list(): Promise<Step<T>> {
-    let listed: { read: Read<T>; resourceVersion: string };
+    let listed: Listed<T>;
     try {
       try {
         listed = await this.#pages(this.#versionUnavailable);
@@ -450,21 +455,13 @@ export class Reflector<T extends KubeObject> {
     }
   }
 
-  /** Reads every page into a new read of the store, page by page. */
-  async #pages(
-    newest: boolean,
-  ): Promise<{ read: Read<T>; resourceVersion: string }> {
-    let read = this.#delivery.newRead();
-    const resourceVersion = await pages(this.#handle, this.#source, {
+  #pages(newest: boolean): Promise<Listed<T>> {
+    return readPages(this.#handle, this.#source, {
       from: newest || this.#lastVersion === "" ? "" : this.#lastVersion,
       signal: this.#signal,
       accept: this.#options.metadataOnly ? METADATA_LIST_ACCEPT : undefined,
-      sink: {
-        add: (raw) => read.add(raw),
-        restart: () => read = this.#delivery.newRead(),
-      },
+      newRead: () => this.#delivery.newRead(),
     });
-    return { read, resourceVersion };
   }
 
   /**

@@ -21,7 +21,7 @@ import { view } from "./view.ts";
 
 /**
  * Whether {@linkcode Collections} deep-freezes the copies of its stores by
- * default. Measured with `informer/freeze_bench.ts`: see its header.
+ * default. Measured with `bench/freeze_bench.ts`: see its header.
  */
 const FREEZE_DEFAULT = true;
 

@@ -18,16 +18,16 @@ import type {
   SchemasOf,
   StorageVersionOf,
 } from "./schema.ts";
-import { typeInvalid, typeName } from "./_messages.ts";
-import { decodeWith } from "./_decode.ts";
-import { defaultRules, structural } from "./_structural.ts";
+import { typeInvalid, typeName } from "../_internal/schema/messages.ts";
+import { decodeWith } from "../_internal/schema/decode.ts";
+import { defaultRules, structural } from "../_internal/schema/structural.ts";
 import {
   crdVersion,
   normalise,
   type Version,
   versionErrors,
 } from "./_versions.ts";
-import { isObject } from "./_validate.ts";
+import { isObject } from "../_internal/schema/validate.ts";
 
 /** What both forms of {@linkcode defineResource}'s options share. */
 export interface CommonResourceOptions {

@@ -10,7 +10,7 @@
  * @module
  */
 import type { KubeObject } from "../apiclient/types.ts";
-import { decodeWith, pruneWith } from "../resource/_decode.ts";
+import { decodeWith, pruneWith } from "../_internal/schema/decode.ts";
 import { badRequest, failure, invalid, StatusError } from "./_status.ts";
 import { servedVersion } from "./_served.ts";
 import { defaultDefinition, definitionErrors, isDefinitions } from "./_crd.ts";

@@ -11,7 +11,7 @@
 import type { KubeObject } from "../apiclient/types.ts";
 import type { Schema } from "../resource/schema.ts";
 import type { Cause } from "../resource/errors.ts";
-import { servedStructural } from "../resource/_structural.ts";
+import { servedStructural } from "../_internal/schema/structural.ts";
 import { clone, deepEqual } from "./_patch.ts";
 import { isObject, resourceKey, timestamp } from "./_objects.ts";
 import { ALL_VERBS } from "./_registry.ts";

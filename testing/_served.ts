@@ -8,7 +8,7 @@
 import type { Schema } from "../resource/schema.ts";
 import type { KubeObject } from "../apiclient/types.ts";
 import { apiVersionOf } from "./_objects.ts";
-import { pruneWith } from "../resource/_decode.ts";
+import { pruneWith } from "../_internal/schema/decode.ts";
 import type { RegisteredResource } from "./types.ts";
 
 /** One served version of a CustomResourceDefinition. */

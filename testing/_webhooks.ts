@@ -20,7 +20,7 @@
  * @module
  */
 import type { KubeObject } from "../apiclient/types.ts";
-import { decodeWith } from "../resource/_decode.ts";
+import { decodeWith } from "../_internal/schema/decode.ts";
 import { withWarnings } from "./_admit.ts";
 import { decodeObject } from "./_create.ts";
 import { defaultDefinition, isDefinitions } from "./_crd.ts";

@@ -10,20 +10,12 @@ function arg(name: string): string | undefined {
   return Deno.args.find((a) => a.startsWith(prefix))?.slice(prefix.length);
 }
 
-/**
- * A field of /proc/self/status in bytes (VmRSS, VmHWM). Deno reads /proc
- * only with --allow-all, so it is asked for and skipped when refused (the
- * driver grants it; RSS then falls back to Deno.memoryUsage()).
- */
-function procStatus(field: string): number {
-  try {
-    const line = Deno.readTextFileSync("/proc/self/status").split("\n")
-      .find((l) => l.startsWith(field + ":"));
-    return line === undefined ? -1 : Number(line.split(/\s+/)[1]) * 1024;
-  } catch {
-    return field === "VmRSS" ? Deno.memoryUsage().rss : -1;
-  }
-}
+// RSS from Deno.memoryUsage(), which needs no permission (Deno reads
+// /proc only with --allow-all); the peak is sampled every 10 ms.
+let peakRss = Deno.memoryUsage().rss;
+const sampler = setInterval(() => {
+  peakRss = Math.max(peakRss, Deno.memoryUsage().rss);
+}, 10);
 
 const url = arg("url") ?? Deno.env.get("REPLAY_URL")!;
 const expected = Number(arg("objects") ?? 0);
@@ -62,7 +54,8 @@ const syncMs = performance.now() - t0;
 gc?.();
 gc?.();
 const heap = Deno.memoryUsage().heapUsed;
-const rss = procStatus("VmRSS");
+const rss = Deno.memoryUsage().rss;
+peakRss = Math.max(peakRss, rss);
 
 const started = performance.now();
 await (await fetch(`${url}/_replay/go`, { method: "POST" })).text();
@@ -77,9 +70,10 @@ const line = JSON.stringify({
   heap,
   heapBase,
   rss,
-  peakRss: procStatus("VmHWM"),
+  peakRss,
   events,
   eventsPerSecond: events / watchS,
 });
 await Deno.stdout.write(new TextEncoder().encode(line + "\n"));
+clearInterval(sampler);
 Deno.exit(0);

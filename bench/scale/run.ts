@@ -7,7 +7,8 @@
 //   deno run -A bench/scale/run.ts [--full] [--mode=paged|stream]
 //     [--events=100000] [--sizes=1000,10000] [--peers=ours,client-go]
 //
-// -A: it spawns the peers and reads /proc (Deno reads /proc only with -A).
+// Permissions (deno task bench:scale): it spawns the peers, serves them on
+// 127.0.0.1, reads the built peers and writes bench/scale/results/.
 // Every peer reads the same bytes: JSON, identity (no gzip), managedFields
 // on the wire and stripped before caching by every peer, and the same list
 // mode. `paged` (the default) is the one all four support: client-node's
@@ -29,35 +30,31 @@ const cache = `${
 const here = new URL(".", import.meta.url).pathname;
 const peersDir = new URL("../peers/", import.meta.url).pathname;
 
+/** Our peer in a Deno process of its own, with the permissions it needs. */
+function ours(url: string, objects: number, events: number): string[] {
+  return [
+    Deno.execPath(),
+    "run",
+    "--allow-net=127.0.0.1",
+    "--allow-env=REPLAY_URL",
+    "--v8-flags=--expose-gc",
+    `${peersDir}ours.ts`,
+    `--url=${url}`,
+    `--objects=${objects}`,
+    `--events=${events}`,
+  ];
+}
+
 const PEERS: Peer[] = [
   {
     name: "ours",
     modes: ["paged", "stream"],
-    command: (url, n, e) => [
-      Deno.execPath(),
-      "run",
-      "-A",
-      "--v8-flags=--expose-gc",
-      `${peersDir}ours.ts`,
-      `--url=${url}`,
-      `--objects=${n}`,
-      `--events=${e}`,
-    ],
+    command: (url, n, e) => ours(url, n, e),
   },
   {
     name: "ours (metadata)",
     modes: ["paged", "stream"],
-    command: (url, n, e) => [
-      Deno.execPath(),
-      "run",
-      "-A",
-      "--v8-flags=--expose-gc",
-      `${peersDir}ours.ts`,
-      `--url=${url}`,
-      `--objects=${n}`,
-      `--events=${e}`,
-      "--meta",
-    ],
+    command: (url, n, e) => [...ours(url, n, e), "--meta"],
   },
   {
     name: "client-go",
@@ -242,19 +239,26 @@ function table(rows: Row[]): string {
   return out.join("\n");
 }
 
-async function version(command: string, ...args: string[]): Promise<string> {
+/** A command's standard output, or "" when it cannot run. */
+async function output(command: string, ...args: string[]): Promise<string> {
   try {
     const out = await new Deno.Command(command, { args, stdout: "piped" })
       .output();
-    return new TextDecoder().decode(out.stdout).trim().split("\n")[0]!;
+    return new TextDecoder().decode(out.stdout);
   } catch {
-    return "not installed";
+    return "";
   }
 }
 
+async function version(command: string, ...args: string[]): Promise<string> {
+  return (await output(command, ...args)).trim().split("\n")[0] ||
+    "not installed";
+}
+
 async function machine(): Promise<Record<string, string>> {
-  const cpu = (await Deno.readTextFile("/proc/cpuinfo")).split("\n")
-    .find((l) => l.startsWith("model name"))?.split(":")[1]?.trim() ?? "?";
+  // Deno reads /proc only with --allow-all: lscpu reads it instead.
+  const cpu = (await output("lscpu")).split("\n")
+    .find((l) => l.startsWith("Model name"))?.split(":")[1]?.trim() ?? "?";
   const go = Deno.env.get("PATH")?.includes("/usr/local/go/bin")
     ? "go"
     : "/usr/local/go/bin/go";

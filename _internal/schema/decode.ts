@@ -4,10 +4,10 @@
 // and the fake API server (`@liken/kubernetes/testing`), which serves custom
 // resources from CustomResourceDefinitions.
 
-import type { Cause } from "./errors.ts";
-import type { Schema } from "./schema.ts";
-import { applyDefaults, prune } from "./_prune.ts";
-import { validate } from "./_validate.ts";
+import type { Cause } from "../../resource/errors.ts";
+import type { Schema } from "../../resource/schema.ts";
+import { applyDefaults, prune } from "./prune.ts";
+import { validate } from "./validate.ts";
 
 /** What decoding an object gives: the copy, what was pruned, what is wrong. */
 export interface Decoded {

@@ -2,11 +2,11 @@
 // (apiextensions-apiserver `apis/apiextensions/validation` and
 // `apiserver/schema`): a schema breaking one is refused with these reasons.
 
-import type { Cause } from "./errors.ts";
-import type { Schema } from "./schema.ts";
-import { forbidden, invalid, required, shown } from "./_messages.ts";
-import { applyDefaults, copy, prune } from "./_prune.ts";
-import { regExp, validate } from "./_validate.ts";
+import type { Cause } from "../../resource/errors.ts";
+import type { Schema } from "../../resource/schema.ts";
+import { forbidden, invalid, required, shown } from "./messages.ts";
+import { applyDefaults, copy, prune } from "./prune.ts";
+import { regExp, validate } from "./validate.ts";
 
 /** The keywords of `Schema`. */
 const KEYWORDS = new Set([

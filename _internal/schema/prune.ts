@@ -3,8 +3,8 @@
 // `pruning.PruneWithOptions` and `structuraldefaulting.Default`, with
 // `PruneNonNullableNullsWithoutDefaults`).
 
-import type { Schema } from "./schema.ts";
-import { isObject } from "./_validate.ts";
+import type { Schema } from "../../resource/schema.ts";
+import { isObject } from "./validate.ts";
 
 /** The fields of ObjectMeta; metadata keeps only these. */
 const OBJECT_META = new Set([

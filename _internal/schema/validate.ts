@@ -2,9 +2,9 @@
 // the order and wording of the API server's validator (kube-openapi's fork
 // of go-openapi's `validate`, mapped to field errors by apiextensions).
 
-import type { Cause } from "./errors.ts";
-import type { Schema } from "./schema.ts";
-import { numberFormat, stringFormat } from "./_formats.ts";
+import type { Cause } from "../../resource/errors.ts";
+import type { Schema } from "../../resource/schema.ts";
+import { numberFormat, stringFormat } from "./formats.ts";
 import {
   child,
   duplicate,
@@ -16,7 +16,7 @@ import {
   tooMany,
   typeInvalid,
   typeName,
-} from "./_messages.ts";
+} from "./messages.ts";
 
 /** A plain JSON object. */
 export function isObject(value: unknown): value is Record<string, unknown> {
