@@ -15,6 +15,7 @@ import type {
 } from "./types.ts";
 import type { WatchStream } from "./_watch_stream.ts";
 import type { Entry } from "./_managed.ts";
+import type { WebhookTransport } from "./_webhook_client.ts";
 
 /**
  * What the admission webhooks' passes over a write hook into its verb (see
@@ -71,6 +72,8 @@ export class ServerState {
   warnings: string[] = [];
   /** The admission hooks of the write being answered, if webhooks are called. */
   admission: AdmissionHooks | undefined;
+  /** How webhooks are called (an in-memory transport, Service origins). */
+  webhookTransport: WebhookTransport = {};
   /** The corruption the next watch line gets. */
   corrupt: CorruptOptions | undefined;
   #createdCount = 0;

@@ -14,6 +14,11 @@ import { isObject, resourceKey, storeKey } from "./_objects.ts";
 import { clone, jsonPatch } from "./_patch.ts";
 import { failure, StatusError } from "./_status.ts";
 import type { ServerState } from "./_state.ts";
+import {
+  CallError,
+  postReview,
+  type WebhookTransport,
+} from "./_webhook_client.ts";
 import { ADMISSION_GROUP } from "./_webhook_config.ts";
 import type { RegisteredResource } from "./types.ts";
 
@@ -205,7 +210,11 @@ export interface Answer {
 export async function callHook(
   hook: Hook,
   attributes: Attributes,
-  options: { mutating: boolean; signal: AbortSignal },
+  options: {
+    mutating: boolean;
+    transport: WebhookTransport;
+    signal: AbortSignal;
+  },
 ): Promise<Answer> {
   const { dryRun } = attributes;
   const effects = hook.sideEffects;
@@ -223,7 +232,14 @@ export async function callHook(
   const uid = (review.request as { uid: string }).uid;
   let body: unknown;
   try {
-    body = await post(hook, review, options.signal);
+    const config = isObject(hook.clientConfig) ? hook.clientConfig : {};
+    body = await postReview(config, review, {
+      timeoutSeconds: typeof hook.timeoutSeconds === "number"
+        ? hook.timeoutSeconds
+        : 10,
+      transport: options.transport,
+      signal: options.signal,
+    });
   } catch (error) {
     if (error instanceof CallError) return failed(hook, error.message);
     throw error;
@@ -281,8 +297,6 @@ export class DeniedError extends StatusError {
     this.warnings = warnings;
   }
 }
-
-class CallError extends Error {}
 
 // A failure to call the webhook: under Ignore the write goes on.
 function failed(hook: Hook, reason: string): Answer {
@@ -375,114 +389,6 @@ function reviewOf(a: Attributes): Record<string, unknown> {
     apiVersion: "admission.k8s.io/v1",
     request,
   };
-}
-
-// Posts the review; a CallError for anything that is not a 200 with JSON.
-async function post(
-  hook: Hook,
-  review: unknown,
-  signal: AbortSignal,
-): Promise<unknown> {
-  const config = isObject(hook.clientConfig) ? hook.clientConfig : {};
-  if (typeof config.url !== "string") {
-    throw new CallError(
-      "failed to call webhook: the fake calls webhooks by clientConfig.url only",
-    );
-  }
-  const seconds = typeof hook.timeoutSeconds === "number"
-    ? hook.timeoutSeconds
-    : 10;
-  const url = new URL(config.url);
-  url.searchParams.set("timeout", `${seconds}s`);
-  const where = `Post ${JSON.stringify(url.href)}`;
-  let client: Deno.HttpClient | undefined;
-  const timeout = AbortSignal.timeout(seconds * 1000);
-  try {
-    if (typeof config.caBundle === "string" && config.caBundle !== "") {
-      client = Deno.createHttpClient({ caCerts: [atob(config.caBundle)] });
-    }
-    const response = await fetch(url, {
-      method: "POST",
-      headers: {
-        "content-type": "application/json",
-        accept: "application/json, */*",
-      },
-      body: JSON.stringify(review),
-      signal: AbortSignal.any([signal, timeout]),
-      ...(client === undefined ? {} : { client }),
-    } as RequestInit);
-    const text = await response.text();
-    if (response.status < 200 || response.status > 299) {
-      throw new CallError(
-        `failed to call webhook: ${serverError(response, text)}`,
-      );
-    }
-    try {
-      return JSON.parse(text);
-    } catch (error) {
-      throw new CallError(
-        `failed to call webhook: ${(error as Error).message}`,
-      );
-    }
-  } catch (error) {
-    if (error instanceof CallError) throw error;
-    if (signal.aborted) throw error;
-    const reason = timeout.aborted
-      ? "context deadline exceeded"
-      : messageOf(error);
-    throw new CallError(`failed to call webhook: ${where}: ${reason}`);
-  } finally {
-    client?.close();
-  }
-}
-
-function messageOf(error: unknown): string {
-  let at: unknown = error;
-  const parts: string[] = [];
-  while (at instanceof Error) {
-    parts.push(at.message);
-    at = at.cause;
-  }
-  return parts.length > 0 ? parts[parts.length - 1]! : String(error);
-}
-
-// client-go's answer to a non-2xx: the Status it carries, or
-// apierrors.NewGenericServerResponse's words.
-function serverError(response: Response, text: string): string {
-  try {
-    const status = JSON.parse(text);
-    if (
-      isObject(status) && status.kind === "Status" &&
-      typeof status.message === "string"
-    ) return status.message;
-  } catch { /* not a Status */ }
-  const type = response.headers.get("content-type") ?? "";
-  const shown = type === "" || type.startsWith("text/") ||
-      type.includes("json")
-    ? text.trim()
-    : "unknown";
-  const words: Record<number, string> = {
-    400: "the server rejected our request for an unknown reason",
-    401: "the server has asked for the client to provide credentials",
-    403: shown,
-    404: "the server could not find the requested resource",
-    405: "the server does not allow this method on the requested resource",
-    409: "the server reported a conflict",
-    422: "the server rejected our request due to an error in our request",
-    429:
-      "the server has received too many requests and has asked us to try again later",
-    503: "the server is currently unable to handle the request",
-    504:
-      "the server was unable to return a response in the time allotted, but may still be processing the request",
-  };
-  const known = words[response.status];
-  if (known !== undefined) return known;
-  if (response.status >= 500) {
-    return `an error on the server (${
-      JSON.stringify(shown)
-    }) has prevented the request from succeeding`;
-  }
-  return `the server responded with the status code ${response.status} but did not return more information`;
 }
 
 // webhookrequest.VerifyAdmissionResponse, for admission.k8s.io/v1.

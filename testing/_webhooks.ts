@@ -175,7 +175,11 @@ class Write {
         const answer = await callHook(
           hook,
           this.#attributes(operation, candidate, old),
-          { mutating: true, signal: this.#request.signal },
+          {
+            mutating: true,
+            transport: this.#state.webhookTransport,
+            signal: this.#request.signal,
+          },
         );
         hooked.push(...answer.warnings);
         if (answer.object !== undefined) {
@@ -198,6 +202,7 @@ class Write {
       matchingHooks(this.#state, "validating", attributes).map((hook) =>
         callHook(hook, attributes, {
           mutating: false,
+          transport: this.#state.webhookTransport,
           signal: this.#request.signal,
         })
       ),

@@ -149,6 +149,10 @@ export class FakeApiServer implements AsyncDisposable {
       bookmarkInterval: options.bookmarkInterval,
       managedFields: options.managedFields ?? true,
     });
+    this.#state.webhookTransport = {
+      fetch: options.webhookFetch,
+      resolveService: options.resolveService,
+    };
     serveDefinitions(this.#state);
     this.#gc = new GarbageCollector(
       this.#state,

@@ -82,8 +82,11 @@
  *   no `status.phase`, a Service no cluster IP), so the Tables `kubectl
  *   get` prints show what is stored; custom resources get their schema's.
  * - Admission webhooks (Validating/MutatingWebhookConfigurations created
- *   through the API) are called over HTTPS by `clientConfig.url` only (a
- *   `service` reference is a failure to call). The `caBundle` is added to
+ *   through the API) are called over HTTPS at `clientConfig.url`, or at
+ *   a `service` reference's DNS name unless
+ *   {@linkcode FakeApiServerOptions.resolveService} says where it is
+ *   served (the certificate is then checked for that host, not the
+ *   Service's name). The `caBundle` is added to
  *   Deno's default roots rather than being the only one trusted. The text
  *   after `Post "<url>": ` in a failure to call is Deno's, not Go's.
  *   `reinvocationPolicy`, `matchConditions` and `matchPolicy: Equivalent`

@@ -267,6 +267,27 @@ export interface FakeApiServerOptions {
    * own dependents). Bounded to 0..60 000. Default 10.
    */
   garbageCollectionDelay?: number | undefined;
+  /**
+   * Sends the fake's calls to admission and conversion webhooks instead of
+   * `fetch` over HTTPS: an in-memory transport, for a test on fake time
+   * (real sockets and fake timers do not mix). It gets the `Request` the
+   * fake would send, with `?timeout=` on its URL; the `caBundle` is not
+   * checked then. The call's deadline runs on the global clock either way.
+   */
+  webhookFetch?: ((request: Request) => Promise<Response>) | undefined;
+  /**
+   * The origin (`https://host:port`) at which a webhook's
+   * `clientConfig.service` is called, for example the loopback address a
+   * test serves it on; `undefined` keeps the default, the Service's DNS
+   * name `https://<name>.<namespace>.svc:<port>`, as kube-apiserver calls
+   * it (which resolves only in a cluster). The certificate is checked for
+   * the origin's host.
+   */
+  resolveService?:
+    | ((
+      service: { namespace: string; name: string; port: number },
+    ) => string | undefined)
+    | undefined;
 }
 
 /** A Kubernetes Event (core/v1) as the helpers read it. */
