@@ -7,15 +7,24 @@
  * `kubectl` can look at them.
  *
  * It also serves the operator's probes and metrics (`ProbeServer`) on
- * loopback, and prints what a scrape of `/metrics` shows after the story.
+ * loopback, and prints what a scrape of `/metrics` shows after the story,
+ * and the Greeting webhooks (`webhooks.ts`) over HTTPS on loopback, which
+ * the fake calls at the Service `webhooks.yaml` names: a Greeting without
+ * a message gets the default, a blank one is refused.
  *
  * Permissions: `--allow-net=127.0.0.1`.
  *
  * @module
  */
-import { Client, type Outcome } from "../apiclient/mod.ts";
+import {
+  ApiError,
+  Client,
+  type KubeObject,
+  type Outcome,
+} from "../apiclient/mod.ts";
 import { Metrics, ProbeServer } from "../metrics/mod.ts";
-import { FakeApiServer } from "../testing/mod.ts";
+import { FakeApiServer, testCerts } from "../testing/mod.ts";
+import { WebhookServer } from "../webhook/mod.ts";
 import { REQUEST_TIMEOUT } from "../election/mod.ts";
 import { startOperator } from "./operator.ts";
 import {
@@ -25,6 +34,9 @@ import {
   type Greeting,
 } from "./greeting.ts";
 import { configMapPath, greetingPath, newGreeting } from "./samples.ts";
+import { OPERATOR_NAMESPACE, webhooksYaml } from "./manifests.ts";
+import { greetingWebhooks, WEBHOOK_SERVICE } from "./webhooks.ts";
+import { loadAll } from "js-yaml";
 
 const NAMESPACE = "default";
 const keepRunning = Deno.args.includes("--keep-running");
@@ -43,15 +55,48 @@ async function until(what: string, check: () => boolean): Promise<void> {
   }
 }
 
-await using server = new FakeApiServer();
+// The webhooks, served as every copy of the operator serves them (there on
+// 0.0.0.0:9443 with cert-manager's certificate; here on loopback with the
+// test certificate, whose CA stands in for the injected caBundle).
+await using hooks = new WebhookServer({
+  hostname: "127.0.0.1",
+  port: 0,
+  cert: testCerts.serverCert,
+  key: testCerts.serverKey,
+  webhooks: greetingWebhooks(),
+});
+await using server = new FakeApiServer({
+  // The Service of webhooks.yaml is this loopback port.
+  resolveService: ({ namespace, name }) =>
+    namespace === OPERATOR_NAMESPACE && name === WEBHOOK_SERVICE
+      ? `https://127.0.0.1:${hooks.port}`
+      : undefined,
+});
 server.register({
   ...GREETING,
   statusSubresource: true,
   shortNames: ["greet"],
 });
 await using served = await server.serve();
+const admin = new Client(served.url);
+for (
+  const doc of loadAll(
+    webhooksYaml(),
+  ) as (KubeObject & { webhooks: { clientConfig: object }[] })[]
+) {
+  const kind = String(doc.kind);
+  if (!kind.endsWith("WebhookConfiguration")) continue;
+  for (const hook of doc.webhooks) {
+    Object.assign(hook.clientConfig, { caBundle: btoa(testCerts.caCert) });
+  }
+  await admin.create(
+    `/apis/admissionregistration.k8s.io/v1/${kind.toLowerCase()}s`,
+    doc,
+  );
+}
 
 say(`Fake API server on ${served.url}`);
+say(`Greeting webhooks on https://127.0.0.1:${hooks.port}`);
 say(
   `Look with kubectl while it runs: kubectl --server=${served.url} get greetings,configmaps,events,leases`,
 );
@@ -131,6 +176,21 @@ await greetings.delete("hola");
 await until("hola's ConfigMap to go", () => configMap("hola") === undefined);
 await operator.idle();
 
+say("4. Admission webhooks: a Greeting without a message, and a blank one");
+await greetings.create(
+  { ...newGreeting("hey", ""), spec: {} } as unknown as Greeting,
+);
+say(`  hey's message, defaulted: "${greeting("hey")?.spec.message}"`);
+await until("hey's ConfigMap", () => settled("hey"));
+await operator.idle();
+try {
+  await greetings.create(newGreeting("blank", "  "));
+  throw new Error("The blank Greeting was admitted");
+} catch (error) {
+  if (!(error instanceof ApiError)) throw error;
+  say(`  blank refused (${error.status}): ${error.message}`);
+}
+
 say();
 say("What the operator did");
 say(`  leader: ${server.leaseHolder(NAMESPACE, "greeting-operator")}`);
@@ -177,7 +237,7 @@ if (keepRunning) {
 }
 
 say();
-say("4. Shutting down (Events first, then the Lease)");
+say("5. Shutting down (Events first, then the Lease)");
 await operator.stop();
 
 say();

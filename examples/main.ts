@@ -9,21 +9,28 @@
  *   downward API). Outside a pod the name defaults to `local`, and the
  *   namespace to the kubeconfig context's.
  * - `WATCH_NAMESPACE`: watch one namespace only; default all.
+ * - `WEBHOOK_CERT_DIR`: the directory of `tls.crt` and `tls.key` (the
+ *   mounted Secret of `manifests/webhooks.yaml`'s Certificate); when set,
+ *   the Greeting webhooks (`webhooks.ts`) are served on `0.0.0.0:9443`,
+ *   by every copy, leading or not, and the certificate is reloaded when
+ *   the kubelet swaps the Secret.
  *
  * It serves `/healthz`, `/readyz` and `/metrics` on `0.0.0.0:8080` (the
  * Deployment's probes); a copy that waits for the Lease is ready too.
  *
  * In a pod (see README.md for `deno compile`):
- * `--allow-net=kubernetes.default.svc:443,0.0.0.0:8080
- * --allow-read=/var/run/secrets/kubernetes.io/serviceaccount
- * --allow-env=KUBERNETES_SERVICE_HOST,KUBERNETES_SERVICE_PORT,POD_NAME,POD_NAMESPACE,WATCH_NAMESPACE`.
+ * `--allow-net=kubernetes.default.svc:443,0.0.0.0:8080,0.0.0.0:9443,127.0.0.1
+ * --allow-read=/var/run/secrets/kubernetes.io/serviceaccount,/tmp/k8s-webhook-server/serving-certs
+ * --allow-env=KUBERNETES_SERVICE_HOST,KUBERNETES_SERVICE_PORT,POD_NAME,POD_NAMESPACE,WATCH_NAMESPACE,WEBHOOK_CERT_DIR`.
  *
  * @module
  */
 import { autoClient } from "../kubeconfig/mod.ts";
 import { Metrics, ProbeServer } from "../metrics/mod.ts";
 import { REQUEST_TIMEOUT } from "../election/mod.ts";
+import { WebhookServer } from "../webhook/mod.ts";
 import { startOperator } from "./operator.ts";
+import { greetingWebhooks } from "./webhooks.ts";
 
 function log(line: string): void {
   // deno-lint-ignore no-console
@@ -52,6 +59,7 @@ const pod = env("POD_NAME") ?? "local";
 const leaseNamespace = env("POD_NAMESPACE") ?? client.defaultNamespace ??
   "default";
 const namespace = env("WATCH_NAMESPACE");
+const certDir = env("WEBHOOK_CERT_DIR");
 log(
   `API server ${client.server}; Lease in ${leaseNamespace}; watching ${
     namespace ?? "all namespaces"
@@ -61,6 +69,17 @@ log(
 // Probes and metrics from the start: a waiting copy is alive and ready.
 const metrics = new Metrics();
 await using _probes = new ProbeServer(metrics, { signal: stop.signal });
+
+// The webhooks on every copy: the Service sends to any ready pod.
+await using _webhooks = certDir === undefined ? undefined : new WebhookServer({
+  webhooks: greetingWebhooks({ onError: (error) => log(`webhook: ${error}`) }),
+  certFile: `${certDir}/tls.crt`,
+  keyFile: `${certDir}/tls.key`,
+  registry: metrics.registry,
+  onError: (error) => log(`webhook server: ${error}`),
+  signal: stop.signal,
+});
+if (certDir !== undefined) log(`webhooks on 0.0.0.0:9443 from ${certDir}`);
 
 let operator: Awaited<ReturnType<typeof startOperator>>;
 try {

@@ -1,9 +1,11 @@
 /**
  * Writes the manifests that come from code: `deno task manifests` writes
  * `examples/manifests/crd.yaml` from the `Greeting` definition
- * (`examples/greeting.ts`) and `examples/manifests/rbac.yaml` from the
- * controller's options (`greetingController` in `examples/operator.ts`, `orphanController` in
- * `examples/orphans.ts`).
+ * (`examples/greeting.ts`), `examples/manifests/rbac.yaml` from the
+ * controller's options (`greetingController` in `examples/operator.ts`,
+ * `orphanController` in `examples/orphans.ts`), and
+ * `examples/manifests/webhooks.yaml` from the webhooks
+ * (`examples/webhooks.ts`).
  * The gate checks that the committed files are what this writes
  * (`examples/manifests_test.ts`).
  *
@@ -11,10 +13,11 @@
  */
 
 import type { KubeObject } from "../apiclient/mod.ts";
-import { rbac, yaml } from "../manifests/mod.ts";
+import { rbac, webhookConfigurations, yaml } from "../manifests/mod.ts";
 import { GREETING, OPERATOR } from "./greeting.ts";
 import { greetingController } from "./operator.ts";
 import { orphanController } from "./orphans.ts";
+import { GREETING_WEBHOOKS, WEBHOOK_SERVICE } from "./webhooks.ts";
 
 /** The header every generated manifest starts with. */
 export const GENERATED =
@@ -52,8 +55,61 @@ export function rbacYaml(): string {
   return GENERATED + yaml(objects);
 }
 
+/** The Secret the webhook server's certificate and key are mounted from. */
+export const WEBHOOK_SECRET = `${WEBHOOK_SERVICE}-tls`;
+
+/**
+ * The text of `webhooks.yaml`: the Service in front of every replica's
+ * webhook server, cert-manager's self-signed Issuer and the serving
+ * Certificate (its Secret is what the Deployment mounts), and the
+ * Mutating and Validating webhook configurations, whose `caBundle`
+ * cert-manager's CA injector fills in from that Certificate.
+ */
+export function webhooksYaml(): string {
+  const namespace = OPERATOR_NAMESPACE;
+  const issuer = `${OPERATOR}-selfsigned`;
+  const objects: KubeObject[] = [
+    {
+      apiVersion: "v1",
+      kind: "Service",
+      metadata: { name: WEBHOOK_SERVICE, namespace },
+      spec: {
+        selector: { "app.kubernetes.io/name": OPERATOR },
+        ports: [{ name: "webhooks", port: 443, targetPort: "webhooks" }],
+      },
+    } as KubeObject,
+    {
+      apiVersion: "cert-manager.io/v1",
+      kind: "Issuer",
+      metadata: { name: issuer, namespace },
+      spec: { selfSigned: {} },
+    } as KubeObject,
+    {
+      apiVersion: "cert-manager.io/v1",
+      kind: "Certificate",
+      metadata: { name: WEBHOOK_SERVICE, namespace },
+      spec: {
+        secretName: WEBHOOK_SECRET,
+        dnsNames: [
+          `${WEBHOOK_SERVICE}.${namespace}.svc`,
+          `${WEBHOOK_SERVICE}.${namespace}.svc.cluster.local`,
+        ],
+        issuerRef: { kind: "Issuer", name: issuer },
+      },
+    } as KubeObject,
+    ...webhookConfigurations({
+      name: OPERATOR,
+      service: { namespace, name: WEBHOOK_SERVICE, port: 443 },
+      trust: { certManager: `${namespace}/${WEBHOOK_SERVICE}` },
+      webhooks: GREETING_WEBHOOKS,
+    }),
+  ];
+  return GENERATED + yaml(objects);
+}
+
 if (import.meta.main) {
   const dir = new URL("./manifests/", import.meta.url);
   await Deno.writeTextFile(new URL("crd.yaml", dir), crdYaml());
   await Deno.writeTextFile(new URL("rbac.yaml", dir), rbacYaml());
+  await Deno.writeTextFile(new URL("webhooks.yaml", dir), webhooksYaml());
 }

@@ -6,7 +6,13 @@ import { loadAll } from "js-yaml";
 import { Client } from "../apiclient/mod.ts";
 import { FakeApiServer, installFakeTime } from "../testing/mod.ts";
 import { REQUEST_TIMEOUT } from "../election/mod.ts";
-import { crdYaml, GENERATED, rbacYaml } from "./manifests.ts";
+import {
+  crdYaml,
+  GENERATED,
+  rbacYaml,
+  WEBHOOK_SECRET,
+  webhooksYaml,
+} from "./manifests.ts";
 import { startOperator } from "./operator.ts";
 import { GREETING, type Greeting } from "./greeting.ts";
 import { configMapPath, greetingPath, newGreeting } from "./samples.ts";
@@ -16,6 +22,7 @@ const { group: GROUP, version: VERSION, resource: RESOURCE, kind: KIND } =
 // Text imports: the suite has no --allow-read for the repository.
 import crdText from "./manifests/crd.yaml" with { type: "text" };
 import rbacText from "./manifests/rbac.yaml" with { type: "text" };
+import webhooksText from "./manifests/webhooks.yaml" with { type: "text" };
 import deploymentText from "./manifests/deployment.yaml" with { type: "text" };
 import readme from "./README.md" with { type: "text" };
 import mainText from "./main.ts" with { type: "text" };
@@ -143,6 +150,7 @@ Deno.test("the Deployment and the README's flags match what main.ts reads", () =
     "POD_NAME",
     "POD_NAMESPACE",
     "WATCH_NAMESPACE",
+    "WEBHOOK_CERT_DIR",
   ]);
   const compile = readme.match(/deno compile[^`]*?examples\/main\.ts/)?.[0];
   assert.ok(compile, "README shows the deno compile command");
@@ -163,14 +171,15 @@ Deno.test("the Deployment and the README's flags match what main.ts reads", () =
   // probes call its port).
   assert.match(
     compile,
-    /--allow-net=kubernetes\.default\.svc:443,0\.0\.0\.0:8080 /,
+    /--allow-net=kubernetes\.default\.svc:443,0\.0\.0\.0:8080,0\.0\.0\.0:9443,127\.0\.0\.1 /,
   );
   assert.match(deploymentText, /containerPort: 8080/);
+  assert.match(deploymentText, /name: webhooks\s+containerPort: 9443/);
   assert.match(deploymentText, /livenessProbe:\s+httpGet:\s+path: \/healthz/);
   assert.match(deploymentText, /readinessProbe:\s+httpGet:\s+path: \/readyz/);
   assert.match(
     compile,
-    /--allow-read=\/var\/run\/secrets\/kubernetes\.io\/serviceaccount /,
+    /--allow-read=\/var\/run\/secrets\/kubernetes\.io\/serviceaccount,\/tmp\/k8s-webhook-server\/serving-certs /,
   );
   assert.doesNotMatch(compile, /--allow-(run|write|all)|-A /);
 
@@ -181,7 +190,11 @@ Deno.test("the Deployment and the README's flags match what main.ts reads", () =
       template: {
         spec: {
           serviceAccountName: string;
-          containers: { env: { name: string }[] }[];
+          containers: {
+            env: { name: string; value?: string }[];
+            volumeMounts: { name: string; mountPath: string }[];
+          }[];
+          volumes: { name: string; secret?: { secretName: string } }[];
         };
       };
     };
@@ -195,8 +208,56 @@ Deno.test("the Deployment and the README's flags match what main.ts reads", () =
   const env = deployment.spec.template.spec.containers[0]!.env.map((e) =>
     e.name
   );
-  assert.deepEqual(env.sort(), ["POD_NAME", "POD_NAMESPACE"]);
+  assert.deepEqual(env.sort(), [
+    "POD_NAME",
+    "POD_NAMESPACE",
+    "WEBHOOK_CERT_DIR",
+  ]);
   for (const name of env) assert.ok(allowEnv.includes(name));
+  // The webhook certificate: the Certificate's Secret, mounted where
+  // WEBHOOK_CERT_DIR points and --allow-read allows.
+  const pod = deployment.spec.template.spec;
+  const dir = pod.containers[0]!.env.find((e) => e.name === "WEBHOOK_CERT_DIR")
+    ?.value;
+  assert.equal(dir, "/tmp/k8s-webhook-server/serving-certs");
+  const mount = pod.containers[0]!.volumeMounts.find((m) =>
+    m.mountPath === dir
+  );
+  assert.ok(mount, "the certificate directory is mounted");
+  assert.equal(
+    pod.volumes.find((v) => v.name === mount.name)?.secret?.secretName,
+    WEBHOOK_SECRET,
+  );
+});
+
+Deno.test("webhooks.yaml is what `deno task manifests` writes from the webhooks", () => {
+  assert.ok(
+    webhooksText.startsWith(GENERATED),
+    "webhooks.yaml is not generated",
+  );
+  const docs = loadAll(webhooksText) as {
+    kind: string;
+    spec?: { secretName?: string; dnsNames?: string[] };
+  }[];
+  assert.deepEqual(
+    docs,
+    loadAll(webhooksYaml()),
+    "examples/manifests/webhooks.yaml is stale: run `deno task manifests`",
+  );
+  assert.deepEqual(docs.map((d) => d.kind), [
+    "Service",
+    "Issuer",
+    "Certificate",
+    "ValidatingWebhookConfiguration",
+    "MutatingWebhookConfiguration",
+  ]);
+  const certificate = docs[2]!;
+  assert.equal(certificate.spec?.secretName, WEBHOOK_SECRET);
+  assert.ok(
+    certificate.spec?.dnsNames?.includes(
+      "greeting-webhooks.greeting-system.svc",
+    ),
+  );
 });
 
 Deno.test("crd.yaml is what `deno task manifests` writes from the Greeting definition", () => {

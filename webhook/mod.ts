@@ -13,7 +13,9 @@
  * - {@linkcode WebhookServer} serves them by path on `Deno.serve` with TLS
  *   from files it reloads when the kubelet swaps the Secret, a bounded
  *   body, the API server's `?timeout=` as the deadline, `/healthz`,
- *   `/readyz` and controller-runtime's webhook metrics.
+ *   `/readyz` and controller-runtime's webhook metrics;
+ * - {@linkcode webhookFetch} answers the same requests in memory, for the
+ *   fake API server's `webhookFetch` in tests on fake time.
  *
  * A handler that throws (other than {@linkcode Denied}) denies the request
  * and is reported to `onError`: `failurePolicy: Ignore` does not let such a
@@ -52,5 +54,6 @@ export * from "./errors.ts";
 export * from "./admission.ts";
 export * from "./conversion.ts";
 export * from "./server.ts";
+export * from "./fetch.ts";
 export type { DiagnosticsOptions } from "../_internal/diagnostics.ts";
 export type { OwnerReference } from "../apiclient/types.ts";

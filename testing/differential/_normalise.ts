@@ -13,7 +13,8 @@
  * - A uid becomes `<uid:N>` in order of first appearance.
  * - A time stamp becomes `<time>`; a generated name keeps its prefix
  *   (`greet-<gen>`); the run's namespace becomes `<ns>`.
- * - A `continue` token becomes `<continue>`.
+ * - A `continue` token becomes `<continue>`; a loopback port (the URL of a
+ *   scenario's webhook) becomes `127.0.0.1:<port>`.
  * - The causes of an `Invalid` Status are sorted by field, and its message's
  *   list with them: kube-apiserver validates a custom resource's properties
  *   in Go map order, so the order changes from one run to the next.
@@ -78,7 +79,9 @@ export function normalise(
     return `<uid:${uids.get(value)}>`;
   };
   const text = (value: string, message = true): string => {
-    let out = value.split(ns).join("<ns>").replace(UIDS, uid);
+    let out = value.split(ns).join("<ns>").replace(UIDS, uid)
+      // A loopback port a scenario listens on (a webhook's URL).
+      .replace(/\b127\.0\.0\.1:\d+/g, "127.0.0.1:<port>");
     for (const prefix of generated) {
       out = out.replace(
         new RegExp(`${escape(prefix)}[a-z0-9]{5}\\b`, "g"),

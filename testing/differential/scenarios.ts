@@ -15,6 +15,7 @@ import { WRITES } from "./scenarios/writes.ts";
 import { READS } from "./scenarios/reads.ts";
 import { CONTROLLERS } from "./scenarios/controllers.ts";
 import { CUSTOM_RESOURCES } from "./scenarios/custom_resources.ts";
+import { WEBHOOKS } from "./scenarios/webhooks.ts";
 
 export type { Hooks, Scenario } from "./scenarios/_common.ts";
 
@@ -27,4 +28,5 @@ export const SCENARIOS: readonly Scenario[] = [
   ...READS,
   ...CONTROLLERS,
   ...CUSTOM_RESOURCES,
+  ...WEBHOOKS,
 ];
