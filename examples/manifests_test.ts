@@ -3,6 +3,11 @@
 // README's `deno compile` flags match what main.ts reads.
 import assert from "node:assert/strict";
 import { loadAll } from "js-yaml";
+import {
+  type GrantedRule,
+  grants,
+  verbOf,
+} from "../_internal/_rbac_test_util.ts";
 import { Client } from "../apiclient/mod.ts";
 import { FakeApiServer, installFakeTime } from "../testing/mod.ts";
 import { REQUEST_TIMEOUT } from "../election/mod.ts";
@@ -27,51 +32,16 @@ import deploymentText from "./manifests/deployment.yaml" with { type: "text" };
 import readme from "./README.md" with { type: "text" };
 import mainText from "./main.ts" with { type: "text" };
 
-interface Rule {
-  apiGroups: string[];
-  resources: string[];
-  verbs: string[];
-}
-
 /** `group/resource verb` for every rule of every Role and ClusterRole. */
 function granted(): Set<string> {
-  const out = new Set<string>();
-  for (const doc of loadAll(rbacText) as { kind: string; rules?: Rule[] }[]) {
+  const rules: GrantedRule[] = [];
+  for (
+    const doc of loadAll(rbacText) as { kind: string; rules?: GrantedRule[] }[]
+  ) {
     if (doc.kind !== "Role" && doc.kind !== "ClusterRole") continue;
-    for (const rule of doc.rules ?? []) {
-      for (const group of rule.apiGroups) {
-        for (const resource of rule.resources) {
-          for (const verb of rule.verbs) {
-            out.add(`${group}/${resource} ${verb}`);
-          }
-        }
-      }
-    }
+    rules.push(...doc.rules ?? []);
   }
-  return out;
-}
-
-/** The RBAC `group/resource verb` of one request, as the API server maps it. */
-function verbOf(method: string, url: URL): string {
-  const parts = url.pathname.split("/").filter((p) => p !== "");
-  // /api/v1/... or /apis/<group>/<version>/...
-  const group = parts[0] === "api" ? "" : parts[1]!;
-  let rest = parts.slice(parts[0] === "api" ? 2 : 3);
-  if (rest[0] === "namespaces" && rest.length >= 3) rest = rest.slice(2);
-  const [resource, name, subresource] = rest;
-  const full = subresource ? `${resource}/${subresource}` : resource;
-  const verb = method === "GET"
-    ? name !== undefined ? "get" : url.searchParams.get("watch") === "true" ||
-        url.searchParams.get("watch") === "1"
-      ? "watch"
-      : "list"
-    : {
-      POST: "create",
-      PUT: "update",
-      PATCH: "patch",
-      DELETE: "delete",
-    }[method]!;
-  return `${group}/${full} ${verb}`;
+  return grants(rules);
 }
 
 Deno.test("RBAC grants exactly the requests the operator sends", async () => {

@@ -4,6 +4,12 @@ import type { KubeObject } from "../apiclient/types.ts";
 import type { ControllerOptions, PolicyRule } from "../controller/types.ts";
 import type { LeaseRef } from "../election/types.ts";
 import type { Source } from "../informer/source.ts";
+import type { SharderOptions } from "../shard/sharder.ts";
+
+/** What {@linkcode sharderRules} reads of a sharder's options. */
+export type SharderRbac = Pick<SharderOptions, "ring" | "namespace" | "for">;
+
+const LEASES = { group: "coordination.k8s.io", resource: "leases" };
 
 /** Where a rule applies: a namespace, or the cluster (`undefined`). */
 type Scope = string | undefined;
@@ -37,6 +43,11 @@ export interface RbacOptions {
    * namespace (`create` cannot be limited to a name). Default: none.
    */
   lease?: LeaseRef | undefined;
+  /**
+   * The sharders of the operator's rings (`@liken/kubernetes/shard`), as
+   * their options: see {@linkcode sharderRules}. Default: none.
+   */
+  sharders?: readonly SharderRbac[] | undefined;
 }
 
 /**
@@ -55,7 +66,10 @@ export interface RbacOptions {
  * - `update` on `<primary>/status` unless `permissions.status` is `false`;
  * - `create` and `patch` on Events (core group), in the primary's scope,
  *   with a recorder or `events`;
- * - `permissions.rules`, in the primary's scope.
+ * - `permissions.rules`, in the primary's scope;
+ * - with `shards`: `get`, `create` and `update` on Leases in the ring's
+ *   namespace (the member Lease), and `patch` on the primary (a drained
+ *   object is acknowledged by removing its shard labels).
  *
  * A collection with a namespace gets a Role there, one over a namespace
  * set a Role in each; one without, the ClusterRole.
@@ -117,7 +131,52 @@ export function rulesOf(options: ControllerOptions<any>): ScopedRule[] {
   for (const extra of options.permissions?.rules ?? []) {
     for (const scope of scopes) out.push(scoped(scope, extra));
   }
+  if (options.shards !== undefined) {
+    out.push(scoped(options.shards.namespace, {
+      apiGroups: [LEASES.group],
+      resources: [LEASES.resource],
+      verbs: ["get", "create", "update"],
+    }));
+    out.push(...rule(primary, ["patch"]));
+  }
   return out;
+}
+
+/**
+ * The rules a ring's `Sharder` needs, with their scopes: in the ring's
+ * namespace, `get`, `list`, `watch`, `create` and `update` on Leases (its
+ * own election, the members' Leases it watches, and the takeover of a gone
+ * member's); on the primaries, `get`, `list` and `watch` (it watches their
+ * metadata) and `patch` (it applies the shard labels).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { sharderRules } from "@liken/kubernetes/manifests";
+ *
+ * const rules = sharderRules({
+ *   ring: "web",
+ *   namespace: "ops",
+ *   for: { version: "v1", resource: "configmaps", kind: "ConfigMap" },
+ * });
+ * assert.deepEqual(rules.map((r) => `${r.namespace ?? "*"} ${r.resources} ${r.verbs}`), [
+ *   "ops leases get,list,watch,create,update",
+ *   "* configmaps get,list,watch,patch",
+ * ]);
+ * ```
+ *
+ * @param options The sharder's ring, namespace and primaries.
+ * @returns The rules.
+ */
+export function sharderRules(options: SharderRbac): ScopedRule[] {
+  return [
+    scoped(options.namespace, {
+      apiGroups: [LEASES.group],
+      resources: [LEASES.resource],
+      verbs: ["get", "list", "watch", "create", "update"],
+    }),
+    ...rule(options.for, ["get", "list", "watch", "patch"]),
+  ];
 }
 
 /**
@@ -157,6 +216,7 @@ export function rulesOf(options: ControllerOptions<any>): ScopedRule[] {
  */
 export function rbac(options: RbacOptions): KubeObject[] {
   const rules = options.controllers.flatMap(rulesOf);
+  rules.push(...(options.sharders ?? []).flatMap(sharderRules));
   if (options.lease !== undefined) {
     rules.push({
       namespace: options.lease.namespace,

@@ -1,0 +1,116 @@
+// The RBAC of a sharded controller and its sharder against the requests
+// they really send on the fake: joins (drain acknowledgements), a graceful
+// leave (a released Lease), and a gone member's Lease taken over.
+import assert from "node:assert/strict";
+import { Client, type Outcome } from "../apiclient/mod.ts";
+import { Controller, type ControllerOptions } from "../controller/mod.ts";
+import { memberHash, Sharder, shardLabel } from "../shard/mod.ts";
+import { FakeApiServer, installFakeTime } from "../testing/mod.ts";
+import { grants, verbOf } from "../_internal/_rbac_test_util.ts";
+import { rbac, rulesOf, sharderRules } from "./mod.ts";
+
+const NS = "ops";
+const RING = "web";
+const CONFIGMAPS = { version: "v1", resource: "configmaps", kind: "ConfigMap" };
+
+Deno.test("rulesOf with shards and sharderRules grant exactly the requests a ring sends", async () => {
+  using time = installFakeTime({ now: Date.parse("2030-01-01T00:00:00Z") });
+  await using server = new FakeApiServer();
+  const admin = new Client(server.url, { fetch: server.fetch });
+  const sent = new Set<string>();
+  const observe = (outcome: Outcome): void => {
+    sent.add(verbOf(outcome.method, new URL(outcome.path, server.url)));
+  };
+  const client = new Client(server.url, { fetch: server.fetch })
+    .withObserver(observe);
+  const cms = admin.resource(CONFIGMAPS).namespace("default");
+  for (let i = 0; i < 12; i++) {
+    await cms.create({ metadata: { name: `c${i}` } });
+  }
+  // A member that is gone: its Lease never renewed, one object labelled.
+  await admin.resource({
+    group: "coordination.k8s.io",
+    version: "v1",
+    resource: "leases",
+  }).namespace(NS).create({
+    metadata: {
+      name: `${RING}-${memberHash("gone")}`,
+      labels: {
+        "shard.liken.dev/ring": RING,
+        "shard.liken.dev/member": memberHash("gone"),
+      },
+    },
+    spec: { holderIdentity: "gone_1", leaseDurationSeconds: 15 },
+  } as never);
+  await cms.patch("c0", {
+    metadata: { labels: { [shardLabel(RING)]: memberHash("gone") } },
+  }, { type: "merge" });
+
+  const options = (identity: string): ControllerOptions => ({
+    name: "web",
+    for: CONFIGMAPS,
+    shards: { ring: RING, namespace: NS, identity, exit: () => {} },
+    reconcile: () => {},
+    permissions: { status: false },
+  });
+  const sharderOptions = { ring: RING, namespace: NS, for: CONFIGMAPS };
+  const start = (identity: string): [Controller, Sharder] => [
+    new Controller(client, options(identity)),
+    new Sharder(client, {
+      ...sharderOptions,
+      pod: identity,
+      resync: 1_000,
+      exit: () => {},
+    }),
+  ];
+  const first = start("a");
+  await time.tick(20_000); // the gone member's Lease expires: taken over
+  const second = start("b"); // a join: drains and acknowledgements
+  await time.tick(10_000);
+  await Promise.all(first.map((part) => part.stop())); // a graceful leave
+  await time.tick(10_000);
+  await Promise.all(second.map((part) => part.stop()));
+
+  const labels = (await cms.list()).items.map((o) =>
+    o.metadata.labels?.[shardLabel(RING)]
+  );
+  // Everything ended on b, and the gone member's object moved.
+  assert.ok(labels.every((l) => l === memberHash("b")), String(labels));
+  for (
+    const needed of [
+      "coordination.k8s.io/leases create",
+      "coordination.k8s.io/leases update",
+      "/configmaps patch",
+    ]
+  ) assert.ok(sent.has(needed), `the ring sent no ${needed}`);
+
+  const objects = rbac({
+    name: "web",
+    serviceAccount: { namespace: NS, name: "web" },
+    controllers: [options("a")],
+    sharders: [sharderOptions],
+  });
+  const rules = objects.flatMap((o) =>
+    (o as {
+      rules?: { apiGroups: string[]; resources: string[]; verbs: string[] }[];
+    })
+      .rules ?? []
+  );
+  const granted = grants(rules);
+  for (const request of sent) {
+    assert.ok(granted.has(request), `not granted: ${request}`);
+  }
+  // Nothing granted that the ring did not use, but a read the cache
+  // answers (get) and the first read of a server that cannot stream it
+  // (list; the fake streams).
+  const unused = [...granted].filter((g) => !sent.has(g)).sort();
+  assert.deepEqual(unused, [
+    "/configmaps get",
+    "/configmaps list",
+    "coordination.k8s.io/leases list",
+  ]);
+  // The controller's own rules alone do not cover the sharder's work.
+  const controllerOnly = grants(rulesOf(options("a")));
+  assert.ok(!controllerOnly.has("coordination.k8s.io/leases watch"));
+  assert.equal(sharderRules(sharderOptions).length, 2);
+});
