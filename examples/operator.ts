@@ -106,7 +106,10 @@ async function reconcile(context: ReconcileContext<Greeting>): Promise<void> {
   });
   if (made.metadata.resourceVersion !== held?.metadata.resourceVersion) {
     const did = held ? "Updated" : "Created";
-    context.normal({ reason: `ConfigMap${did}`, message: `${did} ${name}` });
+    context.normal({
+      reason: `ConfigMap${did}`,
+      message: `${did} ConfigMap ${name}`,
+    });
   }
   const done = `ConfigMap ${name} holds the message`;
   const ready = readiness(true, "MessagePublished", done);

@@ -141,6 +141,12 @@ Deno.test("the example operator reconciles Greetings end to end", async () => {
     "Normal/MessagePublished",
   ]);
   assert.deepEqual(reasons("taken"), ["Warning/ConfigMapTaken"]);
+  // An Event's message names the kind of what it made, as kubectl shows it.
+  assert.deepEqual(
+    server.eventsAbout({ kind: KIND, name: "hello", namespace: ns })
+      .filter((e) => e.reason === "ConfigMapCreated").map((e) => e.message),
+    ["Created ConfigMap hello-greeting"],
+  );
   // Status writes: one per Greeting, and one more for bonjour's edit; each
   // pass applies the ConfigMap once, and a pass that changes nothing
   // leaves its resourceVersion (no ConfigMapUpdated Event).
