@@ -12,13 +12,14 @@
  *
  * @module
  */
-import { Client } from "../apiclient/mod.ts";
+import { Client, type KubeObject } from "../apiclient/mod.ts";
 import {
   memberHash,
   Ring,
   RING_LABEL,
   shardKey,
   shardLabel,
+  TAKEN_PREFIX,
 } from "../shard/mod.ts";
 import { FakeApiServer } from "../testing/mod.ts";
 import { type ConfigMap, configMapName, GREETING } from "./greeting.ts";
@@ -190,10 +191,27 @@ try {
   await show(live, await until("four shards", () => settled(live)));
 
   say();
-  say("3. op-1 crashes (SIGKILL): its objects move after its Lease expires");
+  say(
+    "3. op-1 crashes (SIGKILL): its objects move after its Lease expires (30 s)",
+  );
   say("   and the sharder took it over");
   await end("op-1", "SIGKILL");
   live = live.filter((r) => r !== "op-1");
+  const crashed = Date.now();
+  const lease = `/apis/coordination.k8s.io/v1/namespaces/${NS}/leases/${RING}-${
+    memberHash("op-1")
+  }`;
+  await until(
+    "the takeover of op-1's Lease",
+    () =>
+      server.object<{ spec?: { holderIdentity?: string } } & KubeObject>(lease)
+        ?.spec?.holderIdentity?.startsWith(TAKEN_PREFIX) === true,
+  );
+  say(
+    `  op-1's Lease taken over ${
+      ((Date.now() - crashed) / 1000).toFixed(1)
+    } s after the crash`,
+  );
   await show(live, await until("op-1's objects to move", () => settled(live)));
 
   say();
