@@ -23,8 +23,8 @@ import {
   type Outcome,
 } from "../apiclient/mod.ts";
 import { Metrics, ProbeServer } from "../metrics/mod.ts";
-import { FakeApiServer, testCerts } from "../testing/mod.ts";
-import { WebhookServer } from "../webhook/mod.ts";
+import { FakeApiServer } from "../testing/mod.ts";
+import { generateCertificates, WebhookServer } from "../webhook/mod.ts";
 import { REQUEST_TIMEOUT } from "../election/mod.ts";
 import { startOperator } from "./operator.ts";
 import {
@@ -56,13 +56,15 @@ async function until(what: string, check: () => boolean): Promise<void> {
 }
 
 // The webhooks, served as every copy of the operator serves them (there on
-// 0.0.0.0:9443 with cert-manager's certificate; here on loopback with the
-// test certificate, whose CA stands in for the injected caBundle).
+// 0.0.0.0:9443 with cert-manager's certificate; here on loopback with a
+// development CA made on the spot, whose caBundle stands in for the one
+// cert-manager injects).
+const certs = await generateCertificates({ ipAddresses: ["127.0.0.1"] });
 await using hooks = new WebhookServer({
   hostname: "127.0.0.1",
   port: 0,
-  cert: testCerts.serverCert,
-  key: testCerts.serverKey,
+  cert: certs.cert,
+  key: certs.key,
   webhooks: greetingWebhooks(),
 });
 await using server = new FakeApiServer({
@@ -87,7 +89,7 @@ for (
   const kind = String(doc.kind);
   if (!kind.endsWith("WebhookConfiguration")) continue;
   for (const hook of doc.webhooks) {
-    Object.assign(hook.clientConfig, { caBundle: btoa(testCerts.caCert) });
+    Object.assign(hook.clientConfig, { caBundle: certs.caBundle });
   }
   await admin.create(
     `/apis/admissionregistration.k8s.io/v1/${kind.toLowerCase()}s`,

@@ -109,7 +109,11 @@ export function createObject(
       schema,
       status: scope,
     }).entries
-    : recordUpdate([], writer, diffSets({}, object, schema, scope));
+    : recordUpdate(
+      [],
+      writer,
+      diffSets({}, state.admission?.unowned ?? object, schema, scope),
+    );
   showOwners(state, object, entries);
   // Validating admission comes before storage, which finds a name taken.
   state.admission?.validate(resource, object, undefined);

@@ -32,6 +32,12 @@ export interface AdmissionHooks {
   ): void;
   /** The uid, creationTimestamp and generated name a create keeps from an earlier pass. */
   pins?: { uid: string; creationTimestamp: string; name: string } | undefined;
+  /**
+   * The object before the mutating webhooks: managedFields are computed
+   * from it, since kube-apiserver records ownership before mutating
+   * admission (what only a webhook set is owned by no one).
+   */
+  unowned?: KubeObject | undefined;
 }
 
 const NAME_ALPHABET = "bcdfghjklmnpqrstvwxz2456789";

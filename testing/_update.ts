@@ -299,7 +299,7 @@ export function commitObject(
     writerOf(state, resource, subresource),
     diffSets(
       old,
-      next,
+      state.admission?.unowned ?? next,
       new Schema(resource),
       scopeOf(resource, subresource),
     ),

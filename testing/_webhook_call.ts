@@ -5,7 +5,8 @@
  * HTTPS trusting the `caBundle` alone (with `?timeout=Ns`), and what their
  * answers become: a patch, warnings, or a refusal worded as
  * `k8s.io/apiserver/pkg/admission/plugin/webhook` words it, with
- * `failurePolicy` deciding what a failure to call one does.
+ * `failurePolicy` deciding what a failure to call one does. `matchConditions`
+ * are evaluated (a subset of CEL, `_cel.ts`) just before the call.
  *
  * @module
  */
@@ -20,6 +21,7 @@ import {
   type WebhookTransport,
 } from "./_webhook_client.ts";
 import { ADMISSION_GROUP } from "./_webhook_config.ts";
+import { CelEvalError, compile } from "./_cel.ts";
 import type { RegisteredResource } from "./types.ts";
 
 /** One write, as the webhooks see it. */
@@ -47,15 +49,24 @@ export interface Attributes {
 /** A webhook of a stored configuration. */
 export type Hook = Record<string, unknown> & { name: string };
 
+/** A webhook that matches a write, and what identifies it. */
+export interface Matched {
+  /** The configuration's name and the webhook's (its identity for reinvocation). */
+  key: string;
+  /** The webhook. */
+  hook: Hook;
+}
+
 /**
  * The webhooks of every stored configuration of one kind that match the
- * write, configurations in name order, each one's webhooks in its order.
+ * write by rules and selectors, configurations in name order, each one's
+ * webhooks in its order (`matchConditions` are left to {@linkcode callHook}).
  */
 export function matchingHooks(
   state: ServerState,
   kind: "validating" | "mutating",
   attributes: Attributes,
-): Hook[] {
+): Matched[] {
   const configurations = state.resources.find((r) =>
     r.group === ADMISSION_GROUP &&
     r.resource === `${kind}webhookconfigurations`
@@ -64,12 +75,13 @@ export function matchingHooks(
   const stored = state.store.all(resourceKey(configurations))
     .map(([, object]) => object)
     .sort((a, b) => (a.metadata.name ?? "") < (b.metadata.name ?? "") ? -1 : 1);
-  const out: Hook[] = [];
+  const out: Matched[] = [];
   for (const configuration of stored) {
     const hooks = (configuration as { webhooks?: unknown }).webhooks;
     for (const hook of Array.isArray(hooks) ? hooks : []) {
       if (isObject(hook) && matches(state, hook, attributes)) {
-        out.push(hook as Hook);
+        const key = `${configuration.metadata.name}/${String(hook.name)}`;
+        out.push({ key, hook: hook as Hook });
       }
     }
   }
@@ -199,6 +211,8 @@ export interface Answer {
   object?: KubeObject | undefined;
   /** The warnings it gave. */
   warnings: string[];
+  /** False when a `matchConditions` entry left it out (it was not invoked). */
+  called: boolean;
 }
 
 /**
@@ -216,6 +230,15 @@ export async function callHook(
     signal: AbortSignal;
   },
 ): Promise<Answer> {
+  // matchConditions first: a webhook they leave out is not called at all.
+  const review = reviewOf(attributes);
+  const uid = (review.request as { uid: string }).uid;
+  const matched = conditionsMatch(hook, attributes, review.request);
+  if (matched === false) return { warnings: [], called: false };
+  if (typeof matched === "string") {
+    if (hook.failurePolicy === "Ignore") return { warnings: [], called: false };
+    return failed(hook, matched);
+  }
   const { dryRun } = attributes;
   const effects = hook.sideEffects;
   if (dryRun && effects !== "None" && effects !== "NoneOnDryRun") {
@@ -228,8 +251,6 @@ export async function callHook(
       `admission webhook ${JSON.stringify(hook.name)} does not support dry run`,
     ));
   }
-  const review = reviewOf(attributes);
-  const uid = (review.request as { uid: string }).uid;
   let body: unknown;
   try {
     const config = isObject(hook.clientConfig) ? hook.clientConfig : {};
@@ -256,7 +277,7 @@ export async function callHook(
     throw new DeniedError(denial(hook.name, response.status), warnings);
   }
   if (typeof response.patch !== "string" || response.patch === "") {
-    return { warnings };
+    return { warnings, called: true };
   }
   let patch: unknown;
   try {
@@ -280,7 +301,7 @@ export async function callHook(
   }
   try {
     const object = jsonPatch(clone(attributes.object), patch) as KubeObject;
-    return { object, warnings };
+    return { object, warnings, called: true };
   } catch (error) {
     throw internal((error as Error).message);
   }
@@ -298,9 +319,50 @@ export class DeniedError extends StatusError {
   }
 }
 
+// The matchConditions of a webhook (matchconditions.Matcher): false when
+// one is false, else the error's words when one fails, else true.
+function conditionsMatch(
+  hook: Hook,
+  a: Attributes,
+  request: unknown,
+): boolean | string {
+  const conditions = Array.isArray(hook.matchConditions)
+    ? hook.matchConditions
+    : [];
+  const variables = {
+    object: a.object === undefined ? null : clone(a.object),
+    oldObject: a.old === undefined ? null : clone(a.old),
+    request,
+  };
+  const errors: string[] = [];
+  for (const condition of conditions) {
+    if (!isObject(condition)) continue;
+    const name = String(condition.name ?? "");
+    let value: unknown;
+    try {
+      value = compile(String(condition.expression ?? "")).evaluate(variables);
+    } catch (error) {
+      // Stored past the checks (or by an older fake): an error too.
+      const message = error instanceof CelEvalError
+        ? error.message
+        : (error as Error).message;
+      errors.push(`expression '${name}' resulted in error: ${message}`);
+      continue;
+    }
+    if (value === false) return false;
+    if (value !== true) {
+      errors.push(
+        `expression '${name}' resulted in error: no such overload: must evaluate to bool`,
+      );
+    }
+  }
+  if (errors.length === 0) return true;
+  return `failed to evaluate match conditions: ${errors.join(", ")}`;
+}
+
 // A failure to call the webhook: under Ignore the write goes on.
 function failed(hook: Hook, reason: string): Answer {
-  if (hook.failurePolicy === "Ignore") return { warnings: [] };
+  if (hook.failurePolicy === "Ignore") return { warnings: [], called: true };
   throw internal(
     `failed calling webhook ${JSON.stringify(hook.name)}: ${reason}`,
   );

@@ -78,7 +78,15 @@ export async function postReview(
   const { timeoutSeconds: seconds, transport, signal } = options;
   const url = callUrl(config, transport);
   url.searchParams.set("timeout", `${seconds}s`);
-  const where = `Post ${JSON.stringify(url.href)}`;
+  // As client-go prints it: a Service's DNS name with its port always
+  // (Go joins host and port; a WHATWG URL drops a default 443).
+  const dns = `https://${url.hostname}/`;
+  const shown = url.port === "" && url.href.startsWith(dns) &&
+      !(typeof config.url === "string" && config.url !== "") &&
+      url.hostname.endsWith(".svc")
+    ? url.href.replace(dns, `https://${url.hostname}:443/`)
+    : url.href;
+  const where = `Post ${JSON.stringify(shown)}`;
   let client: Deno.HttpClient | undefined;
   // The global clock, so that fake time drives the deadline too.
   const deadline = new AbortController();

@@ -9,6 +9,7 @@
 import type { KubeObject } from "../apiclient/types.ts";
 import { isObject } from "./_objects.ts";
 import type { FieldError } from "./_status.ts";
+import { CelSyntaxError, CelUnsupportedError, compile } from "./_cel.ts";
 import type { RegisteredResource } from "./types.ts";
 
 /** The group of the webhook configurations. */
@@ -157,6 +158,9 @@ function hookErrors(hook: Record<string, unknown>, at: string): FieldError[] {
         `Invalid value: ${timeout}: the timeout value must be between 1 and 30 seconds`,
     });
   }
+  errors.push(
+    ...conditionErrors(hook.matchConditions, `${at}.matchConditions`),
+  );
   const config = isObject(hook.clientConfig) ? hook.clientConfig : {};
   if ((config.url === undefined) === (config.service === undefined)) {
     errors.push(
@@ -165,6 +169,79 @@ function hookErrors(hook: Record<string, unknown>, at: string): FieldError[] {
         "exactly one of url or service is required",
       ),
     );
+  }
+  return errors;
+}
+
+const QUALIFIED =
+  /^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/;
+
+// matchConditions: at most 64, each named (a qualified name, unique) with
+// an expression that compiles. The fake evaluates a subset of CEL
+// (`_cel.ts`) and refuses any other expression here, so that a condition
+// it would get wrong is never stored.
+function conditionErrors(conditions: unknown, at: string): FieldError[] {
+  if (conditions === undefined || conditions === null) return [];
+  if (!Array.isArray(conditions)) {
+    return [{
+      field: at,
+      reason: "FieldValueInvalid",
+      message: "Invalid value: must be a list",
+    }];
+  }
+  const errors: FieldError[] = [];
+  if (conditions.length > 64) {
+    errors.push({
+      field: at,
+      reason: "FieldValueTooMany",
+      message: `Too many: ${conditions.length}: must have at most 64 items`,
+    });
+  }
+  const names = new Set<string>();
+  for (const [i, condition] of conditions.entries()) {
+    const field = `${at}[${i}]`;
+    const given = isObject(condition) ? condition : {};
+    const name = typeof given.name === "string" ? given.name : "";
+    if (name === "") errors.push(required(`${field}.name`, ""));
+    else if (!QUALIFIED.test(name) || name.length > 316) {
+      errors.push({
+        field: `${field}.name`,
+        reason: "FieldValueInvalid",
+        message: `Invalid value: ${
+          JSON.stringify(name)
+        }: name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')`,
+      });
+    } else if (names.has(name)) {
+      errors.push({
+        field: `${field}.name`,
+        reason: "FieldValueDuplicate",
+        message: `Duplicate value: ${JSON.stringify(name)}`,
+      });
+    }
+    names.add(name);
+    const expression = typeof given.expression === "string"
+      ? given.expression
+      : "";
+    if (expression.trim() === "") {
+      errors.push(required(`${field}.expression`, ""));
+      continue;
+    }
+    try {
+      compile(expression);
+    } catch (error) {
+      if (
+        !(error instanceof CelUnsupportedError) &&
+        !(error instanceof CelSyntaxError)
+      ) throw error;
+      const why = error instanceof CelUnsupportedError
+        ? `the fake API server does not support this CEL expression (${error.message} is outside the subset it evaluates)`
+        : `compilation failed: ${error.message}`;
+      errors.push({
+        field: `${field}.expression`,
+        reason: "FieldValueInvalid",
+        message: `Invalid value: ${JSON.stringify(expression)}: ${why}`,
+      });
+    }
   }
   return errors;
 }

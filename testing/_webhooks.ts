@@ -26,7 +26,7 @@ import { decodeObject } from "./_create.ts";
 import { defaultDefinition, isDefinitions } from "./_crd.ts";
 import { failureResponse, type Received, route } from "./_dispatch.ts";
 import { resourceKey, storeKey } from "./_objects.ts";
-import { clone } from "./_patch.ts";
+import { clone, deepEqual } from "./_patch.ts";
 import { parseRoute, type Route } from "./_route.ts";
 import { servedVersion, view } from "./_served.ts";
 import type { AdmissionHooks, ServerState } from "./_state.ts";
@@ -159,33 +159,14 @@ class Write {
       : "UPDATE";
     let candidate = first.object;
     let final = first.object;
+    const unowned = first.object && clone(first.object);
     const old = first.old;
     if (candidate !== undefined) {
       const namespace = this.#route.namespace;
       if (this.#route.resource.namespaced && namespace !== undefined) {
         candidate.metadata.namespace ||= namespace;
       }
-      for (
-        const hook of matchingHooks(
-          this.#state,
-          "mutating",
-          this.#attributes(operation, candidate, old),
-        )
-      ) {
-        const answer = await callHook(
-          hook,
-          this.#attributes(operation, candidate, old),
-          {
-            mutating: true,
-            transport: this.#state.webhookTransport,
-            signal: this.#request.signal,
-          },
-        );
-        hooked.push(...answer.warnings);
-        if (answer.object !== undefined) {
-          candidate = this.#redecode(answer.object);
-        }
-      }
+      candidate = await this.#mutate(operation, candidate, old, hooked);
       const patched = candidate;
       const second = this.#pass(true, {
         mutate: () => clone(patched),
@@ -199,7 +180,7 @@ class Write {
     }
     const attributes = this.#attributes(operation, final, old);
     const answers = await Promise.allSettled(
-      matchingHooks(this.#state, "validating", attributes).map((hook) =>
+      matchingHooks(this.#state, "validating", attributes).map(({ hook }) =>
         callHook(hook, attributes, {
           mutating: false,
           transport: this.#state.webhookTransport,
@@ -238,10 +219,66 @@ class Write {
         }
       },
       pins,
+      unowned,
     });
     if (third instanceof Again) return undefined;
     if (third instanceof Stop) throw new Error("The write stopped twice");
     return this.#with(third, hooked);
+  }
+
+  // The mutating webhooks, one at a time, as the API server's dispatcher
+  // and reinvocation context call them: once each; then, if a webhook
+  // changed the object, one more round in which only the webhooks with
+  // `reinvocationPolicy: IfNeeded` that were called before that change
+  // (and still match) are called again. A webhook is not reinvoked for its
+  // own change, and none is called for the first time in that round.
+  async #mutate(
+    operation: Attributes["operation"],
+    start: KubeObject,
+    old: KubeObject | undefined,
+    hooked: string[],
+  ): Promise<KubeObject> {
+    let candidate = start;
+    let invoked: string[] = [];
+    const again = new Set<string>();
+    for (const round of [1, 2]) {
+      if (round === 2 && again.size === 0) break;
+      const attributes = this.#attributes(operation, candidate, old);
+      for (
+        const { key, hook } of matchingHooks(
+          this.#state,
+          "mutating",
+          attributes,
+        )
+      ) {
+        if (round === 2 && !again.has(key)) continue;
+        const answer = await callHook(
+          hook,
+          this.#attributes(operation, candidate, old),
+          {
+            mutating: true,
+            transport: this.#state.webhookTransport,
+            signal: this.#request.signal,
+          },
+        );
+        if (!answer.called) continue;
+        hooked.push(...answer.warnings);
+        let changed = false;
+        if (answer.object !== undefined) {
+          const next = this.#redecode(answer.object);
+          changed = !deepEqual(next, candidate);
+          candidate = next;
+        }
+        if (round === 1 && changed) {
+          for (const earlier of invoked) again.add(earlier);
+          invoked = [];
+        }
+        if (round === 1 && hook.reinvocationPolicy === "IfNeeded") {
+          invoked.push(key);
+        }
+      }
+    }
+    return candidate;
   }
 
   #attributes(

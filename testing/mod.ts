@@ -89,11 +89,26 @@
  *   Service's name). The `caBundle` is added to
  *   Deno's default roots rather than being the only one trusted. The text
  *   after `Post "<url>": ` in a failure to call is Deno's, not Go's.
- *   `reinvocationPolicy`, `matchConditions` and `matchPolicy: Equivalent`
- *   (there are no equivalent resources) are not applied; the `scale`
+ *   A Service's port is always shown in that URL, as Go prints it.
+ *   `reinvocationPolicy` is honoured (one more round for the `IfNeeded`
+ *   webhooks called before a later change). `matchConditions` are CEL,
+ *   and the fake evaluates a subset only: the variables `object`,
+ *   `oldObject` and `request` (no `authorizer`, `params` or
+ *   `variables`); field selection and indexing, `has()`, `==`, `!=`, `<`,
+ *   `<=`, `>`, `>=`, `in` (lists, map keys), `&&`, `||`, `!`, `? :`,
+ *   string, integer, boolean, `null` and list literals, `size()`,
+ *   `startsWith`, `endsWith`, `contains`; no macros (`all`, `exists`,
+ *   `map`, `filter`), arithmetic, doubles, map literals or optionals. A
+ *   configuration with an expression outside it is refused with 422 (the
+ *   cause says the fake does not support the expression), where
+ *   kube-apiserver would take it; type errors show only when evaluated
+ *   (then `failurePolicy` applies, in the fake's words after
+ *   `failed to evaluate match conditions: `). `matchPolicy: Equivalent`
+ *   is not applied (there are no equivalent resources); the `scale`
  *   subresource and deletes of a collection are not sent to webhooks;
- *   `userInfo` is always `system:anonymous`; fields a webhook patches in
- *   are owned in `managedFields` by the request's manager.
+ *   `userInfo` is always `system:anonymous`. As kube-apiserver does,
+ *   ownership in `managedFields` is recorded before the mutating webhooks,
+ *   so what only a webhook set is owned by no one.
  *
  * @example Serve a custom resource from its CustomResourceDefinition
  * ```ts

@@ -2,168 +2,21 @@
 // to a WebhookServer on 127.0.0.1, trusting the configuration's caBundle.
 // Real sockets: these tests run on real time, with short timeouts.
 import assert from "node:assert/strict";
-import { FakeApiServer } from "./fake_server.ts";
 import { testCerts } from "./certs.ts";
-import {
-  type AdmissionRequest,
-  Denied,
-  mutating,
-  validating,
-  WebhookServer,
-} from "../webhook/mod.ts";
 import type { KubeObject } from "../apiclient/types.ts";
-
-type Greeting = KubeObject & {
-  spec?: { message?: string };
-  status?: { seen?: boolean };
-};
-
-const GROUP = "demo.liken.dev";
-const GREETINGS = `/apis/${GROUP}/v1/namespaces/default/greetings`;
-const ADMISSION = "/apis/admissionregistration.k8s.io/v1";
-const CA = btoa(testCerts.caCert);
-
-interface Fixture extends AsyncDisposable {
-  api: FakeApiServer;
-  hooks: WebhookServer;
-  seen: AdmissionRequest[];
-  send(
-    method: string,
-    path: string,
-    body?: unknown,
-    headers?: Record<string, string>,
-  ): Promise<
-    { status: number; body: Record<string, unknown>; headers: Headers }
-  >;
-  configure(
-    kind: "Validating" | "Mutating",
-    name: string,
-    webhooks: Record<string, unknown>[],
-  ): Promise<void>;
-  hook(path: string, extra?: Record<string, unknown>): Record<string, unknown>;
-}
-
-function fixture(): Fixture {
-  const seen: AdmissionRequest[] = [];
-  const hooks = new WebhookServer({
-    hostname: "127.0.0.1",
-    port: 0,
-    cert: testCerts.serverCert,
-    key: testCerts.serverKey,
-    onError: () => {},
-    webhooks: {
-      "/default": mutating<Greeting>((request) => {
-        seen.push(request as AdmissionRequest);
-        const object = request.object!;
-        object.spec ??= {};
-        object.spec.message ??= "hello";
-        object.metadata.labels = {
-          ...object.metadata.labels,
-          defaulted: "yes",
-        };
-      }),
-      "/validate": validating<Greeting>((request, { warn }) => {
-        seen.push(request as AdmissionRequest);
-        warn(`saw ${request.operation}`);
-        if (request.object?.spec?.message === "") {
-          throw new Denied("spec.message must not be empty");
-        }
-        if (request.operation === "DELETE") {
-          throw new Denied("keep it", { code: 409, reason: "Conflict" });
-        }
-      }),
-      "/record": validating((request) => {
-        seen.push(request);
-      }),
-      "/slow": validating((_request, { signal }) =>
-        new Promise((resolve) => {
-          const timer = setTimeout(resolve, 3_000);
-          signal.addEventListener("abort", () => {
-            clearTimeout(timer);
-            resolve();
-          });
-        })
-      ),
-    },
-  });
-  const api = new FakeApiServer();
-  api.register({
-    group: GROUP,
-    version: "v1",
-    resource: "greetings",
-    kind: "Greeting",
-    statusSubresource: true,
-  });
-  const send: Fixture["send"] = async (method, path, body, headers = {}) => {
-    const response = await api.fetch(`${api.url}${path}`, {
-      method,
-      headers: { "content-type": "application/json", ...headers },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    return {
-      status: response.status,
-      body: await response.json(),
-      headers: response.headers,
-    };
-  };
-  const hook = (
-    path: string,
-    extra: Record<string, unknown> = {},
-  ): Record<string, unknown> => ({
-    name: `${path.slice(1)}.${GROUP}`,
-    clientConfig: {
-      url: `https://127.0.0.1:${hooks.port}${path}`,
-      caBundle: CA,
-    },
-    rules: [{
-      operations: ["CREATE", "UPDATE", "DELETE"],
-      apiGroups: [GROUP],
-      apiVersions: ["v1"],
-      resources: ["greetings"],
-    }],
-    sideEffects: "None",
-    admissionReviewVersions: ["v1"],
-    timeoutSeconds: 2,
-    ...extra,
-  });
-  return {
-    api,
-    hooks,
-    seen,
-    send,
-    hook,
-    async configure(kind, name, webhooks): Promise<void> {
-      const made = await send(
-        "POST",
-        `${ADMISSION}/${kind.toLowerCase()}webhookconfigurations`,
-        { metadata: { name }, webhooks },
-      );
-      assert.equal(made.status, 201, JSON.stringify(made.body));
-    },
-    async [Symbol.asyncDispose](): Promise<void> {
-      await api.stop();
-      await hooks.stop();
-    },
-  };
-}
-
-function greeting(
-  name: string,
-  spec: Greeting["spec"] = { message: "hi" },
-  labels: Record<string, string> = {},
-): Greeting {
-  return {
-    apiVersion: `${GROUP}/v1`,
-    kind: "Greeting",
-    metadata: { name, labels },
-    spec,
-  };
-}
+import {
+  ADMISSION,
+  fixture,
+  type Greeting,
+  greeting,
+  GREETINGS,
+  GROUP,
+} from "./_webhooks_test_util.ts";
 
 Deno.test({
   name: "webhooks: a configuration gets its defaults; a bad one is refused",
   async fn(): Promise<void> {
-    await using f = fixture();
+    await using f = await fixture();
     const path = `${ADMISSION}/validatingwebhookconfigurations`;
     const { timeoutSeconds: _, ...bare } = f.hook("/record");
     const made = await f.send("POST", path, {
@@ -201,7 +54,7 @@ Deno.test({
   name:
     "webhooks: a mutating patch is stored; a validating denial and warnings reach the client",
   async fn(): Promise<void> {
-    await using f = fixture();
+    await using f = await fixture();
     await f.configure("Mutating", "defaulter", [f.hook("/default")]);
     await f.configure("Validating", "validator", [f.hook("/validate")]);
     const made = await f.send("POST", GREETINGS, greeting("a", {}));
@@ -266,7 +119,7 @@ Deno.test({
   name:
     "webhooks: a call that fails refuses the write under Fail and lets it through under Ignore",
   async fn(): Promise<void> {
-    await using f = fixture();
+    await using f = await fixture();
     const wrongCa = { url: "", caBundle: btoa(testCerts.otherCaCert) };
     const port = f.hooks.port;
     const failing: [string, Record<string, unknown>, RegExp][] = [
@@ -279,17 +132,26 @@ Deno.test({
       ],
       [
         "not-found",
-        { url: `https://127.0.0.1:${port}/nowhere`, caBundle: CA },
+        {
+          url: `https://127.0.0.1:${port}/nowhere`,
+          caBundle: f.certificates.caBundle,
+        },
         /failed to call webhook: the server could not find the requested resource$/,
       ],
       [
         "timeout",
-        { url: `https://127.0.0.1:${port}/slow`, caBundle: CA },
+        {
+          url: `https://127.0.0.1:${port}/slow`,
+          caBundle: f.certificates.caBundle,
+        },
         /\?timeout=1s": context deadline exceeded$/,
       ],
       [
         "mutating-answer",
-        { url: `https://127.0.0.1:${port}/default`, caBundle: CA },
+        {
+          url: `https://127.0.0.1:${port}/default`,
+          caBundle: f.certificates.caBundle,
+        },
         /received invalid webhook response: validating webhook may not return response\.patch$/,
       ],
     ];
@@ -321,7 +183,7 @@ Deno.test({
   name:
     "webhooks: rules match operations, resources (not subresources unless named) and scope",
   async fn(): Promise<void> {
-    await using f = fixture();
+    await using f = await fixture();
     const rule = (
       resources: string[],
       extra: Record<string, unknown> = {},
@@ -392,7 +254,7 @@ Deno.test({
 Deno.test({
   name: "webhooks: namespaceSelector and objectSelector",
   async fn(): Promise<void> {
-    await using f = fixture();
+    await using f = await fixture();
     await f.configure("Validating", "selectors", [
       {
         ...f.hook("/record"),
@@ -438,7 +300,7 @@ Deno.test({
   name:
     "webhooks: a dry run reaches webhooks that declare no side effects and is refused by others",
   async fn(): Promise<void> {
-    await using f = fixture();
+    await using f = await fixture();
     await f.configure("Validating", "dry", [
       f.hook("/record", { sideEffects: "NoneOnDryRun" }),
     ]);

@@ -15,7 +15,11 @@
  *   body, the API server's `?timeout=` as the deadline, `/healthz`,
  *   `/readyz` and controller-runtime's webhook metrics;
  * - {@linkcode webhookFetch} answers the same requests in memory, for the
- *   fake API server's `webhookFetch` in tests on fake time.
+ *   fake API server's `webhookFetch` in tests on fake time;
+ * - {@linkcode generateCertificates} makes a self-signed CA and a serving
+ *   certificate for development (WebCrypto, no OpenSSL), and
+ *   {@linkcode writeCertificates} writes them as cert-manager's Secret
+ *   lays them out, for the server's `certFile` and `keyFile`.
  *
  * A handler that throws (other than {@linkcode Denied}) denies the request
  * and is reported to `onError`: `failurePolicy: Ignore` does not let such a
@@ -55,5 +59,6 @@ export * from "./admission.ts";
 export * from "./conversion.ts";
 export * from "./server.ts";
 export * from "./fetch.ts";
+export * from "./certificates.ts";
 export type { DiagnosticsOptions } from "../_internal/diagnostics.ts";
 export type { OwnerReference } from "../apiclient/types.ts";

@@ -21,9 +21,6 @@ const NO_CEL =
 const EMPTY_OWNERS =
   "the API server records no managedFields for an update of an object that has none (it was created with no fields but name); the fake records the update's entry";
 
-const MUTATED_OWNERS =
-  "the fields a mutating webhook sets are owned by the request's manager in the fake's managedFields; kube-apiserver leaves them unowned";
-
 /** `scenario/step` → why the fake differs there. */
 export const KNOWN_DIFFERENCES: Readonly<Record<string, string>> = {
   "list-paging/bad token":
@@ -69,7 +66,4 @@ export const KNOWN_DIFFERENCES: Readonly<Record<string, string>> = {
     "the recording control plane runs the apiextensions controllers in one binary named control-plane, so the status entry's manager is `control-plane`; kube-apiserver, and the fake, name it `kube-apiserver`",
   "custom-resource-parts/a validation rule refuses": NO_CEL,
   "custom-resource-parts/a scale beyond a validation rule": NO_CEL,
-  "admission-webhooks/create mutated": MUTATED_OWNERS,
-  "admission-webhooks/update mutated": MUTATED_OWNERS,
-  "admission-webhooks/dry-run create mutated": MUTATED_OWNERS,
 };
