@@ -10,7 +10,7 @@ import {
   RENEW_DEADLINE,
   StoppedError,
 } from "./mod.ts";
-import { FaultyLink } from "./_link_test_util.ts";
+import { FaultyLink } from "../_internal/_link_test_util.ts";
 
 const NAMESPACE = "default";
 const NAME = "op";

@@ -51,7 +51,7 @@ import {
   outsideProcesses,
   Process,
   seeded,
-} from "./_link_test_util.ts";
+} from "../_internal/_link_test_util.ts";
 
 const NAMESPACE = "default";
 const NAME = "op";

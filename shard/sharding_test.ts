@@ -2,193 +2,19 @@
 // replicas in one process, each with its own client (and link, whose
 // requests a test can hold, fail, or time apart from the others).
 import assert from "node:assert/strict";
-import { Client } from "../apiclient/client.ts";
-import type { KubeObject } from "../apiclient/types.ts";
-import { Controller } from "../controller/controller.ts";
-import {
-  FaultyLink,
-  installProcessTimers,
-  Process,
-} from "../election/_link_test_util.ts";
-import { FakeApiServer } from "../testing/fake_server.ts";
+import { installProcessTimers } from "../_internal/_link_test_util.ts";
 import { type FakeTime, installFakeTime } from "../testing/fake_time.ts";
-import { drainLabel, shardLabel, TAKEN_PREFIX } from "./labels.ts";
-import { memberHash, Ring, shardKey } from "./ring.ts";
-import { Sharder } from "./sharder.ts";
-
-const RING = "greeting";
-const NS = "default";
-const CONFIGMAPS = { version: "v1", resource: "configmaps", kind: "ConfigMap" };
-const LABEL = shardLabel(RING);
-
-/** One reconcile: who, which key, from when to when (fake ms, and order). */
-interface Interval {
-  replica: string;
-  key: string;
-  start: number;
-  end: number;
-}
-
-/** A replica: its process, link, sharded controller and sharder. */
-interface Replica {
-  name: string;
-  process: Process;
-  link: FaultyLink;
-  controller: Controller;
-  sharder: Sharder;
-  /** The label each reconcile saw on its object. */
-  labels: string[];
-}
-
-/** A run: the server, the replicas, and every reconcile interval. */
-class Run {
-  readonly server = new FakeApiServer();
-  readonly replicas = new Map<string, Replica>();
-  readonly intervals: Interval[] = [];
-  /** Reconciles open now, by key: the replicas in them. */
-  readonly open = new Map<string, Set<string>>();
-  /** Overlaps seen: a key reconciled by two replicas at once. */
-  readonly overlaps: string[] = [];
-  readonly errors: unknown[] = [];
-
-  start(name: string): Replica {
-    const process = new Process();
-    const link = new FaultyLink(this.server.fetch);
-    link.process = process;
-    const client = new Client(this.server.url, { fetch: link.fetch });
-    const labels: string[] = [];
-    const onError = (error: unknown): void => {
-      // Candidates racing for the sharder's Lease fail some requests.
-      if ((error as Error).name === "LeaseRequestError") return;
-      if (!process.paused && !link.partitioned) this.errors.push(error);
-    };
-    const [controller, sharder] = process.run(() =>
-      [
-        new Controller(client, {
-          name: "greeting",
-          for: CONFIGMAPS,
-          shards: { ring: RING, namespace: NS, identity: name, exit: () => {} },
-          onError: () => {},
-          reconcile: async ({ key, object }) => {
-            const start = Date.now();
-            const open = this.open.get(key) ?? new Set();
-            this.open.set(key, open);
-            if (open.size > 0) {
-              this.overlaps.push(`${key}: ${[...open]} ${name}`);
-            }
-            open.add(name);
-            labels.push(object?.metadata.labels?.[LABEL] ?? "none");
-            try {
-              await new Promise((resolve) => setTimeout(resolve, 200));
-            } finally {
-              open.delete(name);
-              this.intervals.push({
-                replica: name,
-                key,
-                start,
-                end: Date.now(),
-              });
-            }
-          },
-        }),
-        new Sharder(client, {
-          ring: RING,
-          namespace: NS,
-          for: CONFIGMAPS,
-          pod: name,
-          resync: 5_000,
-          exit: () => {},
-          onError,
-        }),
-      ] as const
-    );
-    const replica = { name, process, link, controller, sharder, labels };
-    this.replicas.set(name, replica);
-    return replica;
-  }
-
-  async create(count: number): Promise<void> {
-    const handle = new Client(this.server.url, { fetch: this.server.fetch })
-      .resource(CONFIGMAPS).namespace(NS);
-    for (let i = 0; i < count; i++) {
-      await handle.create({ metadata: { name: `cm-${i}` } });
-    }
-  }
-
-  /** The objects and their labels, from the server. */
-  objects(): KubeObject[] {
-    return Array.from(
-      { length: 1_000 },
-      (_, i) =>
-        this.server.object(`/api/v1/namespaces/${NS}/configmaps/cm-${i}`),
-    )
-      .filter((o): o is KubeObject => o !== undefined);
-  }
-
-  /** Whether every object carries the ring's choice among `members`. */
-  settled(members: string[]): boolean {
-    const ring = new Ring(members.map(memberHash));
-    return this.objects().every((o) => {
-      const labels = o.metadata.labels ?? {};
-      return labels[drainLabel(RING)] === undefined &&
-        labels[LABEL] ===
-          ring.owner(
-            shardKey({
-              kind: "ConfigMap",
-              namespace: NS,
-              name: o.metadata.name!,
-            }),
-          );
-    });
-  }
-
-  /** Steps fake time until `done`, at most `ms`. */
-  async until(
-    time: FakeTime,
-    done: () => boolean,
-    ms = 120_000,
-  ): Promise<void> {
-    for (let waited = 0; !done(); waited += 250) {
-      if (waited > ms) throw new Error(`Not settled after ${ms} ms`);
-      await time.tick(250);
-    }
-  }
-
-  /** Reconciles by replica. */
-  byReplica(): Map<string, Set<string>> {
-    const by = new Map<string, Set<string>>();
-    for (const { replica, key } of this.intervals) {
-      by.set(replica, (by.get(replica) ?? new Set()).add(key));
-    }
-    return by;
-  }
-
-  /** Stops every replica, stepping fake time while they release. */
-  async stop(time: FakeTime): Promise<void> {
-    for (const r of this.replicas.values()) {
-      r.link.heal();
-      r.process.resume();
-    }
-    let done = false;
-    void Promise.all(
-      [...this.replicas.values()].flatMap((r) => [
-        r.controller.stop(),
-        r.sharder.stop(),
-      ]),
-    ).then(() => done = true);
-    await this.until(time, () => done, 60_000);
-    await this.server.stop();
-  }
-}
-
-/** Every reconcile saw the label of the replica that ran it. */
-function ownLabelsOnly(run: Run): void {
-  for (const replica of run.replicas.values()) {
-    for (const label of replica.labels) {
-      assert.equal(label, memberHash(replica.name), replica.name);
-    }
-  }
-}
+import { TAKEN_PREFIX } from "./labels.ts";
+import { memberHash } from "./ring.ts";
+import {
+  DRAIN,
+  LABEL,
+  NS,
+  ownLabelsOnly,
+  RING,
+  Run,
+  safety,
+} from "./_chaos_test_util.ts";
 
 async function withRun(
   fn: (run: Run, time: FakeTime) => Promise<void>,
@@ -201,7 +27,7 @@ async function withRun(
   } finally {
     await run.stop(time);
   }
-  assert.deepEqual(run.overlaps, []);
+  assert.deepEqual(safety(run), []);
 }
 
 Deno.test("objects are spread over 3 replicas, and each reconciles only its own", async () => {
@@ -259,7 +85,7 @@ Deno.test("a join rebalances through the drain handshake, never two replicas on 
     // that removed both labels.
     const acks = run.server.requests.filter((r) =>
       r.method === "PATCH" && !r.path.includes("fieldManager") &&
-      JSON.stringify(r.body).includes(drainLabel(RING))
+      JSON.stringify(r.body).includes(DRAIN)
     );
     assert.ok(
       acks.length >= moved.length,

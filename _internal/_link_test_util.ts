@@ -298,11 +298,13 @@ export class FaultyLink {
     }
     const process = this.process;
     if (process) {
-      // A paused process takes in its answers when it resumes.
+      // A paused process takes in its answers, and each chunk of their
+      // bodies (a watch's events), when it resumes.
       const arrived = answer;
       answer = new Promise<Response>((resolve, reject) => {
         arrived.then(
-          (response) => process.deliver(() => resolve(response)),
+          (response) =>
+            process.deliver(() => resolve(gated(response, process))),
           (error) => process.deliver(() => reject(error)),
         );
       });
@@ -311,6 +313,42 @@ export class FaultyLink {
     this.onEvent?.();
     return answered;
   };
+}
+
+/**
+ * The response with its body read through the process: a chunk that arrives
+ * while the process is paused is taken in when it resumes, so a paused
+ * process's watches hand it nothing (no handler runs, no reconcile starts).
+ */
+function gated(response: Response, process: Process): Response {
+  const upstream = response.body;
+  if (upstream === null) return response;
+  const reader = upstream.getReader();
+  const body = new ReadableStream<Uint8Array>({
+    pull: (controller) =>
+      new Promise<void>((resolve) => {
+        const settle = (step: () => void): void =>
+          process.deliver(() => {
+            try {
+              step();
+            } catch {
+              // Cancelled meanwhile: nobody reads it.
+            }
+            resolve();
+          });
+        reader.read().then(
+          ({ value, done }) =>
+            settle(() => done ? controller.close() : controller.enqueue(value)),
+          (error) => settle(() => controller.error(error)),
+        );
+      }),
+    cancel: (reason) => reader.cancel(reason),
+  }, { highWaterMark: 0 });
+  return new Response(body, {
+    status: response.status,
+    statusText: response.statusText,
+    headers: response.headers,
+  });
 }
 
 /** Answers `answer`, or rejects when `signal` aborts first (and drops it). */
