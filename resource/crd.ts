@@ -130,9 +130,133 @@ export interface CustomResourceDefinition {
     versions: CustomResourceDefinitionVersion[];
     /**
      * How objects pass between versions: `None` (only `apiVersion`
-     * changes), written when there are several versions. Webhook
-     * conversion is not written yet.
+     * changes), written when there are several versions, or `Webhook` (a
+     * conversion webhook), written when `crd({ conversion })` asks for it.
      */
-    conversion?: { strategy: "None" };
+    conversion?: CustomResourceConversion;
   };
+}
+
+/**
+ * Where the API server calls a webhook (`clientConfig` of a conversion
+ * webhook): a Service of the cluster, or a URL; with the CA that signed
+ * its serving certificate.
+ *
+ * @example
+ * ```ts
+ * import type { WebhookClientConfig } from "@liken/kubernetes/resource";
+ *
+ * const config: WebhookClientConfig = {
+ *   service: { namespace: "ops", name: "hooks", path: "/convert" },
+ * };
+ * void config;
+ * ```
+ */
+export type WebhookClientConfig =
+  & {
+    /**
+     * The CA bundle (PEM, base64-encoded) the API server trusts for the
+     * webhook's certificate. Default none: the API server's own roots
+     * (cert-manager's `inject-ca-from` annotation fills it in).
+     */
+    caBundle?: string | undefined;
+  }
+  & (
+    | {
+      /** The Service, reached at `https://<name>.<namespace>.svc:<port><path>`. */
+      service: ServiceReference;
+      /** Not beside `service`. */
+      url?: undefined;
+    }
+    | {
+      /** An `https://` URL, such as `https://127.0.0.1:9443/convert`. */
+      url: string;
+      /** Not beside `url`. */
+      service?: undefined;
+    }
+  );
+
+/** A Service a webhook is served by (`clientConfig.service`). */
+export interface ServiceReference {
+  /** The Service's namespace. */
+  namespace: string;
+  /** The Service's name. */
+  name: string;
+  /** The path the webhook is served at, such as `/convert`. Default `/`. */
+  path?: string | undefined;
+  /** The Service's port. Default 443 (the API server's default). */
+  port?: number | undefined;
+}
+
+/**
+ * How objects pass between the versions of a kind (`spec.conversion`):
+ * `None`, where only `apiVersion` changes, or `Webhook`, where the API
+ * server sends a `ConversionReview` (apiextensions.k8s.io/v1) to a
+ * webhook for every object read or written in a version other than the
+ * storage version (`conversion` of `@liken/kubernetes/webhook` answers
+ * them).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { defineResource } from "@liken/kubernetes/resource";
+ *
+ * const spec = (field: string) => ({
+ *   type: "object",
+ *   properties: { spec: { type: "object", properties: { [field]: { type: "string" } } } },
+ * }) as const;
+ * const NOTES = defineResource({
+ *   group: "example.com",
+ *   kind: "Note",
+ *   plural: "notes",
+ *   scope: "Namespaced",
+ *   versions: [
+ *     { name: "v1", storage: true, schema: spec("message") },
+ *     { name: "v2", schema: spec("text") },
+ *   ],
+ * });
+ * const crd = NOTES.crd({
+ *   conversion: {
+ *     strategy: "Webhook",
+ *     webhook: {
+ *       clientConfig: {
+ *         service: { namespace: "ops", name: "hooks", path: "/convert" },
+ *       },
+ *       conversionReviewVersions: ["v1"],
+ *     },
+ *   },
+ * });
+ * assert.equal(crd.spec.conversion?.strategy, "Webhook");
+ * ```
+ */
+export type CustomResourceConversion =
+  | {
+    /** Only `apiVersion` changes between versions. */
+    strategy: "None";
+    /** Not with `None`. */
+    webhook?: undefined;
+  }
+  | {
+    /** A webhook converts between versions. */
+    strategy: "Webhook";
+    /** The webhook. */
+    webhook: {
+      /** Where the API server calls it. */
+      clientConfig: WebhookClientConfig;
+      /**
+       * The `ConversionReview` versions the webhook understands, in
+       * order of preference; the API server sends the first it knows
+       * (only `v1` exists).
+       */
+      conversionReviewVersions: string[];
+    };
+  };
+
+/** What `definition.crd()` takes. */
+export interface CrdOptions {
+  /**
+   * How objects pass between versions. Default `{ strategy: "None" }`
+   * when there are several versions, else none written.
+   */
+  conversion?: CustomResourceConversion | undefined;
 }

@@ -59,3 +59,76 @@ Deno.test("crd() leaves out what is not set, and is a fresh copy", () => {
     type: "object",
   });
 });
+
+Deno.test("crd({ conversion }) writes a webhook conversion as given, a fresh copy; the default stays None", () => {
+  const spec = (field: string) =>
+    ({
+      type: "object",
+      properties: {
+        spec: { type: "object", properties: { [field]: { type: "string" } } },
+      },
+    }) as const;
+  const NOTES = defineResource({
+    group: "example.com",
+    kind: "Note",
+    plural: "notes",
+    scope: "Namespaced",
+    versions: [
+      { name: "v1", storage: true, schema: spec("message") },
+      { name: "v2", schema: spec("text") },
+    ],
+  });
+  const conversion = {
+    strategy: "Webhook",
+    webhook: {
+      clientConfig: {
+        service: {
+          namespace: "ops",
+          name: "hooks",
+          path: "/convert",
+          port: 9443,
+        },
+        caBundle: "Q0E=",
+      },
+      conversionReviewVersions: ["v1"],
+    },
+  } as const;
+  const crd = NOTES.crd({
+    conversion: {
+      ...conversion,
+      webhook: {
+        ...conversion.webhook,
+        conversionReviewVersions: [
+          ...conversion.webhook.conversionReviewVersions,
+        ],
+      },
+    },
+  });
+  assert.deepEqual(crd.spec.conversion, conversion);
+  // A url instead of a service.
+  const byUrl = NOTES.crd({
+    conversion: {
+      strategy: "Webhook",
+      webhook: {
+        clientConfig: { url: "https://127.0.0.1:9443/convert" },
+        conversionReviewVersions: ["v1"],
+      },
+    },
+  });
+  assert.deepEqual(byUrl.spec.conversion?.webhook?.clientConfig, {
+    url: "https://127.0.0.1:9443/convert",
+  });
+  // A copy: changing the answer changes neither the option nor later CRDs.
+  const given = {
+    strategy: "Webhook" as const,
+    webhook: {
+      clientConfig: { url: "https://a/convert" },
+      conversionReviewVersions: ["v1"],
+    },
+  };
+  const first = NOTES.crd({ conversion: given });
+  first.spec.conversion!.webhook!.conversionReviewVersions.push("v1beta1");
+  assert.deepEqual(given.webhook.conversionReviewVersions, ["v1"]);
+  assert.deepEqual(NOTES.crd().spec.conversion, { strategy: "None" });
+  assert.deepEqual(NOTES.crd({}).spec.conversion, { strategy: "None" });
+});

@@ -6,6 +6,7 @@
  */
 
 import type {
+  CrdOptions,
   CustomResourceDefinition,
   PrinterColumn,
   ScaleSubresource,
@@ -367,8 +368,9 @@ export class ResourceDefinition<
    * every version (served and stored as given, deprecated with its
    * warning), each version's subresources (`status`, `scale`), printer
    * columns, selectable fields and schema as given; the short names and
-   * categories; conversion `None` when there are several versions. A fresh
-   * copy on every call.
+   * categories; conversion `None` when there are several versions, or
+   * the `conversion` given (such as a webhook's). A fresh copy on every
+   * call.
    *
    * @example
    * ```ts
@@ -389,9 +391,10 @@ export class ResourceDefinition<
    * assert.deepEqual(crd.spec.versions[0]?.subresources, { status: {} });
    * ```
    *
+   * @param crdOptions The conversion, when not the default.
    * @returns The CustomResourceDefinition.
    */
-  crd(): CustomResourceDefinition {
+  crd(crdOptions: CrdOptions = {}): CustomResourceDefinition {
     const options = this.#options;
     const names: CustomResourceDefinition["spec"]["names"] = {
       plural: this.resource,
@@ -407,7 +410,9 @@ export class ResourceDefinition<
       scope: options.scope,
       versions: this.#versions.map(crdVersion),
     };
-    const conversion = this.#conversion();
+    const conversion = crdOptions.conversion === undefined
+      ? this.#conversion()
+      : structuredClone(crdOptions.conversion);
     if (conversion !== undefined) spec.conversion = conversion;
     return {
       apiVersion: "apiextensions.k8s.io/v1",
@@ -417,8 +422,8 @@ export class ResourceDefinition<
     };
   }
 
-  // How objects pass between versions: None (only apiVersion changes),
-  // written when there are several. The place for a webhook's conversion.
+  // How objects pass between versions by default: None (only apiVersion
+  // changes), written when there are several.
   #conversion(): CustomResourceDefinition["spec"]["conversion"] {
     return this.#versions.length > 1 ? { strategy: "None" } : undefined;
   }

@@ -49,7 +49,7 @@
  * | option                                   | in the CRD                                                                                    |
  * | ---------------------------------------- | --------------------------------------------------------------------------------------------- |
  * | `version` + `schema`                     | one version, served and stored                                                                |
- * | `versions` (`name`, `schema`, `served`, `storage`) | every version, each with its own schema (`ObjectOf<typeof D, "v1beta1">`, `D.forVersion("v1beta1")`); exactly one `storage: true`; `conversion: None` |
+ * | `versions` (`name`, `schema`, `served`, `storage`) | every version, each with its own schema (`ObjectOf<typeof D, "v1beta1">`, `D.forVersion("v1beta1")`); exactly one `storage: true`; `conversion: None`, or a webhook by `crd({ conversion })` |
  * | `deprecated`, `deprecationWarning`       | per version: the API server's 299 `Warning` on each request for it (its own wording by default) |
  * | `status`, `scale`                        | `subresources.status`, `subresources.scale` (`specReplicasPath`, `statusReplicasPath`, `labelSelectorPath`) |
  * | `selectableFields`                       | `selectableFields[].jsonPath`: field selectors may name them                                  |

@@ -16,6 +16,11 @@ import { clone, deepEqual } from "./_patch.ts";
 import { isObject, resourceKey, timestamp } from "./_objects.ts";
 import { ALL_VERBS } from "./_registry.ts";
 import { noteServed, type ScaleSubresource, servedVersion } from "./_served.ts";
+import {
+  conversionErrors,
+  defaultConversion,
+  webhookOf,
+} from "./_conversion_config.ts";
 import { diffSets, Schema as FieldSchema } from "./_fields.ts";
 import { managedFields, recordUpdate } from "./_managed.ts";
 import type { Change } from "./_store.ts";
@@ -87,7 +92,7 @@ export function defaultDefinition(object: KubeObject): void {
     if (!names.singular) names.singular = names.kind.toLowerCase();
     if (!names.listKind) names.listKind = `${names.kind}List`;
   }
-  spec.conversion ??= { strategy: "None" };
+  defaultConversion(spec);
 }
 
 /** The status a new definition starts with, before its controllers run. */
@@ -165,6 +170,7 @@ export function definitionErrors(object: KubeObject): Cause[] {
       });
     } else out.push(...servedStructural(schema, path));
   });
+  out.push(...conversionErrors(spec.conversion));
   return out;
 }
 
@@ -261,6 +267,7 @@ function servedResources(
       selectableFields: (version.selectableFields ?? []).flatMap((f) =>
         typeof f?.jsonPath === "string" ? [f.jsonPath.replace(/^\./, "")] : []
       ),
+      webhook: webhookOf(spec.conversion),
       warning: version.deprecated
         ? version.deprecationWarning ?? deprecation(version.name!, spec)
         : undefined,

@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { secretData } from "./_secrets.ts";
 import type { KubeObject } from "../apiclient/types.ts";
 import { clone } from "./_patch.ts";
 import { BUILT_IN_RESOURCES } from "./_registry.ts";
@@ -119,12 +120,11 @@ export function createObject(
   state.admission?.validate(resource, object, undefined);
   if (state.store.peek(rkey, key)) throw alreadyExists(resource, meta.name);
   if (query.get("dryRun") === "All") return json(object, 201);
+  // In the storage version first: a conversion webhook may refuse it.
+  const storing = stored(resource, secretData(resource, object));
   state.noteCreated(meta.uid);
   state.owners.set(meta.uid, entries);
-  return json(
-    view(resource, state.store.write(rkey, key, stored(resource, object))),
-    201,
-  );
+  return json(view(resource, state.store.write(rkey, key, storing)), 201);
 }
 
 /**

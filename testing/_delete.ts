@@ -23,7 +23,8 @@ import {
 import { selectorOf } from "./_reads.ts";
 import type { Route } from "./_route.ts";
 import type { ServerState } from "./_state.ts";
-import { view } from "./_served.ts";
+import { view, webhookConverted } from "./_served.ts";
+import { awaitConversions } from "./_conversion_round.ts";
 import type { RegisteredResource } from "./types.ts";
 
 /** The preconditions a delete can carry, as its conflict message names them. */
@@ -49,6 +50,13 @@ export function deleteObject(
   const key = storeKey(resource, namespace, name);
   const existing = state.store.peek(rkey, key);
   if (!existing) throw notFound(resource, name);
+  if (webhookConverted(resource)) {
+    // kube-apiserver decodes the object three times to delete it (the
+    // registry's read, the storage's current state, the deleted object),
+    // each through the conversion webhook.
+    for (let i = 0; i < 3; i++) view(resource, existing);
+    awaitConversions();
+  }
   const preconditions = isObject(body) && isObject(body.preconditions)
     ? body.preconditions
     : {};

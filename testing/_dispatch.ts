@@ -27,6 +27,7 @@ import { deleteCollection, deleteObject } from "./_delete.ts";
 import { watchObjects } from "./_watch.ts";
 import type { ServerState } from "./_state.ts";
 import { servedVersion } from "./_served.ts";
+import { startPass } from "./_conversion_round.ts";
 import { scaleObject } from "./_scale.ts";
 import type { RecordedRequest } from "./types.ts";
 
@@ -112,6 +113,7 @@ export function route(
   body: unknown,
   request: Request,
 ): Response {
+  startPass();
   const path = url.pathname;
   const discovered = discoveryResponse(path, state.resources);
   if (discovered) return discovered;

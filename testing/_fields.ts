@@ -100,16 +100,25 @@ export class Schema {
   /**
    * Whether an object at `fields` is owned itself when added (a map, or an
    * optional struct): every object of a custom resource but under
-   * `metadata`, and a definition's `spec.conversion`.
+   * `metadata`, and a definition's `spec.conversion` and the optional
+   * structs of its webhook.
    */
   map(fields: readonly string[]): boolean {
     if (this.#custom && fields[0] !== "metadata") return true;
-    if (this.#definitions && fields.join(".") === "spec.conversion") {
+    if (this.#definitions && CONVERSION_STRUCTS.has(fields.join("."))) {
       return true;
     }
     return MAPS.has(fields[fields.length - 1] ?? "");
   }
 }
+
+/** The optional structs of a definition's `spec.conversion`. */
+const CONVERSION_STRUCTS = new Set([
+  "spec.conversion",
+  "spec.conversion.webhook",
+  "spec.conversion.webhook.clientConfig",
+  "spec.conversion.webhook.clientConfig.service",
+]);
 
 /** What a walk is at: the path and the field names leading to it. */
 interface At {

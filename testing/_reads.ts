@@ -22,7 +22,7 @@ import type { Route } from "./_route.ts";
 import type { ServerState } from "./_state.ts";
 import type { Encoder } from "./_metadata.ts";
 import type { KubeObject } from "../apiclient/types.ts";
-import { servedVersion, view } from "./_served.ts";
+import { servedVersion, view, viewAll } from "./_served.ts";
 import type { RegisteredResource } from "./types.ts";
 
 const CONTINUE_EXPIRED =
@@ -159,9 +159,9 @@ export function listObjects(
     kind: resource.listKind,
     apiVersion: apiVersionOf(resource),
     metadata,
-    items: page.map(([, object]) =>
-      typed ? untyped(object) : view(resource, object)
-    ),
+    items: typed
+      ? page.map(([, object]) => untyped(object))
+      : viewAll(resource, page.map(([, object]) => object)),
   };
   return json(table ? table.list(list) : list);
 }

@@ -10,6 +10,13 @@ import type { KubeObject } from "../apiclient/types.ts";
 import { apiVersionOf } from "./_objects.ts";
 import { pruneWith } from "../_internal/schema/decode.ts";
 import type { RegisteredResource } from "./types.ts";
+import type { WebhookConversion } from "./_conversion_config.ts";
+import {
+  listReadError,
+  ReadConversionError,
+  readConverted,
+  writeConverted,
+} from "./_conversion_round.ts";
 
 /** One served version of a CustomResourceDefinition. */
 export interface ServedVersion {
@@ -27,6 +34,8 @@ export interface ServedVersion {
   selectableFields: readonly string[];
   /** The `Warning` of a deprecated version; absent when it is not. */
   warning?: string | undefined;
+  /** The definition's conversion webhook; absent for `conversion: None`. */
+  webhook?: WebhookConversion | undefined;
 }
 
 /** A version's `subresources.scale`. */
@@ -71,7 +80,48 @@ export function view<T extends KubeObject | undefined>(
   if (served === undefined) return object;
   const apiVersion = apiVersionOf(resource);
   if (object!.apiVersion === apiVersion) return object;
+  if (served.webhook !== undefined) {
+    return converted(
+      readConverted(object!, apiVersion, resource),
+      served.schema,
+    ) as T;
+  }
   return converted({ ...object!, apiVersion }, served.schema);
+}
+
+/**
+ * The objects of a list as a read of `resource` answers them; with a
+ * conversion webhook, every object is tried and those that fail make the
+ * list fail as the API server's does (500 `StorageReadError`).
+ */
+export function viewAll<T extends KubeObject>(
+  resource: RegisteredResource,
+  objects: T[],
+): T[] {
+  const failed: ReadConversionError[] = [];
+  const out: T[] = [];
+  for (const object of objects) {
+    try {
+      out.push(view(resource, object));
+    } catch (error) {
+      if (!(error instanceof ReadConversionError)) throw error;
+      failed.push(error);
+    }
+  }
+  if (failed.length > 0) {
+    throw listReadError(failed, {
+      ...resource,
+      plural: `${resource.resource}.${resource.group}`,
+    });
+  }
+  return out;
+}
+
+/** Whether reads and writes of `resource` go through a conversion webhook. */
+export function webhookConverted(resource: RegisteredResource): boolean {
+  const served = SERVED.get(resource);
+  return served?.webhook !== undefined &&
+    served.storage !== apiVersionOf(resource);
 }
 
 /**
@@ -86,6 +136,14 @@ export function stored<T extends KubeObject>(
   const served = SERVED.get(resource);
   if (served === undefined || object.apiVersion === served.storage) {
     return object;
+  }
+  if (served.webhook !== undefined) {
+    return writeConverted(
+      object,
+      served.storage,
+      apiVersionOf(resource),
+      (written) => converted(written as T, served.storageSchema),
+    ) as T;
   }
   return converted(
     { ...object, apiVersion: served.storage },

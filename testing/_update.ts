@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { secretData } from "./_secrets.ts";
 import { BUILT_IN_RESOURCES } from "./_registry.ts";
 import { validateMetadata } from "./_validation.ts";
 import type { KubeObject, ObjectMeta } from "../apiclient/types.ts";
@@ -43,6 +44,7 @@ import {
 } from "./_admit.ts";
 import { isDefinitions, noteStorageVersion } from "./_crd.ts";
 import { stored, view } from "./_served.ts";
+import { awaitConversions } from "./_conversion_round.ts";
 import type { ServerState } from "./_state.ts";
 
 /** PUT of an object or its status. */
@@ -233,6 +235,8 @@ export function commitObject(
   options: { applied?: Entry[] | undefined } = {},
 ): KubeObject {
   const { name, existing, sent, subresource, query } = written;
+  // The old object not converted yet: nothing is changed until it is.
+  awaitConversions();
   const applied = options.applied;
   const { resource, namespace } = route;
   const rkey = resourceKey(resource);
@@ -319,11 +323,14 @@ export function commitObject(
     // object as written, at the version it had before (a client's memo
     // cannot tell that copy from a stale one).
     const answer = clone(next);
-    state.store.write(rkey, key, stored(resource, next));
+    state.store.write(rkey, key, stored(resource, secretData(resource, next)));
     state.store.delete(rkey, key);
     return answer;
   }
-  return view(resource, state.store.write(rkey, key, stored(resource, next)));
+  return view(
+    resource,
+    state.store.write(rkey, key, stored(resource, secretData(resource, next))),
+  );
 }
 
 function copyOptional(

@@ -15,6 +15,7 @@ import type { ServerState } from "./_state.ts";
 import type { Encoder } from "./_metadata.ts";
 import { WatchStream } from "./_watch_stream.ts";
 import { view } from "./_served.ts";
+import { watchConversion } from "./_conversion.ts";
 import type { RegisteredResource } from "./types.ts";
 
 const INITIAL_EVENTS_END = "k8s.io/initial-events-end";
@@ -65,18 +66,38 @@ export function watchObjects(
   const watch = new WatchStream(
     () => state.takeCorruption(),
     () => {
+      ended.abort();
       state.watches.delete(watch);
       signal.removeEventListener("abort", onAbort);
     },
     table,
   );
   state.watches.add(watch);
+  // Through a conversion webhook, each event is converted as it goes out,
+  // in order; else it is sent as it is.
+  const ended = new AbortController();
+  const convert = watchConversion(
+    state,
+    resource,
+    AbortSignal.any([signal, ended.signal]),
+  );
+  const show = (object: KubeObject): KubeObject =>
+    convert === undefined ? view(resource, object) : object;
+  let queue = Promise.resolve();
+  const send = (event: WatchEvent): void => {
+    if (convert === undefined) return watch.send(event);
+    queue = queue.then(async () => {
+      try {
+        watch.send(await convert(event));
+      } catch { /* the watch ended */ }
+    });
+  };
   const events: WatchEvent[] = [];
   let open = true;
   if (initial) {
     for (const [, object] of state.store.all(rkey)) {
       if (inScope(object)) {
-        events.push({ type: "ADDED", object: view(resource, object) });
+        events.push({ type: "ADDED", object: show(object) });
       }
     }
     // The end marker only when asked for, and only with bookmarks allowed.
@@ -95,19 +116,20 @@ export function watchObjects(
     open = false;
   } else {
     for (const change of state.store.since(rkey, since)) {
-      const event = translate(change, inScope, resource);
+      const event = translate(change, inScope, show);
       if (event) events.push(event);
     }
   }
-  const response = watch.start(events);
+  const response = watch.start(convert === undefined ? events : []);
+  if (convert !== undefined) events.forEach(send);
   if (!open) {
     watch.close();
     return response;
   }
   watch.onChange = state.store.subscribe((change) => {
     if (change.resource !== rkey) return;
-    const event = translate(change, inScope, resource);
-    if (event) watch.send(event);
+    const event = translate(change, inScope, show);
+    if (event) send(event);
   });
   // timeoutSeconds=0 asks for the server's default (30 to 60 min there),
   // which the fake leaves open.
@@ -122,7 +144,7 @@ export function watchObjects(
       (last) => {
         // A stopped heartbeat still leaves the bookmark before the timeout.
         if (last || !state.bookmarksStopped) {
-          watch.send(bookmark(state, resource, false));
+          send(bookmark(state, resource, false));
         }
       },
     );
@@ -155,10 +177,10 @@ function bookmark(
 function translate(
   change: Change,
   inScope: (object: KubeObject | undefined) => boolean,
-  resource: RegisteredResource,
+  show: (object: KubeObject) => KubeObject,
 ): WatchEvent | undefined {
   const was = inScope(change.previous);
-  const object = view(resource, change.object);
+  const object = show(change.object);
   if (change.type === "DELETED") {
     return was ? { type: "DELETED", object } : undefined;
   }

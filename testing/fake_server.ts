@@ -19,6 +19,7 @@ import { ServerState } from "./_state.ts";
 import { GarbageCollector } from "./_gc.ts";
 import { failureResponse, receive } from "./_dispatch.ts";
 import { respond } from "./_webhooks.ts";
+import { converting } from "./_conversion.ts";
 import { serveDefinitions } from "./_crd.ts";
 import { withWarnings } from "./_admit.ts";
 import { matchPath, Refusals } from "./_faults.ts";
@@ -91,7 +92,9 @@ export type { ObjectRef, Resource } from "../apiclient/resource.ts";
  * per unknown field, 400 under `fieldValidation=Strict`), defaulted and
  * validated (422) against the version's schema (CEL rules not evaluated);
  * the status and scale subresources; selectable fields; deprecated versions'
- * `Warning`; versions sharing objects (`conversion: None`); printer columns;
+ * `Warning`; versions sharing objects (`conversion: None`) or converted by a
+ * conversion webhook (`conversion: Webhook`, one `ConversionReview` per
+ * object crossing versions, checked in the API server's words); printer columns;
  * list types for server-side apply; strategic merge refused (415). Deleting it removes
  * the resource and its objects at once.
  *
@@ -280,7 +283,14 @@ export class FakeApiServer implements AsyncDisposable {
     try {
       const refused = this.#refusals.answer(method, url, state.resources);
       if (refused) return refused;
-      return await respond(state, { method, url, text, body }, request);
+      return await converting(
+        state,
+        url,
+        method,
+        request.signal,
+        // Each round of a conversion answers the request anew.
+        () => respond(state, { method, url, text, body: clone(body) }, request),
+      );
     } catch (error) {
       return withWarnings(failureResponse(error, request), state.warnings);
     }

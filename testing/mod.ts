@@ -51,7 +51,11 @@
  *   there is no CEL evaluator in Deno, so a write the API server refuses
  *   by a rule (422) is taken. Other definition checks are limited to the
  *   name, the one storage version and structural schemas (not the scale
- *   paths or selectable fields), and only `conversion: None` is served.
+ *   paths or selectable fields) and the `conversion` stanza. Conversion
+ *   webhooks (`strategy: Webhook`) are called as kube-apiserver calls them
+ *   without its watch cache: one review per object decoded or encoded in
+ *   another version than the storage version (the watch cache converts
+ *   each change once per version and answers lists from its copies).
  *   Served as the API server serves them: each version's schema (defaults
  *   of the version written, pruning by the storage version's and the
  *   version read), `/scale` (GET, PUT, merge and JSON patches; apply and

@@ -89,9 +89,10 @@ export function normalise(
       );
     }
     if (message && /resource ?version/i.test(out)) {
-      // A version quoted in a message (a watch's "too old resource version").
+      // A version quoted in a message (a watch's "too old resource
+      // version"), but not a storage error's code ("Code: 7").
       for (const [rv, rank] of ranks) {
-        out = out.replace(new RegExp(`\\b${rv}\\b`, "g"), rank);
+        out = out.replace(new RegExp(`(?<!Code: )\\b${rv}\\b`, "g"), rank);
       }
     }
     return out;

@@ -16,6 +16,7 @@ import { READS } from "./scenarios/reads.ts";
 import { CONTROLLERS } from "./scenarios/controllers.ts";
 import { CUSTOM_RESOURCES } from "./scenarios/custom_resources.ts";
 import { WEBHOOKS } from "./scenarios/webhooks.ts";
+import { CONVERSION } from "./scenarios/conversion.ts";
 
 export type { Hooks, Scenario } from "./scenarios/_common.ts";
 
@@ -29,4 +30,5 @@ export const SCENARIOS: readonly Scenario[] = [
   ...CONTROLLERS,
   ...CUSTOM_RESOURCES,
   ...WEBHOOKS,
+  ...CONVERSION,
 ];
