@@ -41,6 +41,8 @@ export interface Writer {
   recorder: Recorder | undefined;
   /** The controller's force policy. */
   applyForce: boolean;
+  /** Labels every applied child carries: a sharded member's shard. */
+  childLabels?: Readonly<Record<string, string>> | undefined;
   /** The primary object's ref. */
   ref: ObjectRef;
   /** The primary object, or `undefined` when it is gone. */
@@ -198,6 +200,9 @@ export async function applyChild<C extends KubeObject>(
     ...child,
     metadata: {
       ...child.metadata,
+      ...(writer.childLabels === undefined ? {} : {
+        labels: { ...child.metadata.labels, ...writer.childLabels },
+      }),
       ownerReferences: owned(writer, child, object),
     },
   };

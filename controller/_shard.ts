@@ -13,7 +13,8 @@ import {
   shardLabel,
 } from "../shard/labels.ts";
 import { memberHash } from "../shard/ring.ts";
-import type { ControllerOptions, Primary } from "./types.ts";
+import type { Source } from "../informer/types.ts";
+import type { ControllerOptions } from "./types.ts";
 
 /** What a sharded reconcile gets instead of an object that is not its own. */
 export const SKIP: unique symbol = Symbol("not this member's");
@@ -25,16 +26,22 @@ function identityOf(options: ControllerOptions<any>): string {
 }
 
 /**
- * The primary collection a controller watches: with `shards`, only the
- * objects the sharder assigned to this member.
+ * A collection a controller watches, the primaries (`for`) or children
+ * (`owns`): with `shards`, only the objects labelled with this member's
+ * shard. The sharder labels primaries; children carry the label of the
+ * member that applied them, and the sharder labels the others and
+ * relabels them when their owner moves.
  */
-// deno-lint-ignore no-explicit-any
-export function primarySource(options: ControllerOptions<any>): Primary {
+export function shardSource<S extends Source>(
+  // deno-lint-ignore no-explicit-any
+  options: ControllerOptions<any>,
+  source: S,
+): S {
   const shards = options.shards;
-  if (shards === undefined) return options.for;
+  if (shards === undefined) return source;
   const mine = `${shardLabel(shards.ring)}=${memberHash(identityOf(options))}`;
-  const given = options.for.labelSelector;
-  return { ...options.for, labelSelector: given ? `${given},${mine}` : mine };
+  const given = source.labelSelector;
+  return { ...source, labelSelector: given ? `${given},${mine}` : mine };
 }
 
 /** What a {@linkcode ShardGate} needs. */
@@ -61,6 +68,8 @@ export interface ShardGateOptions {
 export class ShardGate {
   /** The member's election on its own Lease. */
   readonly lead: Lead;
+  /** The label every child this member applies carries: its shard. */
+  readonly childLabels: Readonly<Record<string, string>>;
   #label: string;
   #drain: string;
   #hash: string;
@@ -83,6 +92,7 @@ export class ShardGate {
     this.#label = shardLabel(shards.ring);
     this.#drain = drainLabel(shards.ring);
     this.#held = options.held;
+    this.childLabels = { [this.#label]: this.#hash };
     this.lead = new Lead(client, {
       lease: {
         namespace: shards.namespace,

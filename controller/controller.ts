@@ -26,7 +26,7 @@ import { managed } from "./_managed.ts";
 import { recorderOf, wire } from "./_wiring.ts";
 import { clamp } from "./_limiter.ts";
 import { Terms } from "./_terms.ts";
-import { primarySource, ShardGate, SKIP } from "./_shard.ts";
+import { ShardGate, shardSource, SKIP } from "./_shard.ts";
 import { ReconcileError, WatchMapError } from "./errors.ts";
 import { DEFAULT_STOP_TIMEOUT, WorkQueue } from "./queue.ts";
 import type {
@@ -195,7 +195,7 @@ export class Controller<T extends KubeObject = KubeObject>
         },
       },
     });
-    this.primary = this.#open<T>(primarySource(options), {
+    this.primary = this.#open<T>(shardSource(options, options.for), {
       signal,
       onError,
       ...(primaryHooks as CollectionOptions<T>),
@@ -210,7 +210,7 @@ export class Controller<T extends KubeObject = KubeObject>
         const owner = controllerOf(child, { group, kind, namespaced });
         if (owner !== undefined) enqueue(owner.key);
       };
-      this.#watch(source, {
+      this.#watch(shardSource(options, source), {
         add: toOwner,
         // Both copies: a child whose owner changed wakes the old one too.
         update: (old, child) => {
@@ -485,6 +485,7 @@ export class Controller<T extends KubeObject = KubeObject>
         versions: this.versions,
         recorder: this.recorder,
         applyForce: options.applyForce ?? true,
+        childLabels: this.#shard?.childLabels,
         ref,
         object,
         signal,

@@ -9,11 +9,13 @@ import type { LeaseRef } from "../election/types.ts";
 import { Collections } from "../informer/shared.ts";
 import type { Metrics } from "../metrics/metrics.ts";
 import { ProbeServer, type ProbeServerOptions } from "../metrics/probes.ts";
+import { Sharder } from "../shard/sharder.ts";
 import { Controller } from "./controller.ts";
 import { clamp } from "./_limiter.ts";
 import { managed } from "./_managed.ts";
+import { shardSource } from "./_shard.ts";
 import { DEFAULT_STOP_TIMEOUT } from "./queue.ts";
-import type { ControllerOptions } from "./types.ts";
+import type { ControllerOptions, ControllerShards } from "./types.ts";
 
 /** The election of a {@linkcode Manager}: one Lease for all its controllers. */
 export interface ManagerElection {
@@ -32,6 +34,13 @@ export interface ManagerElection {
   /** Ends the process after a lost Lease (`exit`). Default `Deno.exit`. */
   exit?: ((code: number) => void) | undefined;
 }
+
+/**
+ * The `shards` option of a {@linkcode Manager}: every controller becomes a
+ * member of its own ring, named after it, as its own `shards` option would
+ * make it.
+ */
+export type ManagerShards = Omit<ControllerShards, "ring">;
 
 /** A task that runs on every replica, leading or not. */
 export interface ManagerTask {
@@ -56,6 +65,15 @@ export interface ManagerOptions extends DiagnosticsOptions {
    * the leader's controllers reconcile. Default: none (always reconcile).
    */
   election?: ManagerElection | undefined;
+  /**
+   * Several active replicas instead of one leader: every controller without
+   * a `shards` option of its own becomes a member of the ring named after
+   * it. For every sharded controller, the manager runs the ring's sharder
+   * (`Sharder` of `@liken/kubernetes/shard`, one replica assigns at a time)
+   * on every replica, with the controller's `for` and `owns`. Not together
+   * with `election`. Default: not sharded.
+   */
+  shards?: ManagerShards | undefined;
   /** Tasks that run on every replica (webhook servers, for instance). */
   tasks?: readonly ManagerTask[] | undefined;
   /**
@@ -131,6 +149,9 @@ export class Manager implements AsyncDisposable {
   #stop = new AbortController();
   #lead: Lead | undefined;
   #controllers: Controller<KubeObject>[] = [];
+  // deno-lint-ignore no-explicit-any -- controllers of any primary kind
+  #members: readonly ControllerOptions<any>[];
+  #sharders: Sharder[] = [];
   #tasks: Promise<void>[] = [];
   #probes: ProbeServer | undefined;
   #stopped: Promise<void> | undefined;
@@ -145,8 +166,8 @@ export class Manager implements AsyncDisposable {
    *
    * @param client The API client (without a write guard).
    * @param options The controllers, the election, the tasks and the rest.
-   * @throws {TypeError} When two controllers share a name, or `probes` is
-   *   given without `metrics`.
+   * @throws {TypeError} When two controllers share a name, `probes` is
+   *   given without `metrics`, or `shards` with `election`.
    */
   constructor(client: Client, options: ManagerOptions) {
     this.#options = options;
@@ -161,6 +182,16 @@ export class Manager implements AsyncDisposable {
     if (options.probes !== undefined && options.metrics === undefined) {
       throw new TypeError("The probe server needs the metrics option");
     }
+    const shards = options.shards;
+    const sharded = options.controllers.some((c) => c.shards !== undefined);
+    if ((shards !== undefined || sharded) && options.election !== undefined) {
+      throw new TypeError("The manager takes shards or an election, not both");
+    }
+    this.#members = options.controllers.map((controller) =>
+      shards === undefined || controller.shards !== undefined
+        ? controller
+        : { ...controller, shards: { ...shards, ring: controller.name } }
+    );
     const metrics = options.metrics;
     this.#client = metrics === undefined ? client : metrics.client(client);
     const signal = this.#stop.signal;
@@ -182,13 +213,15 @@ export class Manager implements AsyncDisposable {
     // The manager's own registration on every collection keeps the caches
     // running between terms (a lost Lease with `campaign`), and on a
     // standby whatever its controllers do.
-    for (const controller of options.controllers) {
+    // A member's collections select its shard: register those, not all.
+    for (const controller of this.#members) {
       const sources = [
-        controller.for,
-        ...(controller.owns ?? []),
+        shardSource(controller, controller.for),
+        ...(controller.owns ?? []).map((own) => shardSource(controller, own)),
         ...(controller.watches ?? []).map((watch) => watch.source),
       ];
       for (const source of sources) this.collections.register(source);
+      if (controller.shards !== undefined) this.#shard(controller);
     }
     for (const task of options.tasks ?? []) this.#tasks.push(this.#run(task));
     const outer = options.signal;
@@ -254,6 +287,26 @@ export class Manager implements AsyncDisposable {
     await this.stop();
   }
 
+  /** Runs the sharder of a sharded controller's ring. */
+  // deno-lint-ignore no-explicit-any -- controllers of any primary kind
+  #shard(controller: ControllerOptions<any>): void {
+    const { ring, namespace, identity, exit } = controller.shards!;
+    const { log, onError } = this.#diagnostics;
+    this.#sharders.push(
+      new Sharder(this.#client, {
+        ring,
+        namespace,
+        for: controller.for,
+        owns: controller.owns,
+        pod: identity ?? Deno.hostname(),
+        exit,
+        metrics: this.#options.metrics,
+        log: (line) => log(`sharder ${ring}: ${line}`),
+        onError,
+      }),
+    );
+  }
+
   /** One term: a Lead (with an election) and controllers that follow it. */
   #term(): void {
     if (this.#stopping) return;
@@ -281,7 +334,7 @@ export class Manager implements AsyncDisposable {
     }
     this.#lead = lead;
     const budget = this.#options.stopTimeout ?? DEFAULT_STOP_TIMEOUT;
-    this.#controllers = this.#options.controllers.map((options) => {
+    this.#controllers = this.#members.map((options) => {
       const own: ControllerOptions<KubeObject> = {
         stopTimeout: budget,
         onError,
@@ -349,6 +402,9 @@ export class Manager implements AsyncDisposable {
       onError(new Error("The controllers did not stop within stopTimeout"));
     }
     this.#stop.abort(new DOMException("The manager stops", "AbortError"));
+    // The members released their Leases: another replica's sharder moves
+    // their objects at once; then this replica's sharders go.
+    await Promise.all(this.#sharders.map((sharder) => sharder.stop()));
     const lead = this.#lead;
     if (lead !== undefined) {
       log("stopping: releasing the Lease");

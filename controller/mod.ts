@@ -123,6 +123,7 @@ export {
   Manager,
   type ManagerElection,
   type ManagerOptions,
+  type ManagerShards,
   type ManagerTask,
 } from "./manager.ts";
 export {

@@ -45,8 +45,9 @@ if (import.meta.main) {
     say(`member Lease lost: exit ${code}`);
     Deno.exit(code);
   };
+  const greeting = greetingController({ pod: identity });
   const controller = new Controller(client, {
-    ...greetingController({ pod: identity }),
+    ...greeting,
     shards: { ring: RING, namespace: RING_NAMESPACE, identity, exit },
     log: (line) => say(line),
     onError: () => {},
@@ -56,6 +57,8 @@ if (import.meta.main) {
     ring: RING,
     namespace: RING_NAMESPACE,
     for: GREETING,
+    // Its children (the ConfigMaps) carry their Greeting's shard.
+    owns: greeting.owns,
     pod: identity,
     resync: 2_000,
     exit,

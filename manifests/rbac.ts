@@ -7,7 +7,10 @@ import type { Source } from "../informer/source.ts";
 import type { SharderOptions } from "../shard/sharder.ts";
 
 /** What {@linkcode sharderRules} reads of a sharder's options. */
-export type SharderRbac = Pick<SharderOptions, "ring" | "namespace" | "for">;
+export type SharderRbac = Pick<
+  SharderOptions,
+  "ring" | "namespace" | "for" | "owns"
+>;
 
 const LEASES = { group: "coordination.k8s.io", resource: "leases" };
 
@@ -147,7 +150,8 @@ export function rulesOf(options: ControllerOptions<any>): ScopedRule[] {
  * namespace, `get`, `list`, `watch`, `create` and `update` on Leases (its
  * own election, the members' Leases it watches, and the takeover of a gone
  * member's); on the primaries, `get`, `list` and `watch` (it watches their
- * metadata) and `patch` (it applies the shard labels).
+ * metadata) and `patch` (it applies the shard labels); the same on each
+ * `owns` collection (it labels children with their owner's shard).
  *
  * @example
  * ```ts
@@ -158,14 +162,16 @@ export function rulesOf(options: ControllerOptions<any>): ScopedRule[] {
  *   ring: "web",
  *   namespace: "ops",
  *   for: { version: "v1", resource: "configmaps", kind: "ConfigMap" },
+ *   owns: [{ version: "v1", resource: "secrets" }],
  * });
  * assert.deepEqual(rules.map((r) => `${r.namespace ?? "*"} ${r.resources} ${r.verbs}`), [
  *   "ops leases get,list,watch,create,update",
  *   "* configmaps get,list,watch,patch",
+ *   "* secrets get,list,watch,patch",
  * ]);
  * ```
  *
- * @param options The sharder's ring, namespace and primaries.
+ * @param options The sharder's ring, namespace, primaries and children.
  * @returns The rules.
  */
 export function sharderRules(options: SharderRbac): ScopedRule[] {
@@ -175,7 +181,9 @@ export function sharderRules(options: SharderRbac): ScopedRule[] {
       resources: [LEASES.resource],
       verbs: ["get", "list", "watch", "create", "update"],
     }),
-    ...rule(options.for, ["get", "list", "watch", "patch"]),
+    ...[options.for, ...options.owns ?? []].flatMap((source) =>
+      rule(source, ["get", "list", "watch", "patch"])
+    ),
   ];
 }
 

@@ -12,6 +12,7 @@ import { rbac, rulesOf, sharderRules } from "./mod.ts";
 const NS = "ops";
 const RING = "web";
 const CONFIGMAPS = { version: "v1", resource: "configmaps", kind: "ConfigMap" };
+const SECRETS = { version: "v1", resource: "secrets" };
 
 Deno.test("rulesOf with shards and sharderRules grant exactly the requests a ring sends", async () => {
   using time = installFakeTime({ now: Date.parse("2030-01-01T00:00:00Z") });
@@ -45,15 +46,42 @@ Deno.test("rulesOf with shards and sharderRules grant exactly the requests a rin
   await cms.patch("c0", {
     metadata: { labels: { [shardLabel(RING)]: memberHash("gone") } },
   }, { type: "merge" });
+  // A child no reconcile applies: the sharder labels it.
+  const c1 = await cms.get("c1");
+  await admin.resource(SECRETS).namespace("default").create({
+    metadata: {
+      name: "extra",
+      ownerReferences: [{
+        apiVersion: "v1",
+        kind: "ConfigMap",
+        name: "c1",
+        uid: c1.metadata.uid!,
+        controller: true,
+      }],
+    },
+  });
 
   const options = (identity: string): ControllerOptions => ({
     name: "web",
     for: CONFIGMAPS,
+    owns: [SECRETS],
     shards: { ring: RING, namespace: NS, identity, exit: () => {} },
-    reconcile: () => {},
+    reconcile: async (context) => {
+      if (context.object === undefined) return;
+      await context.apply({
+        apiVersion: "v1",
+        kind: "Secret",
+        metadata: { name: context.ref.name, namespace: "default" },
+      });
+    },
     permissions: { status: false },
   });
-  const sharderOptions = { ring: RING, namespace: NS, for: CONFIGMAPS };
+  const sharderOptions = {
+    ring: RING,
+    namespace: NS,
+    for: CONFIGMAPS,
+    owns: [SECRETS],
+  };
   const start = (identity: string): [Controller, Sharder] => [
     new Controller(client, options(identity)),
     new Sharder(client, {
@@ -81,6 +109,7 @@ Deno.test("rulesOf with shards and sharderRules grant exactly the requests a rin
       "coordination.k8s.io/leases create",
       "coordination.k8s.io/leases update",
       "/configmaps patch",
+      "/secrets patch",
     ]
   ) assert.ok(sent.has(needed), `the ring sent no ${needed}`);
 
@@ -100,17 +129,23 @@ Deno.test("rulesOf with shards and sharderRules grant exactly the requests a rin
   for (const request of sent) {
     assert.ok(granted.has(request), `not granted: ${request}`);
   }
-  // Nothing granted that the ring did not use, but a read the cache
-  // answers (get) and the first read of a server that cannot stream it
-  // (list; the fake streams).
+  // Nothing granted that the ring did not use, but reads the cache
+  // answers (get) or a server that streams makes unneeded (list; the fake
+  // streams), and what kube-apiserver checks besides the verb it serves:
+  // `create` for an apply that makes the object, and the owner's
+  // finalizers for a child that blocks its owner's deletion.
   const unused = [...granted].filter((g) => !sent.has(g)).sort();
   assert.deepEqual(unused, [
     "/configmaps get",
     "/configmaps list",
+    "/configmaps/finalizers update",
+    "/secrets create",
+    "/secrets get",
+    "/secrets list",
     "coordination.k8s.io/leases list",
   ]);
   // The controller's own rules alone do not cover the sharder's work.
   const controllerOnly = grants(rulesOf(options("a")));
   assert.ok(!controllerOnly.has("coordination.k8s.io/leases watch"));
-  assert.equal(sharderRules(sharderOptions).length, 2);
+  assert.equal(sharderRules(sharderOptions).length, 3);
 });

@@ -15,6 +15,7 @@ import { CollectionMetrics } from "./_collection.ts";
 import { collectionName } from "../_internal/names.ts";
 import { ControllerFamilies, ControllerSeries } from "./_controller.ts";
 import { type Registered, registered, runChecks } from "./_checks.ts";
+import { SharderFamilies } from "./_sharder.ts";
 import type {
   Check,
   CheckReport,
@@ -23,6 +24,7 @@ import type {
   LeadState,
   RecordedOutcome,
   RecorderHooks,
+  SharderState,
   WatchedSource,
 } from "./types.ts";
 
@@ -135,6 +137,7 @@ export class Metrics {
   #collections: CollectionMetrics | undefined;
   #controllers: ControllerFamilies | undefined;
   #leads: LeadFamilies | undefined;
+  #sharders: SharderFamilies | undefined;
   #events: Counter<"component" | "result"> | undefined;
 
   /**
@@ -303,6 +306,43 @@ export class Metrics {
         );
       }
     });
+  }
+
+  /**
+   * Reads a sharder (the shard module's `Sharder`; its `metrics` option
+   * calls this) at each scrape: `shard_ring_members{ring}`,
+   * `shard_objects{ring,shard}` (primaries per member hash, `""` for
+   * none), the counters `shard_assigned_total`, `shard_drains_total`,
+   * `shard_moves_total`, `shard_takeovers_total` and
+   * `shard_children_total` (`{ring}`), and its election as
+   * {@linkcode Metrics.lead} reads it. Only the leading sharder's
+   * replica reports objects and members.
+   *
+   * @example
+   * ```ts
+   * import assert from "node:assert/strict";
+   * import { Metrics } from "@liken/kubernetes/metrics";
+   *
+   * const metrics = new Metrics();
+   * metrics.sharder({
+   *   ring: "demo",
+   *   lead: { lease: { name: "demo-sharder", namespace: "ops" }, leads: () => true, renewedAt: undefined, transitions: 0 },
+   *   members: () => ["a1", "b2"],
+   *   shards: () => new Map([["a1", 3], ["b2", 4]]),
+   *   counts: { assigned: 7, drains: 1, moves: 1, takeovers: 0, children: 0 },
+   * });
+   * const text = metrics.render();
+   * assert.match(text, /^shard_ring_members\{ring="demo"\} 2$/m);
+   * assert.match(text, /^shard_objects\{ring="demo",shard="b2"\} 4$/m);
+   * assert.match(text, /^shard_moves_total\{ring="demo"\} 1$/m);
+   * ```
+   *
+   * @param sharder The sharder.
+   */
+  sharder(sharder: SharderState): void {
+    const families = this.#sharders ??= new SharderFamilies(this.registry);
+    this.lead(sharder.lead);
+    this.registry.onCollect(families.collector(sharder));
   }
 
   /**

@@ -251,3 +251,43 @@ export interface RecorderHooks {
   /** Hears what became of each posted Event. */
   observer?: ((outcome: RecordedOutcome) => void) | undefined;
 }
+
+/**
+ * What `Metrics.sharder` reads of the shard module's `Sharder` at each
+ * scrape.
+ */
+export interface SharderState {
+  /** The ring's name (the `ring` label). */
+  readonly ring: string;
+  /** The sharder's election. */
+  readonly lead: LeadState;
+  /**
+   * The live members as last judged (empty while not leading).
+   *
+   * @returns The members' hashes.
+   */
+  members(): string[];
+  /**
+   * The primaries per shard label value, `""` for none, as this replica's
+   * sharder sees them (empty while not leading).
+   *
+   * @returns Objects by member hash.
+   */
+  shards(): ReadonlyMap<string, number>;
+  /** What the sharder wrote, counted since it started. */
+  readonly counts: Readonly<SharderCounts>;
+}
+
+/** What a `Sharder` wrote, as {@linkcode SharderState.counts}. */
+export interface SharderCounts {
+  /** Objects given their first member. */
+  assigned: number;
+  /** Objects asked to drain (a live member gives them back). */
+  drains: number;
+  /** Objects given a new member after a drain or a takeover. */
+  moves: number;
+  /** Member Leases taken over (their member was gone). */
+  takeovers: number;
+  /** Children labelled with their owner's shard. */
+  children: number;
+}

@@ -10,9 +10,13 @@ import {
   type DiagnosticsOptions,
 } from "../_internal/diagnostics.ts";
 import { sleep } from "../_internal/sleep.ts";
+import type { Metrics } from "../metrics/metrics.ts";
+import type { SharderCounts } from "../metrics/types.ts";
 import { Lead } from "../election/lead.ts";
 import { LEASE_DURATION, RETRY_PERIOD } from "../election/timings.ts";
 import { Collection } from "../informer/collection.ts";
+import type { Source } from "../informer/types.ts";
+import { controllerOf } from "../controller/changes.ts";
 import {
   drainLabel,
   MEMBER_LABEL,
@@ -37,6 +41,12 @@ export interface SharderOptions extends DiagnosticsOptions {
   namespace: string;
   /** The primaries to assign. */
   for: ShardedResource;
+  /**
+   * The children's collections, as the members' `owns`: a child whose
+   * controlling owner is one of the primaries is labelled with its owner's
+   * shard, and relabelled when the owner moves. Default: none.
+   */
+  owns?: readonly Source[] | undefined;
   /** This replica's pod name (the sharder's election names it). */
   pod: string;
   /**
@@ -49,6 +59,11 @@ export interface SharderOptions extends DiagnosticsOptions {
    * `exit`). Default `Deno.exit`.
    */
   exit?: ((code: number) => void) | undefined;
+  /**
+   * Reports the ring's size, the objects per shard and what the sharder
+   * wrote ({@linkcode Metrics.sharder}). Default: none.
+   */
+  metrics?: Metrics | undefined;
   /** Stops the sharder, as {@linkcode Sharder.stop} does. */
   signal?: AbortSignal | undefined;
 }
@@ -81,7 +96,12 @@ const LEASES = {
  *   holder, its write guard refuses and its lead ends. A released Lease is
  *   taken at once, so a graceful leave moves its objects at once.
  *
- * Children are not labelled yet.
+ * - A child (of the `owns` collections) carries its controlling owner's
+ *   shard: the owner's label, or for an owner not (or no longer) seen, the
+ *   member its group, kind, namespace and name hash to (never its uid).
+ *   A member labels the children it applies itself; the sharder labels the
+ *   others, and relabels them when their owner moves, so each member's
+ *   child watch holds only its own.
  *
  * @example Assign two objects to the only member
  * ```ts
@@ -120,6 +140,16 @@ export class Sharder implements AsyncDisposable {
   readonly lead: Lead;
   /** Settles once the sharder has stopped. Never rejects. */
   readonly done: Promise<void>;
+  /** The ring's name. */
+  readonly ring: string;
+  /** What this sharder wrote, counted since it started. */
+  readonly counts: SharderCounts = {
+    assigned: 0,
+    drains: 0,
+    moves: 0,
+    takeovers: 0,
+    children: 0,
+  };
   #client: Client;
   #options: SharderOptions;
   #diagnostics: Diagnostics;
@@ -129,8 +159,11 @@ export class Sharder implements AsyncDisposable {
   #members = new Set<string>();
   // When this sharder last wrote the takeover of each gone member's Lease.
   #taken = new Map<string, number>();
+  // Objects this sharder asked to drain: their next assignment is a move.
+  #draining = new Set<string>();
   #leases: Collection<MemberLease> | undefined;
   #objects: Collection<KubeObject> | undefined;
+  #children: Collection<KubeObject>[] = [];
   #stopped: Promise<void> | undefined;
 
   /**
@@ -143,6 +176,7 @@ export class Sharder implements AsyncDisposable {
   constructor(client: Client, options: SharderOptions) {
     this.#client = client;
     this.#options = options;
+    this.ring = options.ring;
     this.#diagnostics = diagnostics(`Sharder ${options.ring}`, options);
     const { log, onError } = this.#diagnostics;
     this.lead = new Lead(client, {
@@ -158,6 +192,7 @@ export class Sharder implements AsyncDisposable {
       outer?.addEventListener("abort", () => void this.stop(), { once: true });
     }
     this.done = this.#run();
+    options.metrics?.sharder(this);
   }
 
   /**
@@ -168,6 +203,23 @@ export class Sharder implements AsyncDisposable {
    */
   members(): string[] {
     return [...this.#members].sort();
+  }
+
+  /**
+   * The primaries per shard label value (`""`: none), as this sharder
+   * sees them; empty while it does not lead.
+   *
+   * @returns Objects by member hash.
+   */
+  shards(): Map<string, number> {
+    const counts = new Map<string, number>();
+    if (!this.lead.leads()) return counts;
+    const label = shardLabel(this.#options.ring);
+    for (const object of this.#objects?.store.values() ?? []) {
+      const shard = object.metadata.labels?.[label] ?? "";
+      counts.set(shard, (counts.get(shard) ?? 0) + 1);
+    }
+    return counts;
   }
 
   /**
@@ -200,7 +252,9 @@ export class Sharder implements AsyncDisposable {
     } catch (error) {
       if (!signal.aborted) onError(error);
     } finally {
-      await Promise.all([this.#leases?.stop(), this.#objects?.stop()]);
+      await Promise.all(
+        [this.#leases, this.#objects, ...this.#children].map((c) => c?.stop()),
+      );
       try {
         await this.lead.stop();
       } catch (error) {
@@ -220,7 +274,7 @@ export class Sharder implements AsyncDisposable {
     };
     const synced: Promise<void>[] = [];
     const open = <T extends KubeObject>(
-      source: Resource & { labelSelector?: string },
+      source: Source,
       metadataOnly: boolean,
     ): Collection<T> => {
       const ready = Promise.withResolvers<void>();
@@ -238,6 +292,9 @@ export class Sharder implements AsyncDisposable {
       false,
     );
     this.#objects = open<KubeObject>(this.#options.for, true);
+    this.#children = (this.#options.owns ?? []).map((source) =>
+      open<KubeObject>(source, true)
+    );
     await Promise.race([Promise.all(synced), sleep(2 ** 31 - 1, signal)]);
     const resync = Math.max(1_000, this.#options.resync ?? 60_000);
     while (!signal.aborted) {
@@ -274,20 +331,89 @@ export class Sharder implements AsyncDisposable {
       if (want === undefined) break;
       const has = labels[label];
       const draining = labels[drain] !== undefined;
+      const key = namespace ? `${namespace}/${name}` : name;
       let write: Record<string, string> | undefined;
-      if (has === undefined) write = { [label]: want };
-      else if (members.has(has)) {
+      let count: keyof SharderCounts = "assigned";
+      if (has === undefined) {
+        write = { [label]: want };
+        if (this.#draining.has(key)) count = "moves";
+      } else if (members.has(has)) {
         if (has !== want && !draining) {
           write = { [label]: has, [drain]: "true" };
+          count = "drains";
         }
       } else if (await this.#takeOver(has, leases, signal)) {
         write = { [label]: want };
+        count = "moves";
       } else due = Math.min(due, Date.now() + RETRY_PERIOD);
-      if (write !== undefined && !(await this.#label(object, write, signal))) {
+      if (write === undefined) continue;
+      if (await this.#label(object, write, signal)) {
+        this.counts[count] += 1;
+        if (count === "drains") this.#draining.add(key);
+        else this.#draining.delete(key);
+      } else due = Math.min(due, Date.now() + 1_000);
+    }
+    for (const children of this.#children) {
+      if (!(await this.#follow(children, ring, signal))) {
         due = Math.min(due, Date.now() + 1_000);
       }
     }
     return due;
+  }
+
+  /**
+   * Labels each child of one collection with its owner's shard.
+   *
+   * @returns Whether every write needed was accepted.
+   */
+  async #follow(
+    children: Collection<KubeObject>,
+    ring: Ring,
+    signal: AbortSignal,
+  ): Promise<boolean> {
+    const label = shardLabel(this.#options.ring);
+    const { group, kind, namespaced } = this.#options.for;
+    const objects = this.#objects!.store;
+    let ok = true;
+    for (const child of children.store.values()) {
+      if (signal.aborted) break;
+      const owner = controllerOf(child, { group, kind, namespaced });
+      if (owner === undefined) continue;
+      const held = objects.get(owner.key);
+      const [namespace, name] = owner.key.includes("/")
+        ? owner.key.split("/") as [string, string]
+        : [undefined, owner.key];
+      // An owner without a label is between members: its children wait.
+      const want = held === undefined
+        ? ring.owner(shardKey({ group, kind, namespace, name }))
+        : held.metadata.labels?.[label];
+      const has = child.metadata.labels?.[label];
+      if (want === undefined || has === want) continue;
+      const { resourceVersion } = child.metadata;
+      try {
+        await this.#client.withWriteGuard(this.lead.mayWrite)
+          .resource({
+            ...children.source,
+            ...(child.metadata.namespace
+              ? { namespace: child.metadata.namespace }
+              : {}),
+          })
+          .patch(child.metadata.name ?? "", {
+            metadata: { resourceVersion, labels: { [label]: want } },
+          }, {
+            type: "merge",
+            fieldManager: `${this.#options.ring}-sharder`,
+            signal,
+          });
+        this.counts.children += 1;
+      } catch (error) {
+        if (!(error instanceof ConflictError) && !signal.aborted) {
+          this.#diagnostics.onError(error);
+        }
+        ok = false;
+      }
+    }
+    return ok;
   }
 
   /**
@@ -339,6 +465,7 @@ export class Sharder implements AsyncDisposable {
       return false;
     }
     this.#diagnostics.log(`took over the Lease of member ${member}`);
+    this.counts.takeovers += 1;
     this.#taken.set(member, Date.now());
     return true;
   }
