@@ -18,6 +18,10 @@
  * - The causes of an `Invalid` Status are sorted by field, and its message's
  *   list with them: kube-apiserver validates a custom resource's properties
  *   in Go map order, so the order changes from one run to the next.
+ * - `managedFields` entries are sorted by operation, manager, apiVersion and
+ *   subresource: kube-apiserver orders them by operation, then by the
+ *   second of their time, then by those, so two entries written within a
+ *   run swap places when a second boundary falls between them.
  *
  * @module
  */
@@ -133,7 +137,7 @@ export function normalise(
     }
     return value;
   };
-  return orderCauses(steps.map((step) => ({
+  return canonical(steps.map((step) => ({
     ...step,
     request: text(step.request, false).replace(
       /continue=[^&]+/g,
@@ -191,6 +195,62 @@ function compareVersions(a: string, b: string): number {
 
 function escape(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}
+
+/**
+ * The orders that do not depend on what two servers agree on: the causes of
+ * an `Invalid` Status ({@linkcode orderCauses}) and `managedFields` entries
+ * ({@linkcode orderManagedFields}). Idempotent, so goldens recorded before
+ * a rule read the same.
+ *
+ * @param steps A normalised transcript.
+ * @returns The transcript in canonical order.
+ */
+export function canonical(steps: Step[]): Step[] {
+  return orderCauses(steps).map((step) => ({
+    ...step,
+    body: orderManagedFields(step.body),
+  }));
+}
+
+interface Entry {
+  operation?: string;
+  manager?: string;
+  apiVersion?: string;
+  subresource?: string;
+}
+
+/**
+ * Sorts every `metadata.managedFields` in a value by operation, manager,
+ * apiVersion and subresource (stable), leaving out the time the API server
+ * also sorts by.
+ *
+ * @param value A step's body.
+ * @returns The value with its entries in that order.
+ */
+export function orderManagedFields(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(orderManagedFields);
+  if (value === null || typeof value !== "object") return value;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
+    out[k] = k === "managedFields" && Array.isArray(v)
+      ? [...v].sort((a: Entry, b: Entry) => {
+        for (
+          const f of [
+            "operation",
+            "manager",
+            "apiVersion",
+            "subresource",
+          ] as const
+        ) {
+          const [x, y] = [a?.[f] ?? "", b?.[f] ?? ""];
+          if (x !== y) return x < y ? -1 : 1;
+        }
+        return 0;
+      })
+      : orderManagedFields(v);
+  }
+  return out;
 }
 
 interface Cause {

@@ -6,7 +6,7 @@
  */
 
 import type { RealControlPlane } from "../real_control_plane.ts";
-import { normalise, orderCauses } from "./_normalise.ts";
+import { canonical, normalise } from "./_normalise.ts";
 import type { Hooks, Scenario } from "./scenarios.ts";
 import { Run, type Step, type Target } from "./_target.ts";
 
@@ -71,7 +71,7 @@ export async function readGolden(name: string): Promise<Golden | undefined> {
     const golden = JSON.parse(
       await Deno.readTextFile(new URL(`${name}.json`, GOLDEN_DIR)),
     ) as Golden;
-    return { ...golden, steps: orderCauses(golden.steps) };
+    return { ...golden, steps: canonical(golden.steps) };
   } catch (error) {
     if (error instanceof Deno.errors.NotFound) return undefined;
     throw error;
