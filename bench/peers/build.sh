@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Builds the scale bench's peers outside the repo, under
-# ~/.cache/liken/bench/: the client-go one (committed go.sum, -mod=readonly),
-# the kube-rs one (committed Cargo.lock, --locked, release), and the
-# client-node one (npm ci from package-lock.json). Prints nothing but
-# progress on stderr; a missing toolchain stops it with a message.
+# Builds the scale and latency benches' peers outside the repo, under
+# ~/.cache/liken/bench/: the client-go one and the controller-runtime one
+# (committed go.sum, -mod=readonly), the kube-rs ones (a reflector and a
+# Controller; committed Cargo.lock, --locked, release), and the client-node
+# one (npm ci from package-lock.json). Prints nothing but progress on
+# stderr; a missing toolchain stops it with a message.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 cache="${XDG_CACHE_HOME:-$HOME/.cache}/liken/bench"
@@ -19,15 +20,26 @@ if [[ -n "$go_bin" ]]; then
   echo "== client-go: $("$go_bin" version)" >&2
   (cd "$here/client-go" && GOFLAGS=-mod=readonly "$go_bin" build -trimpath -o "$cache/bin/client-go" .) \
     || die "go build failed"
+  # A latency peer that fails to build is reported, not fatal: the scale
+  # bench does not need it, and the latency bench says loudly it is missing
+  # (the old binary is removed first, so a stale one is never measured).
+  echo "== controller-runtime: $("$go_bin" version)" >&2
+  rm -f "$cache/bin/controller-runtime-latency"
+  (cd "$here/controller-runtime" && GOFLAGS=-mod=readonly "$go_bin" build -trimpath -o "$cache/bin/controller-runtime-latency" .) \
+    || echo "build.sh: WARNING: the controller-runtime latency peer did not build" >&2
 else
   echo "build.sh: go not found: the client-go peer is skipped" >&2
 fi
 
 if [[ -n "$cargo_bin" ]]; then
   echo "== kube-rs: $("$cargo_bin" --version)" >&2
-  (cd "$here/kube-rs" && CARGO_TARGET_DIR="$cache/target" "$cargo_bin" build --release --locked -q) \
+  (cd "$here/kube-rs" && CARGO_TARGET_DIR="$cache/target" "$cargo_bin" build --release --locked -q --bin bench-peer-kube-rs) \
     || die "cargo build failed"
   cp "$cache/target/release/bench-peer-kube-rs" "$cache/bin/kube-rs"
+  rm -f "$cache/bin/kube-rs-latency"
+  (cd "$here/kube-rs" && CARGO_TARGET_DIR="$cache/target" "$cargo_bin" build --release --locked -q --bin latency) \
+    && cp "$cache/target/release/latency" "$cache/bin/kube-rs-latency" \
+    || echo "build.sh: WARNING: the kube-rs latency peer did not build" >&2
 else
   echo "build.sh: cargo not found: the kube-rs peer is skipped" >&2
 fi
