@@ -114,6 +114,26 @@ export class ElectionState {
     return this.#window.signal;
   }
 
+  /**
+   * The write guard: returns while {@linkcode checkMayWrite} accepts. A
+   * refusal also closes the window open now: the timer that closes it at
+   * the renew deadline may not have run yet (a busy event loop, a process
+   * that was paused), and whoever saw the refusal must not find the window
+   * still open (a worker that takes a key back and looks again would spin).
+   *
+   * @throws {NotLeadingError} When a write must not be sent.
+   */
+  mayWrite(): void {
+    try {
+      checkMayWrite(this);
+    } catch (error) {
+      if (this.#window !== undefined && !this.#window.signal.aborted) {
+        this.#recheck();
+      }
+      throw error;
+    }
+  }
+
   /** Resolves at the next change that may open or close the window. */
   changed(): Promise<void> {
     return this.#changed.promise;

@@ -86,3 +86,33 @@ Deno.test("the write window closes at the renew deadline and a late accepted ren
   assert.equal(opened.aborted, true);
   assert.equal(await lead.writeWindow(), undefined);
 });
+
+Deno.test("a refusal closes the write window at once, before the renew deadline's timer has run", async () => {
+  using time = installFakeTime({ now: Date.parse("2030-01-01T00:00:00Z") });
+  await using server = new FakeApiServer();
+  const client = new Client(server.url, { fetch: server.fetch });
+  await using lead = new Lead(client, {
+    lease: LEASE,
+    pod: "op-0",
+    exit: () => {},
+    onError: () => {},
+  });
+  await lead.leading();
+  const window = await lead.writeWindow();
+  assert.ok(window !== undefined && !window.aborted);
+  // The clock passes the renew deadline but the timer that would close the
+  // window has not run (a busy event loop, a process paused and resumed):
+  // a worker that sees the refusal must not find the window still open,
+  // or it takes the key back and looks again, without end.
+  const now = Date.now;
+  const late = now() + RENEW_DEADLINE + 1;
+  Date.now = () => late;
+  try {
+    assert.throws(() => lead.mayWrite(), NotLeadingError);
+    assert.equal(window.aborted, true);
+    assert.ok(window.reason instanceof NotLeadingError);
+  } finally {
+    Date.now = now;
+  }
+  await time.tick(0);
+});

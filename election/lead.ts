@@ -10,7 +10,6 @@ import { diagnostics } from "../_internal/diagnostics.ts";
 import { bounded } from "../_internal/signals.ts";
 import { within } from "../_internal/sleep.ts";
 import { Elector } from "./_elector.ts";
-import { checkMayWrite } from "./_guard.ts";
 import { leaseRef } from "./_lease.ts";
 import { clearIfHeld } from "./_release.ts";
 import { ElectionState } from "./_state.ts";
@@ -363,7 +362,7 @@ export class Lead implements AsyncDisposable {
    *
    * @throws {NotLeadingError} When a write must not be sent.
    */
-  readonly mayWrite = (): void => checkMayWrite(this.#state);
+  readonly mayWrite = (): void => this.#state.mayWrite();
 
   /**
    * Waits until {@linkcode Lead.mayWrite} accepts, then answers a signal

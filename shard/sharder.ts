@@ -2,7 +2,7 @@
 // to a live member, and moves objects safely when the ring changes.
 import type { Client } from "../apiclient/client.ts";
 import { ConflictError } from "../apiclient/errors.ts";
-import type { Resource } from "../apiclient/resource.ts";
+import { objectKey, type Resource } from "../apiclient/resource.ts";
 import type { KubeObject } from "../apiclient/types.ts";
 import {
   type Diagnostics,
@@ -15,7 +15,8 @@ import type { SharderCounts } from "../metrics/types.ts";
 import { Lead } from "../election/lead.ts";
 import { LEASE_DURATION, RETRY_PERIOD } from "../election/timings.ts";
 import { Collection } from "../informer/collection.ts";
-import type { Source } from "../informer/types.ts";
+import type { Handler, Source } from "../informer/types.ts";
+import { finalState } from "../informer/tombstone.ts";
 import { controllerOf } from "../controller/changes.ts";
 import {
   drainLabel,
@@ -68,6 +69,9 @@ export interface SharderOptions extends DiagnosticsOptions {
   signal?: AbortSignal | undefined;
 }
 
+/** How long the member of a deleted object is remembered: 10 min. */
+const FORGET = 600_000;
+
 const LEASES = {
   group: "coordination.k8s.io",
   version: "v1",
@@ -102,6 +106,9 @@ const LEASES = {
  *   A member labels the children it applies itself; the sharder labels the
  *   others, and relabels them when their owner moves, so each member's
  *   child watch holds only its own.
+ * - An object made again under the name of one deleted within 10 min goes
+ *   first to the member the deleted one had (a reconcile of the old object
+ *   may still run there), and moves from it as above.
  *
  * @example Assign two objects to the only member
  * ```ts
@@ -159,8 +166,14 @@ export class Sharder implements AsyncDisposable {
   #members = new Set<string>();
   // When this sharder last wrote the takeover of each gone member's Lease.
   #taken = new Map<string, number>();
+  // When this sharder last sent a takeover that was not accepted (refused,
+  // or its answer lost): none is sent again within the retry period.
+  #tried = new Map<string, number>();
   // Objects this sharder asked to drain: their next assignment is a move.
   #draining = new Set<string>();
+  // The member each deleted object had, and when: a new object of the same
+  // name goes to that member first (see #pass); forgotten after FORGET.
+  #deleted = new Map<string, { member: string; at: number }>();
   #leases: Collection<MemberLease> | undefined;
   #objects: Collection<KubeObject> | undefined;
   #children: Collection<KubeObject>[] = [];
@@ -276,13 +289,14 @@ export class Sharder implements AsyncDisposable {
     const open = <T extends KubeObject>(
       source: Source,
       metadataOnly: boolean,
+      hooks: Handler<KubeObject> = handler,
     ): Collection<T> => {
       const ready = Promise.withResolvers<void>();
       synced.push(ready.promise);
       return new Collection<T>(this.#client, source, {
         signal,
         metadataOnly,
-        handler,
+        handler: hooks as Handler<T>,
         synced: ready.resolve,
         onError: this.#diagnostics.onError,
       });
@@ -291,7 +305,18 @@ export class Sharder implements AsyncDisposable {
       { ...LEASES, namespace, labelSelector: `${RING_LABEL}=${ring}` },
       false,
     );
-    this.#objects = open<KubeObject>(this.#options.for, true);
+    const label = shardLabel(ring);
+    this.#objects = open<KubeObject>(this.#options.for, true, {
+      ...handler,
+      delete: (object) => {
+        const last = finalState(object as KubeObject);
+        const member = last?.metadata.labels?.[label];
+        if (last !== undefined && member !== undefined) {
+          this.#deleted.set(objectKey(last), { member, at: Date.now() });
+        }
+        this.#wake();
+      },
+    });
     this.#children = (this.#options.owns ?? []).map((source) =>
       open<KubeObject>(source, true)
     );
@@ -318,6 +343,9 @@ export class Sharder implements AsyncDisposable {
     const leases = this.#leases!.store.values();
     const now = Date.now();
     const { members, next } = this.#clocks.live(leases, now);
+    for (const [key, { at }] of this.#deleted) {
+      if (now - at >= FORGET) this.#deleted.delete(key);
+    }
     this.#members = members;
     const ring = new Ring(members);
     const label = shardLabel(this.#options.ring);
@@ -331,10 +359,22 @@ export class Sharder implements AsyncDisposable {
       if (want === undefined) break;
       const has = labels[label];
       const draining = labels[drain] !== undefined;
-      const key = namespace ? `${namespace}/${name}` : name;
+      const key = objectKey(object);
       let write: Record<string, string> | undefined;
       let count: keyof SharderCounts = "assigned";
-      if (has === undefined) {
+      const last = has === undefined ? this.#deleted.get(key) : undefined;
+      if (has === undefined && last !== undefined && last.member !== want) {
+        // Made again under a name whose last member may still be reconciling
+        // the old object (or start from a stale cache): it goes back to that
+        // member and moves as any other object, by drain or takeover.
+        if (members.has(last.member)) {
+          write = { [label]: last.member, [drain]: "true" };
+          count = "drains";
+        } else if (await this.#takeOver(last.member, leases, signal)) {
+          write = { [label]: want };
+          count = "moves";
+        } else due = Math.min(due, Date.now() + RETRY_PERIOD);
+      } else if (has === undefined) {
         write = { [label]: want };
         if (this.#draining.has(key)) count = "moves";
       } else if (members.has(has)) {
@@ -348,6 +388,7 @@ export class Sharder implements AsyncDisposable {
       } else due = Math.min(due, Date.now() + RETRY_PERIOD);
       if (write === undefined) continue;
       if (await this.#label(object, write, signal)) {
+        this.#deleted.delete(key);
         this.counts[count] += 1;
         if (count === "drains") this.#draining.add(key);
         else this.#draining.delete(key);
@@ -433,6 +474,21 @@ export class Sharder implements AsyncDisposable {
     const lease = leases.find((l) =>
       l.metadata.labels?.[MEMBER_LABEL] === member
     );
+    const tried = this.#tried.get(member);
+    if (tried !== undefined && Date.now() - tried < RETRY_PERIOD) {
+      // A takeover whose answer was lost may have landed: its watch event
+      // (which woke this pass) shows it. Sending it again at once would
+      // land again and wake the next pass, without end.
+      if (lease?.spec?.holderIdentity !== TAKEN_PREFIX + this.lead.identity) {
+        return false;
+      }
+      this.#tried.delete(member);
+      this.#diagnostics.log(`took over the Lease of member ${member}`);
+      this.counts.takeovers += 1;
+      this.#taken.set(member, tried);
+      return true;
+    }
+    this.#tried.set(member, Date.now());
     const now = new Date().toISOString().replace(/Z$/, "000Z");
     const spec = {
       ...lease?.spec,
@@ -464,6 +520,7 @@ export class Sharder implements AsyncDisposable {
       }
       return false;
     }
+    this.#tried.delete(member);
     this.#diagnostics.log(`took over the Lease of member ${member}`);
     this.counts.takeovers += 1;
     this.#taken.set(member, Date.now());

@@ -5,8 +5,9 @@ import assert from "node:assert/strict";
 import { installProcessTimers } from "../_internal/_link_test_util.ts";
 import { type FakeTime, installFakeTime } from "../testing/fake_time.ts";
 import { TAKEN_PREFIX } from "./labels.ts";
-import { memberHash } from "./ring.ts";
+import { memberHash, Ring, shardKey } from "./ring.ts";
 import {
+  CONFIGMAPS,
   DRAIN,
   LABEL,
   NS,
@@ -168,5 +169,46 @@ Deno.test("a crashed replica loses its objects only after its Lease is taken ove
       true,
     );
     assert.ok(run.settled(survivors));
+  });
+});
+
+Deno.test("an object made again under a deleted one's name goes first to that one's member, and moves by drain", async () => {
+  await withRun(async (run, time) => {
+    await run.create(20);
+    run.start("op-0");
+    run.start("op-1");
+    await run.until(time, () => run.settled(["op-0", "op-1"]));
+    // A name op-0 holds now and op-2 will win once it joins.
+    const [a, c] = [memberHash("op-0"), memberHash("op-2")];
+    const after = new Ring([a, memberHash("op-1"), c]);
+    const name = run.objects().map((o) => o.metadata.name!).find((n) =>
+      run.objects().find((o) => o.metadata.name === n)!.metadata.labels![
+          LABEL
+        ] === a &&
+      after.owner(shardKey({ kind: "ConfigMap", namespace: NS, name: n })) ===
+        c
+    );
+    assert.ok(name !== undefined, "no such name among 20");
+    const handle = run.user.resource(CONFIGMAPS).namespace(NS);
+    await handle.delete(name);
+    await time.tick(2_000);
+    run.start("op-2");
+    await run.until(time, () => run.settled(["op-0", "op-1", "op-2"]));
+    const since = run.writes.length;
+    await handle.create({ metadata: { name } });
+    await run.until(
+      time,
+      () => run.settled(["op-0", "op-1", "op-2"]) && run.writes.length > since,
+    );
+    await time.tick(2_000);
+    // The sharder's writes to it: op-0 (draining) first, then op-2.
+    const labels = run.writes.slice(since).filter((w) =>
+      w.status < 300 && w.path.endsWith(`/configmaps/${name}`) &&
+      w.query.get("fieldManager") === `${RING}-sharder`
+    ).map((w) =>
+      (w.body as { metadata: { labels: Record<string, string> } }).metadata
+        .labels
+    );
+    assert.deepEqual(labels, [{ [LABEL]: a, [DRAIN]: "true" }, { [LABEL]: c }]);
   });
 });
