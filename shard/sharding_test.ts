@@ -120,7 +120,7 @@ Deno.test("a graceful leave moves its objects at once", async () => {
   });
 });
 
-Deno.test("a crashed replica loses its objects only after its Lease is taken over", async () => {
+Deno.test("a paused replica loses its objects only after its Lease is taken over, and writes nothing once it wakes", async () => {
   await withRun(async (run, time) => {
     await run.create(30);
     for (const name of ["op-0", "op-1", "op-2"]) run.start(name);
@@ -160,10 +160,25 @@ Deno.test("a crashed replica loses its objects only after its Lease is taken ove
       ).map((r) => r.time),
     );
     assert.ok(requests[takeover]!.time - renewed >= 30_000);
-    // Not yet proven here: that the paused replica, once it wakes, writes
-    // nothing (resuming its process hangs fake time in this harness; see
-    // the report). Its guard refuses by age alone (its last renewal is more
-    // than a renew deadline old), and its renewal meets the takeover.
+    assert.equal(
+      run.server.leaseHolder(NS, `${RING}-${mine}`)?.startsWith(TAKEN_PREFIX),
+      true,
+    );
+    assert.ok(run.settled(survivors));
+    // It wakes: its guard refuses by age (its last renewal is more than a
+    // renew deadline old), its renewal meets the takeover, and it stops,
+    // having written nothing the server accepted.
+    const woke = run.writes.length;
+    paused.link.resume();
+    paused.process.resume();
+    let stopped = false;
+    void paused.controller.done.then(() => stopped = true);
+    await run.until(time, () => stopped, 60_000);
+    await time.tick(5_000);
+    const accepted = run.writes.slice(woke).filter((w) =>
+      w.who === paused.name && w.status < 300
+    );
+    assert.deepEqual(accepted.map((w) => `${w.method} ${w.path}`), []);
     assert.equal(
       run.server.leaseHolder(NS, `${RING}-${mine}`)?.startsWith(TAKEN_PREFIX),
       true,
