@@ -528,7 +528,12 @@ export class Reflector<T extends KubeObject> {
           case "ERROR": {
             const error = eventError(event.object, this.#path);
             if (isExpired(error)) {
-              return { next: "read", wait: this.#wait(error) };
+              // History compacted past a watch that worked for a while:
+              // routine, so read again at once (as kube-rs does; client-go
+              // waits its backoff). A watch that expires sooner waits, so a
+              // server that expires every watch gets a relist a second.
+              const worked = Date.now() - started >= SHORT_WATCH;
+              return { next: "read", wait: worked ? 0 : this.#wait(error) };
             }
             this.#broke("watch", error);
             if (isTransient(error)) {

@@ -660,3 +660,60 @@ Deno.test("a list at a version the server has not reached is retried at once at 
   ]);
   assert.equal(c.store.size, 2);
 });
+
+Deno.test("a 410 on a watch that worked for a while relists at once; one as a watch opens waits the backoff", async () => {
+  const expired = JSON.stringify({
+    type: "ERROR",
+    object: {
+      kind: "Status",
+      code: 410,
+      reason: "Expired",
+      message: "too old resource version",
+    },
+  }) + "\n";
+  // Each scripted watch answers its 410 after this many ms.
+  const script: number[] = [];
+  await using h = harness({
+    fetch: (server) => async (input, init) => {
+      const url = String(input instanceof Request ? input.url : input);
+      const after = url.includes("watch=true") ? script.shift() : undefined;
+      if (after === undefined) return server.fetch(input, init);
+      const response = await server.fetch(input, init);
+      await response.body?.cancel();
+      const body = new ReadableStream<Uint8Array>({
+        start(controller): void {
+          setTimeout(() => {
+            controller.enqueue(new TextEncoder().encode(expired));
+            controller.close();
+          }, after);
+        },
+      });
+      return new Response(body, { status: 200 });
+    },
+  });
+  await make(h.client, "a");
+  await using c = new Collection(h.client, CONFIGMAPS);
+  await h.time.settle();
+  // Compaction passes a watch open for 5 s: the relist follows the 410.
+  script.push(5_000);
+  h.server.cutWatches();
+  await h.time.tick(1_100); // the cut watch lasted less than a second
+  const since = h.server.requests.length;
+  await h.time.tick(5_000);
+  await h.time.settle();
+  const relist = h.server.requests.slice(since).find(isStreamingList);
+  const watch = h.server.requests.slice(0, since).findLast(isWatch);
+  assert.ok(relist !== undefined && watch !== undefined);
+  assert.ok(relist.time - watch.time < 5_100, `${relist.time - watch.time}`);
+  // A watch that is expired as it opens waits (800 to 1,600 ms) first.
+  script.push(0);
+  h.server.cutWatches();
+  await h.time.tick(1_100);
+  const next = h.server.requests.length;
+  await h.time.tick(700);
+  assert.equal(h.server.requests.slice(next).filter(isStreamingList).length, 0);
+  await h.time.tick(2_000);
+  await h.time.settle();
+  assert.equal(h.server.requests.slice(next).filter(isStreamingList).length, 1);
+  assert.equal(c.synced(), true);
+});
