@@ -1,7 +1,9 @@
-// Our informer (`Collection`) on ConfigMaps (all namespaces) against the
-// replay server: first full sync, heap after sync (heapUsed after gc(), run
-// with --v8-flags=--expose-gc), RSS, then watch events/s. Prints one JSON
-// line. `--meta` holds metadata only.
+// Our informer (`Collection`) on ConfigMaps or Pods (`--kind`; all
+// namespaces) against the replay server: first full sync, heap after sync
+// (heapUsed after gc(), run with --v8-flags=--expose-gc), RSS, then watch
+// events/s. Prints one JSON line once it posted /_replay/done, then runs on
+// (the server ends the watch with a 410 and times the relist) until the
+// driver kills it. `--meta` holds metadata only.
 import { Client } from "../../apiclient/mod.ts";
 import { Collection } from "../../informer/mod.ts";
 
@@ -21,6 +23,7 @@ const url = arg("url") ?? Deno.env.get("REPLAY_URL")!;
 const expected = Number(arg("objects") ?? 0);
 const events = Number(arg("events") ?? 0);
 const metadataOnly = Deno.args.includes("--meta");
+const resource = arg("kind") ?? "configmaps";
 const gc = (globalThis as { gc?: () => void }).gc;
 
 let updates = 0;
@@ -34,7 +37,7 @@ const heapBase = Deno.memoryUsage().heapUsed;
 const t0 = performance.now();
 const collection = new Collection(client, {
   version: "v1",
-  resource: "configmaps",
+  resource,
 }, {
   metadataOnly,
   synced: synced.resolve,
@@ -61,6 +64,9 @@ const started = performance.now();
 await (await fetch(`${url}/_replay/go`, { method: "POST" })).text();
 if (events > 0) await allEvents.promise;
 const watchS = (performance.now() - started) / 1000;
+// The end of the watch phase: the driver reads the CPU time, then the
+// server sends the 410.
+await (await fetch(`${url}/_replay/done`, { method: "POST" })).text();
 const line = JSON.stringify({
   peer: metadataOnly ? "ours (metadata)" : "ours",
   version: `@liken/kubernetes, deno ${Deno.version.deno}`,
@@ -76,4 +82,4 @@ const line = JSON.stringify({
 });
 await Deno.stdout.write(new TextEncoder().encode(line + "\n"));
 clearInterval(sampler);
-Deno.exit(0);
+// The collection relists after the 410; the driver kills the process.

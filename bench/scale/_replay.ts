@@ -3,7 +3,8 @@
 // before any peer connects, so that on 2 cores the server costs a peer as
 // little as a copy of the bytes does.
 //
-// It serves `/api/v1/configmaps` (all namespaces), JSON only, never
+// It serves `/api/v1/configmaps` or `/api/v1/pods` (all namespaces; the
+// Pods of ./_pods.ts with `kind: "pods"`), JSON only, never
 // compressed (every peer is also set to identity where it would ask for
 // gzip; the log shows what each asked):
 //
@@ -16,11 +17,24 @@
 //   without the WatchList feature does, so every peer lists by pages;
 // - a watch (`watch=true`): after the peer posts `/_replay/go` (it measures
 //   its heap first), `events` MODIFIED events as fast as the socket takes
-//   them, or at `rate` a second; then the watch stays open and idle.
+//   them, or at `rate` a second; then the watch stays open and idle;
+// - the end of the watch phase: the peer posts `/_replay/done` once it
+//   counted every event (the driver reads the peer's CPU time at `go` and
+//   at `done`, through the hooks), then, in paged mode, the server ends the
+//   watch with an ERROR event of a 410 Expired Status, as kube-apiserver
+//   does for a version older than its history, and times the relist: from
+//   the 410 to the first list page, and to the next watch from the list's
+//   version once every page was read again. The relist's pages carry the
+//   newest version (the last event's); a watch from any other version after
+//   the 410 is answered with a 410 again, as the API server would.
 //
 // With `meta`, the `PartialObjectMetadata` forms (asked by `Accept`) are
 // built too, for the metadata-only informer.
 import { configMap } from "../_shared.ts";
+import { pod } from "./_pods.ts";
+
+/** The collections served. */
+export type Kind = "configmaps" | "pods";
 
 /** How the collection is served. */
 export interface ReplayData {
@@ -28,6 +42,7 @@ export interface ReplayData {
   events: number;
   pageSize: number;
   mode: "paged" | "stream";
+  kind: Kind;
   /** Bytes of JSON of one list item, on average (managedFields included). */
   itemBytes: number;
   full: Encoded;
@@ -36,6 +51,7 @@ export interface ReplayData {
 
 /** One form (whole objects or metadata) serialised. */
 interface Encoded {
+  /** Each page from its `,"items":[` on; the head is written per answer. */
   pages: Bytes[];
   /** The streaming list's initial events and bookmark, in chunks. */
   initial: Bytes[];
@@ -56,7 +72,10 @@ export interface LoggedRequest {
 
 type Bytes = Uint8Array<ArrayBuffer>;
 
-const PATH = "/api/v1/configmaps";
+const LIST_KIND: Record<Kind, string> = {
+  configmaps: "ConfigMap",
+  pods: "Pod",
+};
 const CHUNK = 64 * 1024;
 const encoder = new TextEncoder();
 
@@ -86,39 +105,63 @@ function chunked(lines: Iterable<string>): Bytes[] {
   return chunks;
 }
 
-function listJson(
+/** A page's head, up to its items: the list's kind, version, token. */
+function listHead(
   form: "full" | "meta",
-  items: string[],
+  kind: Kind,
   version: string,
-  token: string | undefined,
+  page: number,
+  pages: number,
   remaining: number,
 ): string {
   const metadata: Record<string, unknown> = { resourceVersion: version };
-  if (token !== undefined) {
-    metadata.continue = token;
+  if (page < pages - 1) {
+    metadata.continue = String(page + 1);
     metadata.remainingItemCount = remaining;
   }
   const head = form === "full"
-    ? { kind: "ConfigMapList", apiVersion: "v1", metadata }
+    ? { kind: `${LIST_KIND[kind]}List`, apiVersion: "v1", metadata }
     : {
       kind: "PartialObjectMetadataList",
       apiVersion: "meta.k8s.io/v1",
       metadata,
     };
-  const text = JSON.stringify(head);
-  return `${text.slice(0, -1)},"items":[${items.join(",")}]}`;
+  return JSON.stringify(head).slice(0, -1);
 }
 
 /** The i-th object as the server holds it (version i + 1). */
-function objectAt(i: number): Record<string, unknown> {
-  return configMap(i, { version: i + 1 }) as unknown as Record<
-    string,
-    unknown
-  >;
+function objectAt(kind: Kind, i: number): Record<string, unknown> {
+  return (kind === "pods"
+    ? pod(i, i + 1)
+    : configMap(i, { version: i + 1 })) as unknown as Record<string, unknown>;
+}
+
+/** The k-th watch event's object: object k % objects, changed. */
+function changedAt(
+  kind: Kind,
+  objects: number,
+  k: number,
+): Record<string, unknown> {
+  const i = k % objects;
+  const version = objects + k + 1;
+  if (kind === "pods") {
+    return pod(i, version, Math.floor(k / objects) + 1) as Record<
+      string,
+      unknown
+    >;
+  }
+  const object = objectAt(kind, i);
+  const metadata = object.metadata as Record<string, unknown>;
+  metadata.resourceVersion = String(version);
+  (object.data as Record<string, string>).color = `c-${
+    String(k).padStart(7, "0")
+  }`;
+  return object;
 }
 
 function encode(
   form: "full" | "meta",
+  kind: Kind,
   objects: number,
   events: number,
   pageSize: number,
@@ -131,19 +174,12 @@ function encode(
   let page: string[] = [];
   const shape = form === "full" ? (o: Record<string, unknown>) => o : metaOf;
   for (let i = 0; i < objects; i++) {
-    const text = JSON.stringify(shape(objectAt(i)));
+    const text = JSON.stringify(shape(objectAt(kind, i)));
     itemBytes += text.length;
     if (mode === "paged") {
       page.push(text);
       if (page.length === pageSize || i === objects - 1) {
-        const last = i === objects - 1;
-        pages.push(encoder.encode(listJson(
-          form,
-          page,
-          version,
-          last ? undefined : String(pages.length + 1),
-          objects - i - 1,
-        )));
+        pages.push(encoder.encode(`,"items":[${page.join(",")}]}`));
         page = [];
       }
     } else lines.push(`{"type":"ADDED","object":${text}}\n`);
@@ -151,7 +187,7 @@ function encode(
   const bookmark = {
     type: "BOOKMARK",
     object: {
-      kind: form === "full" ? "ConfigMap" : "PartialObjectMetadata",
+      kind: form === "full" ? LIST_KIND[kind] : "PartialObjectMetadata",
       apiVersion: form === "full" ? "v1" : "meta.k8s.io/v1",
       metadata: {
         resourceVersion: version,
@@ -167,12 +203,7 @@ function encode(
   const ends = new Uint32Array(events);
   let end = 0;
   for (let k = 0; k < events; k++) {
-    const object = objectAt(k % objects);
-    const metadata = object.metadata as Record<string, unknown>;
-    metadata.resourceVersion = String(objects + k + 1);
-    (object.data as Record<string, string>).color = `c-${
-      String(k).padStart(7, "0")
-    }`;
+    const object = changedAt(kind, objects, k);
     const line = `{"type":"MODIFIED","object":${
       JSON.stringify(shape(object))
     }}\n`;
@@ -194,35 +225,73 @@ export function build(options: {
   objects: number;
   events: number;
   mode: "paged" | "stream";
+  kind?: Kind;
   meta?: boolean;
   pageSize?: number;
 }): ReplayData {
   const pageSize = options.pageSize ?? 500;
+  const kind = options.kind ?? "configmaps";
   const full = encode(
     "full",
+    kind,
     options.objects,
     options.events,
     pageSize,
     options.mode,
   );
   const meta = options.meta
-    ? encode("meta", options.objects, options.events, pageSize, options.mode)
+    ? encode(
+      "meta",
+      kind,
+      options.objects,
+      options.events,
+      pageSize,
+      options.mode,
+    )
     : undefined;
   return {
     objects: options.objects,
     events: options.events,
     pageSize,
     mode: options.mode,
+    kind,
     itemBytes: full.itemBytes,
     full,
     meta,
   };
 }
 
+/** What the server saw of the relist after its 410 (paged mode). */
+export interface Relist {
+  /** performance.now() when the 410 was sent; NaN before. */
+  expiredAt: number;
+  /** From the 410 to the first list page asked again. */
+  waitMs: number;
+  /** From the 410 to the next watch from the relist's version. */
+  relistMs: number;
+  /** List pages served after the 410. */
+  pages: number;
+  /** Watches answered with a 410 again (from a version the 410 ended). */
+  expiredWatches: number;
+  /** Resolves when the relist is complete (the next watch came). */
+  done: Promise<void>;
+}
+
+/** The driver's hooks: each awaited before the server goes on. */
+export interface Hooks {
+  /** The peer posted `/_replay/go`: the watch events start after this. */
+  onGo?: () => Promise<void> | void;
+  /** The peer posted `/_replay/done`: the 410 is sent after this. */
+  onDone?: () => Promise<void> | void;
+  /** The relist is complete (see {@linkcode Relist}). */
+  onRelisted?: () => Promise<void> | void;
+}
+
 /** A running replay server. */
 export interface Replay extends AsyncDisposable {
   url: string;
   log: LoggedRequest[];
+  relist: Relist;
 }
 
 function status(code: number, reason: string, message: string): Response {
@@ -237,13 +306,50 @@ function status(code: number, reason: string, message: string): Response {
   }, { status: code });
 }
 
+/** The ERROR watch event kube-apiserver sends for a version too old. */
+function expiredEvent(version: string): Bytes {
+  return encoder.encode(
+    JSON.stringify({
+      type: "ERROR",
+      object: {
+        kind: "Status",
+        apiVersion: "v1",
+        metadata: {},
+        status: "Failure",
+        message: `too old resource version: ${version} (${
+          Number(version) + 1
+        })`,
+        reason: "Expired",
+        code: 410,
+      },
+    }) + "\n",
+  );
+}
+
 /** Starts a fresh server (its own log and state) on the built bytes. */
-export function serve(data: ReplayData, rate = 0): Replay {
+export function serve(data: ReplayData, rate = 0, hooks: Hooks = {}): Replay {
   const log: LoggedRequest[] = [];
   const go = Promise.withResolvers<void>();
   const streams = new Set<ReadableStreamDefaultController<Bytes>>();
   let watched = false;
   const closed = new AbortController();
+  const path = `/api/v1/${data.kind}`;
+  const listVersion = String(data.objects);
+  // The newest version, the last event's: the relist's pages carry it.
+  const newest = String(data.objects + data.events);
+  const relisted = Promise.withResolvers<void>();
+  const relist: Relist = {
+    expiredAt: NaN,
+    waitMs: NaN,
+    relistMs: NaN,
+    pages: 0,
+    expiredWatches: 0,
+    done: relisted.promise,
+  };
+  /** The watch the events went to, to end with the 410. */
+  let eventWatch: ReadableStreamDefaultController<Bytes> | undefined;
+  /** Every page was read again after the 410. */
+  let allPagesAgain = false;
 
   function eventSource(form: Encoded, initial: boolean): ReadableStream {
     const sendEvents = !watched;
@@ -253,6 +359,7 @@ export function serve(data: ReplayData, rate = 0): Replay {
       async start(controller): Promise<void> {
         ctl = controller;
         streams.add(controller);
+        if (sendEvents) eventWatch = controller;
         if (initial) {
           for (const chunk of form.initial) controller.enqueue(chunk);
         }
@@ -291,6 +398,20 @@ export function serve(data: ReplayData, rate = 0): Replay {
     });
   }
 
+  /** Ends the events' watch with the 410 and starts timing the relist. */
+  function expire(): void {
+    const watch = eventWatch;
+    if (watch === undefined || data.mode !== "paged") return;
+    relist.expiredAt = performance.now();
+    try {
+      watch.enqueue(expiredEvent(listVersion));
+      watch.close();
+    } catch {
+      // The peer already went away: no relist to time.
+    }
+    streams.delete(watch);
+  }
+
   function list(form: Encoded, query: URLSearchParams): Response {
     const limit = query.get("limit");
     const token = query.get("continue");
@@ -304,7 +425,26 @@ export function serve(data: ReplayData, rate = 0): Replay {
           "The provided continue parameter is too old",
         );
       }
-      return new Response(bytes, {
+      const again = !Number.isNaN(relist.expiredAt);
+      if (again) {
+        if (relist.pages === 0) {
+          relist.waitMs = performance.now() - relist.expiredAt;
+        }
+        relist.pages++;
+        if (page === form.pages.length - 1) allPagesAgain = true;
+      }
+      const head = encoder.encode(listHead(
+        form === data.meta ? "meta" : "full",
+        data.kind,
+        again ? newest : listVersion,
+        page,
+        form.pages.length,
+        data.objects - Math.min(data.objects, (page + 1) * data.pageSize),
+      ));
+      const body = new Uint8Array(head.length + bytes.length);
+      body.set(head);
+      body.set(bytes, head.length);
+      return new Response(body, {
         headers: { "content-type": "application/json" },
       });
     }
@@ -319,7 +459,7 @@ export function serve(data: ReplayData, rate = 0): Replay {
     hostname: "127.0.0.1",
     port: 0,
     onListen: () => {},
-  }, (request): Response => {
+  }, async (request): Promise<Response> => {
     const url = new URL(request.url);
     const entry: LoggedRequest = {
       method: request.method,
@@ -330,17 +470,25 @@ export function serve(data: ReplayData, rate = 0): Replay {
       status: 200,
     };
     log.push(entry);
-    const answer = route(request, url);
+    const answer = await route(request, url);
     entry.status = answer.status;
     return answer;
   });
 
-  function route(request: Request, url: URL): Response {
+  async function route(request: Request, url: URL): Promise<Response> {
     if (url.pathname === "/_replay/go" && request.method === "POST") {
+      await hooks.onGo?.();
       go.resolve();
       return new Response("ok\n");
     }
-    if (url.pathname !== PATH || request.method !== "GET") {
+    if (url.pathname === "/_replay/done" && request.method === "POST") {
+      await hooks.onDone?.();
+      // After this answer is on its way, so that the peer's line is not
+      // held up by the relist.
+      setTimeout(expire, 0);
+      return new Response("ok\n");
+    }
+    if (url.pathname !== path || request.method !== "GET") {
       return status(404, "NotFound", `${url.pathname} is not served here`);
     }
     const accept = request.headers.get("accept") ?? "";
@@ -368,6 +516,21 @@ export function serve(data: ReplayData, rate = 0): Replay {
         "sendInitialEvents requires setting resourceVersionMatch to NotOlderThan",
       );
     }
+    if (!Number.isNaN(relist.expiredAt) && !initial) {
+      const from = query.get("resourceVersion") ?? "";
+      if (from !== newest || !allPagesAgain) {
+        // A version the 410 ended (or none): expired again.
+        relist.expiredWatches++;
+        return new Response(expiredEvent(from || listVersion), {
+          headers: { "content-type": "application/json" },
+        });
+      }
+      if (Number.isNaN(relist.relistMs)) {
+        relist.relistMs = performance.now() - relist.expiredAt;
+        await hooks.onRelisted?.();
+        relisted.resolve();
+      }
+    }
     return new Response(eventSource(form, initial), {
       headers: { "content-type": "application/json" },
     });
@@ -376,9 +539,11 @@ export function serve(data: ReplayData, rate = 0): Replay {
   return {
     url: `http://127.0.0.1:${server.addr.port}`,
     log,
+    relist,
     async [Symbol.asyncDispose](): Promise<void> {
       closed.abort();
       go.resolve();
+      relisted.resolve();
       for (const stream of streams) {
         try {
           stream.close();

@@ -1,6 +1,8 @@
-// A client-go SharedInformer on ConfigMaps (all namespaces) against the
-// replay server: first full sync, heap after sync, RSS, then watch events/s.
-// Prints one JSON line. See bench/scale/run.ts.
+// A client-go SharedInformer on ConfigMaps or Pods (--kind; all namespaces)
+// against the replay server: first full sync, heap after sync, RSS, then
+// watch events/s. Prints one JSON line once it posted /_replay/done, then
+// runs on (the server ends the watch with a 410 and times the relist) until
+// the driver kills it. See bench/scale/run.ts.
 package main
 
 import (
@@ -43,6 +45,7 @@ func main() {
 	url := flag.String("url", os.Getenv("REPLAY_URL"), "replay server URL")
 	objects := flag.Int("objects", 0, "objects the list holds")
 	events := flag.Int64("events", 0, "watch events to count")
+	kind := flag.String("kind", "configmaps", "configmaps or pods")
 	flag.Parse()
 
 	cfg := &rest.Config{
@@ -55,7 +58,13 @@ func main() {
 	}
 	cs := kubernetes.NewForConfigOrDie(cfg)
 	factory := informers.NewSharedInformerFactory(cs, 0)
-	informer := factory.Core().V1().ConfigMaps().Informer()
+	// The typed informer of the kind, as a controller would use.
+	var informer cache.SharedIndexInformer
+	if *kind == "pods" {
+		informer = factory.Core().V1().Pods().Informer()
+	} else {
+		informer = factory.Core().V1().ConfigMaps().Informer()
+	}
 	// The same managedFields handling as the other peers: stripped before
 	// caching (controller-runtime's TransformStripManagedFields does this).
 	_ = informer.SetTransform(func(o interface{}) (interface{}, error) {
@@ -69,7 +78,11 @@ func main() {
 	var started time.Time
 	_, _ = informer.AddEventHandler(cache.ResourceEventHandlerFuncs{
 		UpdateFunc: func(_, obj interface{}) {
-			_ = obj.(*corev1.ConfigMap)
+			switch obj.(type) {
+			case *corev1.ConfigMap, *corev1.Pod:
+			default:
+				panic(fmt.Sprintf("unexpected %T", obj))
+			}
 			if updates.Add(1) == *events {
 				close(done)
 			}
@@ -112,6 +125,14 @@ func main() {
 		os.Exit(1)
 	}
 	watchS := time.Since(started).Seconds()
+	// The end of the watch phase: the driver reads the CPU time, then the
+	// server sends the 410.
+	resp, err = http.Post(*url+"/_replay/done", "text/plain", nil)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	resp.Body.Close()
 
 	out, _ := json.Marshal(map[string]interface{}{
 		"peer":            "client-go",
@@ -127,5 +148,6 @@ func main() {
 		"eventsPerSecond": float64(*events) / watchS,
 	})
 	fmt.Println(string(out))
-	close(stop)
+	// The informer relists after the 410; the driver kills the process.
+	<-stop
 }

@@ -1,8 +1,11 @@
 // deno-lint-ignore-file explicit-function-return-type no-console -- a Node
 // program, in plain JavaScript, that reports on stdout and stderr.
-// A @kubernetes/client-node informer on ConfigMaps (all namespaces) against
-// the replay server: first full sync, heap after sync (heapUsed after gc(),
-// run with --expose-gc), RSS, then watch events/s. Prints one JSON line.
+// A @kubernetes/client-node informer on ConfigMaps or Pods (--kind; all
+// namespaces) against the replay server: first full sync, heap after sync
+// (heapUsed after gc(), run with --expose-gc), RSS, then watch events/s.
+// Prints one JSON line once it posted /_replay/done, then runs on (the
+// server ends the watch with a 410 and times the relist) until the driver
+// kills it.
 import { readFileSync } from "node:fs";
 // Loaded by a computed name: `deno check bench/` would otherwise try to
 // resolve it from the repo's import map (it lives in this folder's
@@ -15,6 +18,7 @@ const arg = (name) =>
 const url = arg("url") ?? process.env.REPLAY_URL;
 const expected = Number(arg("objects") ?? 0);
 const events = Number(arg("events") ?? 0);
+const pods = arg("kind") === "pods";
 
 function procStatus(field) {
   const line = readFileSync("/proc/self/status", "utf8").split("\n")
@@ -39,10 +43,14 @@ async function listAll() {
   let token;
   let list;
   do {
-    list = await api.listConfigMapForAllNamespaces({
+    const page = {
       limit: 500,
       ...(token ? { _continue: token } : {}),
-    });
+    };
+    list =
+      await (pods
+        ? api.listPodForAllNamespaces(page)
+        : api.listConfigMapForAllNamespaces(page));
     for (const item of list.items) items.push(item);
     token = list.metadata?._continue;
   } while (token);
@@ -55,7 +63,11 @@ const strip = (obj) => {
   if (obj.metadata) delete obj.metadata.managedFields;
 };
 
-const informer = k8s.makeInformer(kc, "/api/v1/configmaps", listAll);
+const informer = k8s.makeInformer(
+  kc,
+  pods ? "/api/v1/pods" : "/api/v1/configmaps",
+  listAll,
+);
 let updates = 0;
 let started = 0;
 // Node 20 has no Promise.withResolvers.
@@ -85,6 +97,9 @@ started = performance.now();
 await (await fetch(`${url}/_replay/go`, { method: "POST" })).text();
 if (events > 0) await allEvents;
 const watchS = (performance.now() - started) / 1000;
+// The end of the watch phase: the driver reads the CPU time, then the
+// server sends the 410.
+await (await fetch(`${url}/_replay/done`, { method: "POST" })).text();
 console.log(JSON.stringify({
   peer: "client-node",
   version: `@kubernetes/client-node 1.4.0, node ${process.version}`,
@@ -98,4 +113,4 @@ console.log(JSON.stringify({
   events,
   eventsPerSecond: events / watchS,
 }));
-process.exit(0);
+// The informer relists after the 410; the driver kills the process.

@@ -1,15 +1,21 @@
-//! A kube-rs `reflector` + `watcher` on ConfigMaps (all namespaces) against
-//! the replay server: first full sync, live heap after sync (a counting
-//! global allocator), RSS, then watch events/s. Prints one JSON line.
+//! A kube-rs `reflector` + `watcher` on ConfigMaps or Pods (`--kind`; all
+//! namespaces) against the replay server: first full sync, live heap after
+//! sync (a counting global allocator), RSS, then watch events/s. Prints one
+//! JSON line once it posted /_replay/done, then drives the watcher on (the
+//! server ends the watch with a 410 and times the relist) until the driver
+//! kills it.
 use std::alloc::{GlobalAlloc, Layout, System};
+use std::fmt::Debug;
+use std::hash::Hash;
 use std::io::{Read, Write};
 use std::sync::atomic::{AtomicIsize, Ordering};
 use std::time::Instant;
 
 use futures::StreamExt;
-use k8s_openapi::api::core::v1::ConfigMap;
+use k8s_openapi::api::core::v1::{ConfigMap, Pod};
+use k8s_openapi::serde::de::DeserializeOwned;
 use kube::runtime::{WatchStreamExt, reflector, watcher};
-use kube::{Api, Client, Config, ResourceExt};
+use kube::{Api, Client, Config, Resource, ResourceExt};
 
 /// Counts the bytes allocated and not yet freed: Rust's "heap in use".
 struct Counting;
@@ -51,14 +57,15 @@ fn proc_status(field: &str) -> i64 {
     -1
 }
 
-/// Tells the replay server to start the watch events (a bare HTTP/1.1 POST,
-/// so the peer needs no second HTTP client).
-fn release(url: &str) {
+/// Posts to the replay server: `go` starts the watch events, `done` ends
+/// the watch phase (a bare HTTP/1.1 POST, so the peer needs no second HTTP
+/// client).
+fn post(url: &str, what: &str) {
     let host = url.trim_start_matches("http://").trim_end_matches('/');
     let mut s = std::net::TcpStream::connect(host).expect("connect");
     write!(
         s,
-        "POST /_replay/go HTTP/1.1\r\nHost: {host}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+        "POST /_replay/{what} HTTP/1.1\r\nHost: {host}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
     )
     .unwrap();
     let mut sink = Vec::new();
@@ -79,7 +86,19 @@ async fn main() {
 
     let config = Config::new(url.parse().expect("url"));
     let client = Client::try_from(config).expect("client");
-    let api: Api<ConfigMap> = Api::all(client);
+    // The typed API of the kind, as a controller would use.
+    if arg("kind").as_deref() == Some("pods") {
+        run(Api::<Pod>::all(client), url, expected, events, streaming).await;
+    } else {
+        run(Api::<ConfigMap>::all(client), url, expected, events, streaming).await;
+    }
+}
+
+async fn run<K>(api: Api<K>, url: String, expected: usize, events: u64, streaming: bool)
+where
+    K: Resource + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
+    K::DynamicType: Default + Eq + Hash + Clone,
+{
     // Default: paginated lists of 500; streaming_lists() for the stream mode.
     let wc = if streaming {
         watcher::Config::default().streaming_lists()
@@ -121,7 +140,7 @@ async fn main() {
                 rss = proc_status("VmRSS");
                 started = Instant::now();
                 let u = url.clone();
-                tokio::task::spawn_blocking(move || release(&u)).await.unwrap();
+                tokio::task::spawn_blocking(move || post(&u, "go")).await.unwrap();
                 if events == 0 {
                     break;
                 }
@@ -136,6 +155,10 @@ async fn main() {
         }
     }
     let watch_s = started.elapsed().as_secs_f64();
+    // The end of the watch phase: the driver reads the CPU time, then the
+    // server sends the 410.
+    let u = url.clone();
+    tokio::task::spawn_blocking(move || post(&u, "done")).await.unwrap();
     let line = serde_json::json!({
         "peer": "kube-rs",
         "version": "kube 5.0.0, k8s-openapi 0.29.0 (v1_37)",
@@ -150,5 +173,11 @@ async fn main() {
         "eventsPerSecond": events as f64 / watch_s,
     });
     println!("{line}");
-    std::process::exit(0);
+    // The watcher lists again after the 410 only while it is polled: it is
+    // driven on until the driver kills the process.
+    while let Some(event) = stream.next().await {
+        if let Err(e) = event {
+            eprintln!("watcher error after the watch phase: {e}");
+        }
+    }
 }
