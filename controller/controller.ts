@@ -446,8 +446,7 @@ export class Controller<T extends KubeObject = KubeObject>
         continue;
       }
       if (!terms.mayStart(term)) {
-        // The guard refused while the key was handed over: it waits for
-        // the next term.
+        // The guard refused while the key was handed over: the next term.
         this.queue.add(key);
         this.queue.finish(key);
         continue;

@@ -316,8 +316,7 @@ export class Reflector<T extends KubeObject> {
           return { next: "read", wait: this.#wait(error) };
         }
         // Any other failure (a 5xx, a 403): a list for this attempt, as
-        // client-go does, since progress beats a deadlock on a server or
-        // proxy that refuses streaming lists.
+        // client-go does: progress beats a deadlock on a refusing proxy.
         return undefined;
       }
       this.#accept(true);
@@ -363,10 +362,9 @@ export class Reflector<T extends KubeObject> {
           this.#versionUnavailable = true;
           continue;
         }
-        // A stream cut before its end (an API server restart, a proxy
-        // timeout) says nothing about streaming: ask again after a wait.
-        // Another failure (an ERROR event, a bad line) is an answer: a list
-        // for this attempt.
+        // A stream cut before its end (a restart, a proxy timeout) says
+        // nothing about streaming: ask again after a wait. Another failure
+        // (an ERROR event, a bad line) is an answer: a list this attempt.
         const cut = failure === undefined ||
           (isTransient(failure) && statusOf(failure) === 0);
         this.#broke(
@@ -528,10 +526,8 @@ export class Reflector<T extends KubeObject> {
           case "ERROR": {
             const error = eventError(event.object, this.#path);
             if (isExpired(error)) {
-              // History compacted past a watch that worked for a while:
-              // routine, so read again at once (as kube-rs does; client-go
-              // waits its backoff). A watch that expires sooner waits, so a
-              // server that expires every watch gets a relist a second.
+              // Compacted past a watch that worked a second: read at once
+              // (as kube-rs); sooner, after the backoff (a relist a second).
               const worked = Date.now() - started >= SHORT_WATCH;
               return { next: "read", wait: worked ? 0 : this.#wait(error) };
             }
@@ -551,8 +547,7 @@ export class Reflector<T extends KubeObject> {
       if (this.#signal.aborted) return { next: "read", wait: 0 };
       // A cut connection, an idle stream, a malformed line: resume from
       // the last version delivered. A line that fails to decode can fail
-      // again, so that case waits first, and a few in a row read the whole
-      // collection again.
+      // again: that waits first, and a few in a row read everything again.
       this.#broke("watch", error);
       if (!isTransient(error)) {
         this.#badAnswers++;

@@ -44,24 +44,6 @@ import type {
 } from "./types.ts";
 
 export type {
-  CorruptOptions,
-  EventObject,
-  EventsAboutOptions,
-  FakeApiServerOptions,
-  HoldLeaseOptions,
-  LandAfterNextReadOptions,
-  ListType,
-  PrinterColumn,
-  RecordedRequest,
-  Refusal,
-  RefuseOptions,
-  RegisteredResource,
-  RequestFilter,
-  ResourceDefinition,
-  ServedApiServer,
-  ServeOptions,
-} from "./types.ts";
-export type {
   KubeObject,
   ObjectMeta,
   OwnerReference,

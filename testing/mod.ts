@@ -183,6 +183,24 @@
  * @module
  */
 export * from "./fake_server.ts";
+export type {
+  CorruptOptions,
+  EventObject,
+  EventsAboutOptions,
+  FakeApiServerOptions,
+  HoldLeaseOptions,
+  LandAfterNextReadOptions,
+  ListType,
+  PrinterColumn,
+  RecordedRequest,
+  Refusal,
+  RefuseOptions,
+  RegisteredResource,
+  RequestFilter,
+  ResourceDefinition,
+  ServedApiServer,
+  ServeOptions,
+} from "./types.ts";
 export * from "./fake_time.ts";
 export * from "./certs.ts";
 export * from "./service_account.ts";
