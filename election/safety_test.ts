@@ -36,6 +36,7 @@
  */
 
 import assert from "node:assert/strict";
+import { chaosSetting } from "../_internal/_chaos_test_util.ts";
 import { Client, objectPath } from "../apiclient/mod.ts";
 import { FakeApiServer, installFakeTime } from "../testing/mod.ts";
 import {
@@ -76,16 +77,9 @@ const FAILOVER = LEASE_DURATION + 2 * RETRY_PERIOD * (1 + JITTER_FACTOR);
 /** The most a pod's clock runs fast or slow: 5%. */
 const MAX_DRIFT = 0.05;
 
-/** A number from `--name=N` after `--`, else from the environment. */
+/** A number from `--name=N` after `--`, else from `CHAOS_<NAME>`. */
 function flag(name: string, fallback: number): number {
-  const arg = Deno.args.find((a) => a.startsWith(`--${name}=`));
-  if (arg) return Number(arg.slice(name.length + 3));
-  const variable = `CHAOS_${name.toUpperCase()}`;
-  const allowed =
-    Deno.permissions.querySync({ name: "env", variable }).state === "granted";
-  const value = allowed ? Deno.env.get(variable) : undefined;
-  const number = value ? Number(value) : NaN;
-  return Number.isSafeInteger(number) && number >= 0 ? number : fallback;
+  return chaosSetting(name, `CHAOS_${name.toUpperCase()}`, fallback);
 }
 
 /** Which of the added faults the runs met, for the report. */

@@ -16,6 +16,7 @@
 // Seeds: `--seeds=N --from=F` after `--`, or CHAOS_SEEDS and CHAOS_FROM in
 // the environment (`deno task chaos` runs 1,000).
 import assert from "node:assert/strict";
+import { chaosSetting } from "../_internal/_chaos_test_util.ts";
 import type { KubeObject } from "../apiclient/types.ts";
 import type { FakeApiServer, Refusal } from "../testing/mod.ts";
 import { Collection, finalState } from "./mod.ts";
@@ -39,20 +40,9 @@ function prng(seed: number): () => number {
   };
 }
 
-/** A number from `--name=N` after `--`, else from the environment. */
-function setting(name: string, variable: string, fallback: number): number {
-  const arg = Deno.args.find((a) => a.startsWith(`--${name}=`));
-  if (arg !== undefined) return Number(arg.slice(name.length + 3));
-  const allowed =
-    Deno.permissions.querySync({ name: "env", variable }).state === "granted";
-  const value = allowed ? Deno.env.get(variable) : undefined;
-  const number = value ? Number(value) : NaN;
-  return Number.isSafeInteger(number) && number >= 0 ? number : fallback;
-}
-
 const NAMES = Array.from({ length: 12 }, (_, i) => `cm-${i}`);
-const SEEDS = setting("seeds", "CHAOS_SEEDS", 60);
-const FROM = setting("from", "CHAOS_FROM", 1);
+const SEEDS = chaosSetting("seeds", "CHAOS_SEEDS", 60);
+const FROM = chaosSetting("from", "CHAOS_FROM", 1);
 const STEPS = 80;
 
 /** Which faults a run met, summed over the seeds for the report. */

@@ -21,6 +21,7 @@
 // Seeds: `--seeds=N --from=F` after `--`, or SHARD_CHAOS_SEEDS and
 // CHAOS_FROM in the environment (`deno task chaos` runs 1,000).
 import assert from "node:assert/strict";
+import { chaosSetting } from "../_internal/_chaos_test_util.ts";
 import { installProcessTimers, seeded } from "../_internal/_link_test_util.ts";
 import type { KubeObject } from "../apiclient/types.ts";
 import { installFakeTime } from "../testing/fake_time.ts";
@@ -32,20 +33,9 @@ import {
   safety,
 } from "./_chaos_test_util.ts";
 
-/** A number from `--name=N` after `--`, else from the environment. */
-function setting(name: string, variable: string, fallback: number): number {
-  const arg = Deno.args.find((a) => a.startsWith(`--${name}=`));
-  if (arg !== undefined) return Number(arg.slice(name.length + 3));
-  const allowed =
-    Deno.permissions.querySync({ name: "env", variable }).state === "granted";
-  const value = allowed ? Deno.env.get(variable) : undefined;
-  const number = value ? Number(value) : NaN;
-  return Number.isSafeInteger(number) && number >= 0 ? number : fallback;
-}
-
 // 40 in the gate: seeds 22 and 38 meet a takeover whose answer is lost.
-const SEEDS = setting("seeds", "SHARD_CHAOS_SEEDS", 40);
-const FROM = setting("from", "CHAOS_FROM", 1);
+const SEEDS = chaosSetting("seeds", "SHARD_CHAOS_SEEDS", 40);
+const FROM = chaosSetting("from", "CHAOS_FROM", 1);
 const STEPS = 40;
 const NAMES = 14;
 /** The most replicas running at once, and ever started in one seed. */
