@@ -2,6 +2,7 @@
 // one panel per concurrency, change rate on the x axis and latency on the
 // y axis, both log scale (rates span a decade, latencies several); a peer
 // is one colour, its p99 a solid line and its p50 a dashed one.
+import { COLOURS, decades, escape } from "../scale/_svg.ts";
 
 /** One line: a peer's percentile at each rate it sustained or tried. */
 export interface Line {
@@ -16,7 +17,6 @@ export interface Panel {
   lines: Line[];
 }
 
-const COLOURS = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e"];
 const PW = 300;
 const PH = 300;
 const LEFT = 60;
@@ -25,24 +25,10 @@ const TOP = 50;
 const BOTTOM = 50;
 const LEGEND = 70;
 
-function decades(min: number, max: number): number[] {
-  const out: number[] = [];
-  for (
-    let e = Math.floor(Math.log10(min));
-    e <= Math.ceil(Math.log10(max));
-    e++
-  ) out.push(10 ** e);
-  return out;
-}
-
 /** The x ticks: the rates themselves, as a log axis of one decade has few. */
 function label(value: number): string {
   if (value >= 1e3) return `${Number((value / 1e3).toPrecision(3))}k`;
   return String(Number(value.toPrecision(3)));
-}
-
-function escape(text: string): string {
-  return text.replaceAll("&", "&amp;").replaceAll("<", "&lt;");
 }
 
 /** Panels side by side on shared axes, with one legend below. */

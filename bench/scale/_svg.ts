@@ -7,7 +7,8 @@ export interface Series {
   points: { x: number; y: number }[];
 }
 
-const COLOURS = [
+/** The peers' colours, in order (shared with the latency chart). */
+export const COLOURS: readonly string[] = [
   "#1f77b4",
   "#d62728",
   "#2ca02c",
@@ -22,7 +23,8 @@ const RIGHT = 150;
 const TOP = 40;
 const BOTTOM = 50;
 
-function decades(min: number, max: number): number[] {
+/** The powers of ten from below `min` to above `max`: a log axis's grid. */
+export function decades(min: number, max: number): number[] {
   const out: number[] = [];
   for (
     let e = Math.floor(Math.log10(min));
@@ -38,7 +40,8 @@ function label(value: number): string {
   return String(Number(value.toPrecision(3)));
 }
 
-function escape(text: string): string {
+/** Text made safe for SVG markup. */
+export function escape(text: string): string {
   return text.replaceAll("&", "&amp;").replaceAll("<", "&lt;");
 }
 
