@@ -555,23 +555,26 @@ function charts(
 
 async function main(): Promise<void> {
   const mode = (flag("mode") ?? "paged") as "paged" | "stream";
-  const kind = (flag("kind") ?? "configmaps") as Kind;
-  if (kind !== "configmaps" && kind !== "pods") {
-    throw new Error(`--kind=${kind}: configmaps or pods`);
-  }
-  const pods = kind === "pods";
-  const name = flag("out") ?? `${mode}${pods ? "-pods" : ""}`;
+  const name = flag("out") ??
+    `${mode}${flag("kind") === "pods" ? "-pods" : ""}`;
   const out = `${here}results/`;
-  // --render writes the report and charts again from the results JSON.
+  // --render writes the report and charts again from the results JSON,
+  // of the kind it was measured on.
   const saved = Deno.args.includes("--render")
     ? JSON.parse(await Deno.readTextFile(`${out}results-${name}.json`)) as {
       date: string;
       machine: Record<string, string>;
+      kind?: Kind;
       events: number;
       seconds: number;
       rows: Row[];
     }
     : undefined;
+  const kind = (flag("kind") ?? saved?.kind ?? "configmaps") as Kind;
+  if (kind !== "configmaps" && kind !== "pods") {
+    throw new Error(`--kind=${kind}: configmaps or pods`);
+  }
+  const pods = kind === "pods";
   const events = saved?.events ??
     Number(flag("events") ?? (pods ? 30_000 : 100_000));
   const full = Deno.args.includes("--full");
