@@ -149,8 +149,9 @@ export class Manager implements AsyncDisposable {
   #stop = new AbortController();
   #lead: Lead | undefined;
   #controllers: Controller<KubeObject>[] = [];
+  // The controllers' options, each with its ring when the manager shards.
   // deno-lint-ignore no-explicit-any -- controllers of any primary kind
-  #members: readonly ControllerOptions<any>[];
+  #controllerOptions: readonly ControllerOptions<any>[];
   #sharders: Sharder[] = [];
   #tasks: Promise<void>[] = [];
   #probes: ProbeServer | undefined;
@@ -187,7 +188,7 @@ export class Manager implements AsyncDisposable {
     if ((shards !== undefined || sharded) && options.election !== undefined) {
       throw new TypeError("The manager takes shards or an election, not both");
     }
-    this.#members = options.controllers.map((controller) =>
+    this.#controllerOptions = options.controllers.map((controller) =>
       shards === undefined || controller.shards !== undefined
         ? controller
         : { ...controller, shards: { ...shards, ring: controller.name } }
@@ -214,7 +215,7 @@ export class Manager implements AsyncDisposable {
     // running between terms (a lost Lease with `campaign`), and on a
     // standby whatever its controllers do.
     // A member's collections select its shard: register those, not all.
-    for (const controller of this.#members) {
+    for (const controller of this.#controllerOptions) {
       const sources = [
         shardSource(controller, controller.for),
         ...(controller.owns ?? []).map((own) => shardSource(controller, own)),
@@ -334,7 +335,7 @@ export class Manager implements AsyncDisposable {
     }
     this.#lead = lead;
     const budget = this.#options.stopTimeout ?? DEFAULT_STOP_TIMEOUT;
-    this.#controllers = this.#members.map((options) => {
+    this.#controllers = this.#controllerOptions.map((options) => {
       const own: ControllerOptions<KubeObject> = {
         stopTimeout: budget,
         onError,
