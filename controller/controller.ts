@@ -14,7 +14,8 @@ import type { Registration } from "../informer/shared.ts";
 import { DeletedFinalStateUnknown, finalState } from "../informer/tombstone.ts";
 import type { CollectionOptions, Handler, Source } from "../informer/types.ts";
 import { Versions } from "../memo/versions.ts";
-import { controllerOf, meaningfulChange } from "./changes.ts";
+import { controllerOf } from "../apiclient/owners.ts";
+import { meaningfulChange } from "./changes.ts";
 import {
   applyChild,
   deleteChild,

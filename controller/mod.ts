@@ -90,7 +90,7 @@
  *
  * @module
  */
-export { controllerOf, meaningfulChange, type OwnerKind } from "./changes.ts";
+export { meaningfulChange } from "./changes.ts";
 export { Controller, MIN_RESYNC, type Watched } from "./controller.ts";
 export {
   ApplyConflictError,

@@ -17,7 +17,7 @@ import { LEASE_DURATION, RETRY_PERIOD } from "../election/timings.ts";
 import { Collection } from "../informer/collection.ts";
 import type { Handler, Source } from "../informer/types.ts";
 import { finalState } from "../informer/tombstone.ts";
-import { controllerOf } from "../controller/changes.ts";
+import { controllerOf } from "../apiclient/owners.ts";
 import {
   drainLabel,
   MEMBER_LABEL,
