@@ -20,7 +20,9 @@ export async function writeOnce(
   client: Client,
   series: Series,
   event: Event,
+  options: { signal: AbortSignal },
 ): Promise<"created" | "patched"> {
+  const { signal } = options;
   const key = keyOf(event);
   const last = Date.parse(event.lastTimestamp);
   const collection = client.resource<Event>(events(event.metadata.namespace));
@@ -31,7 +33,7 @@ export async function writeOnce(
       await collection.patch(
         held.name,
         { count, lastTimestamp: event.lastTimestamp },
-        { type: "merge" },
+        { type: "merge", signal },
       );
       series.put(key, { name: held.name, count, last });
       return "patched";
@@ -41,7 +43,7 @@ export async function writeOnce(
       series.remove(key);
     }
   }
-  const created = await collection.create(event);
+  const created = await collection.create(event, { signal });
   const name = created?.metadata?.name;
   if (name) series.put(key, { name, count: 1, last });
   return "created";

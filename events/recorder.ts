@@ -104,6 +104,9 @@ export class Recorder {
   #stop = new AbortController();
   // Set when a stop's signal or timeout ended first: send nothing more.
   #abandoned = false;
+  // Aborted with the abandonment: a write in flight ends with the stop's
+  // bound rather than the client's request timeout.
+  #requests = new AbortController();
   #finished = false;
   #wake: (() => void) | undefined;
   #done: Promise<void>;
@@ -284,9 +287,9 @@ export class Recorder {
    * example giving up a Lease) is ordered after every Event write. If the
    * signal or the timeout fires first, it rejects at once with a
    * {@linkcode StopTimeoutError} (whose `cause` is the signal's reason or
-   * the timeout's `TimeoutError`); a request already sent may still
-   * complete, but nothing is sent after it, and the number of Events left
-   * unwritten is logged. Aborting {@linkcode RecorderOptions.signal} starts
+   * the timeout's `TimeoutError`); the write in flight is aborted, nothing
+   * is sent after it, and the number of Events left unwritten is logged.
+   * (An aborted write may still have reached the server.) Aborting {@linkcode RecorderOptions.signal} starts
    * the same stop with no options, and hands that error to `onError`.
    *
    * @example Release a Lease only after the last Event
@@ -303,7 +306,7 @@ export class Recorder {
    *   // Every write has returned: step down now.
    * } catch (error) {
    *   if (!(error instanceof StopTimeoutError)) throw error;
-   *   // A write may still land after this.
+   *   // The write in flight was aborted; it may have reached the server.
    * }
    * ```
    *
@@ -447,6 +450,9 @@ export class Recorder {
 
   #abandon(): void {
     this.#abandoned = true;
+    this.#requests.abort(
+      new DOMException("The Event recorder's stop gave up", "AbortError"),
+    );
     this.#wakeUp();
   }
 
@@ -487,7 +493,11 @@ export class Recorder {
       const event = this.#queue.shift();
       if (event === undefined) return;
       try {
-        this.#observe(await writeOnce(this.#client, this.#series, event));
+        this.#observe(
+          await writeOnce(this.#client, this.#series, event, {
+            signal: this.#requests.signal,
+          }),
+        );
       } catch (error) {
         this.#giveUp(event, error);
       }
@@ -498,7 +508,11 @@ export class Recorder {
   async #write(event: Event): Promise<void> {
     for (let attempt = 1;; attempt++) {
       try {
-        this.#observe(await writeOnce(this.#client, this.#series, event));
+        this.#observe(
+          await writeOnce(this.#client, this.#series, event, {
+            signal: this.#requests.signal,
+          }),
+        );
         return;
       } catch (error) {
         if (attempt >= this.#attempts || this.#stopping) {
@@ -515,6 +529,8 @@ export class Recorder {
   /** Reports an Event given up on. */
   #giveUp(event: Event, error: unknown): void {
     this.#observe("failed");
+    // The stop's StopTimeoutError already names the write it cut short.
+    if (this.#abandoned) return;
     this.#diagnostics.onError(new EventWriteError(event, error));
   }
 
