@@ -105,7 +105,8 @@ const LEASES = {
  *   member its group, kind, namespace and name hash to (never its uid).
  *   A member labels the children it applies itself; the sharder labels the
  *   others, and relabels them when their owner moves, so each member's
- *   child watch holds only its own.
+ *   child watch holds only its own. With a namespace in `for`, children
+ *   in other namespaces are left alone (their owners are not the ring's).
  * - An object made again under the name of one deleted within 10 min goes
  *   first to the member the deleted one had (a reconcile of the old object
  *   may still run there), and moves from it as above.
@@ -413,11 +414,14 @@ export class Sharder implements AsyncDisposable {
     signal: AbortSignal,
   ): Promise<boolean> {
     const label = shardLabel(this.#options.ring);
-    const { group, kind, namespaced } = this.#options.for;
+    const { group, kind, namespaced, namespace: only } = this.#options.for;
     const objects = this.#objects!.store;
     let ok = true;
     for (const child of children.store.values()) {
       if (signal.aborted) break;
+      // An owner in another namespace is no primary of this ring (and the
+      // ring's RBAC grants no write there).
+      if (only && child.metadata.namespace !== only) continue;
       const owner = controllerOf(child, { group, kind, namespaced });
       if (owner === undefined) continue;
       const held = objects.get(owner.key);
