@@ -12,11 +12,15 @@ import {
   objectRef,
   type Resource,
 } from "../apiclient/resource.ts";
-import type { KubeObject, OwnerReference } from "../apiclient/types.ts";
+import type {
+  KubeObject,
+  ObjectReference,
+  OwnerReference,
+} from "../apiclient/types.ts";
 import type { Condition } from "../conditions/mod.ts";
 import type { Recorder } from "../events/recorder.ts";
 import { transition } from "../events/transition.ts";
-import type { EventNote, ObjectReference } from "../events/types.ts";
+import type { EventNote } from "../events/types.ts";
 import { settleStatus, written } from "../memo/requests.ts";
 import type { Versions } from "../memo/versions.ts";
 import { ApplyConflictError } from "./errors.ts";

@@ -4,7 +4,7 @@ import {
   set,
 } from "../conditions/mod.ts";
 import type { Recorder } from "./recorder.ts";
-import type { ObjectReference } from "./types.ts";
+import type { ObjectReference } from "../apiclient/types.ts";
 
 /**
  * The status of each condition type that calls for human attention, such as

@@ -1,0 +1,26 @@
+import assert from "node:assert/strict";
+import FakeTimers from "@sinonjs/fake-timers";
+import { rfc3339 } from "./time.ts";
+
+Deno.test("rfc3339 cuts to the second, in UTC, and reads the clock at call time", () => {
+  assert.equal(
+    rfc3339(Date.parse("2030-01-01T00:00:05.999Z")),
+    "2030-01-01T00:00:05Z",
+  );
+  assert.equal(rfc3339(0), "1970-01-01T00:00:00Z");
+  const clock = FakeTimers.install({
+    toFake: [
+      "setTimeout",
+      "clearTimeout",
+      "setInterval",
+      "clearInterval",
+      "Date",
+    ],
+    now: Date.parse("2031-02-03T04:05:06.789Z"),
+  });
+  try {
+    assert.equal(rfc3339(), "2031-02-03T04:05:06Z");
+  } finally {
+    clock.uninstall();
+  }
+});
