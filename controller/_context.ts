@@ -23,6 +23,7 @@ import { transition } from "../events/transition.ts";
 import type { EventNote } from "../events/types.ts";
 import { settleStatus, written } from "../memo/requests.ts";
 import type { Versions } from "../memo/versions.ts";
+import { controllerRef } from "./changes.ts";
 import { ApplyConflictError } from "./errors.ts";
 import { compose, stampsOf, type Status, stored } from "./_status.ts";
 import type {
@@ -161,7 +162,8 @@ function owned(
   child: KubeObject,
   object: KubeObject,
 ): OwnerReference[] {
-  const uid = object.metadata.uid!;
+  const reference = controllerRef(object, writer.primary);
+  const uid = reference.uid;
   const others = (child.metadata.ownerReferences ?? []).filter((reference) =>
     reference.uid !== uid
   );
@@ -171,14 +173,7 @@ function owned(
       `The ${child.kind} ${child.metadata.name} names another controller: ${controller.kind} ${controller.name}`,
     );
   }
-  return [...others, {
-    apiVersion: primaryApiVersion(writer.primary),
-    kind: writer.primary.kind,
-    name: object.metadata.name!,
-    uid,
-    controller: true,
-    blockOwnerDeletion: true,
-  }];
+  return [...others, reference];
 }
 
 /** The `field`s of a FieldManagerConflict's causes. */
