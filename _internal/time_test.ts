@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import FakeTimers from "@sinonjs/fake-timers";
-import { rfc3339 } from "./time.ts";
+import { microTime, rfc3339 } from "./time.ts";
 
 Deno.test("rfc3339 cuts to the second, in UTC, and reads the clock at call time", () => {
   assert.equal(
@@ -23,4 +23,11 @@ Deno.test("rfc3339 cuts to the second, in UTC, and reads the clock at call time"
   } finally {
     clock.uninstall();
   }
+});
+
+Deno.test("microTime writes RFC 3339 in UTC with six digits", () => {
+  const ms = Date.UTC(2026, 11, 2, 11, 38, 29, 123);
+  assert.equal(microTime(ms), "2026-12-02T11:38:29.123000Z");
+  assert.equal(microTime(new Date(ms)), "2026-12-02T11:38:29.123000Z");
+  assert.equal(microTime(0), "1970-01-01T00:00:00.000000Z");
 });
