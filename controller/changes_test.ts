@@ -1,6 +1,12 @@
 import assert from "node:assert/strict";
-import { GREETING } from "../examples/greeting.ts";
 import { controllerOf, controllerRef } from "./mod.ts";
+
+const GREETING = {
+  group: "demo.liken.dev",
+  version: "v1alpha1",
+  resource: "greetings",
+  kind: "Greeting",
+};
 
 Deno.test("controllerRef: the controller reference of an owner, which controllerOf reads back", () => {
   const owner = { metadata: { name: "hello", namespace: "demo", uid: "u-1" } };
