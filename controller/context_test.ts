@@ -274,10 +274,13 @@ Deno.test("status: sets observedGeneration and conditions, and writes only when 
   await using h = await setup();
   const puts = (): number =>
     h.server.count({ method: "PUT", path: `${WIDGET_PATH}/w/status` });
+  // Without a schema, status.observedGeneration only when asked for.
   const first = await once(
     h,
     (context) =>
-      context.status({ conditions: [ready("False")], phase: "Starting" }),
+      context.status({ conditions: [ready("False")], phase: "Starting" }, {
+        observedGeneration: true,
+      }),
   );
   assert.equal(first, true);
   assert.equal(puts(), 1);
@@ -334,13 +337,20 @@ Deno.test("status: a transition posts an Event about the primary through the con
   await once(
     h,
     (context) =>
-      context.status({ conditions: [ready("True")] }, { bad: "False" }),
+      context.status({ conditions: [ready("True")] }, {
+        bad: { Ready: "False" },
+      }),
     { events },
   );
   const about = h.server.eventsAbout({ kind: "Widget", name: "w" });
   assert.deepEqual(
     about.map((event) => `${event.type} ${event.reason}`),
     ["Normal Starting", "Normal Serving"],
+  );
+  assert.equal(
+    "observedGeneration" in
+      (h.server.object<Widget>(`${WIDGET_PATH}/w`)?.status ?? {}),
+    false,
   );
   assert.deepEqual(about[0]?.involvedObject, {
     apiVersion: "example.com/v1",

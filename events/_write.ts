@@ -3,7 +3,8 @@
 import { type Client, NotFoundError, type Resource } from "../apiclient/mod.ts";
 import { keyOf, type Series, SERIES_WINDOW } from "./_series.ts";
 import { HostnameError } from "./errors.ts";
-import type { Event, ObjectReference } from "./types.ts";
+import type { ObjectReference } from "../apiclient/types.ts";
+import type { Event } from "./types.ts";
 
 /** The collection of core/v1 Events in a namespace. */
 function events(namespace: string | undefined): Resource {
@@ -49,18 +50,14 @@ export async function writeOnce(
   return "created";
 }
 
-/** The present time cut to the second, as the API server stores it. */
-export function timestamp(): string {
-  const seconds = Math.floor(Date.now() / 1000) * 1000;
-  return new Date(seconds).toISOString().replace(".000Z", "Z");
-}
-
 /** Copies the fields of a reference that are set, as Go's omitempty would. */
 export function reference(object: ObjectReference): ObjectReference {
   const copy: ObjectReference = { kind: object.kind, name: object.name };
   if (object.apiVersion) copy.apiVersion = object.apiVersion;
   if (object.namespace) copy.namespace = object.namespace;
   if (object.uid) copy.uid = object.uid;
+  if (object.resourceVersion) copy.resourceVersion = object.resourceVersion;
+  if (object.fieldPath) copy.fieldPath = object.fieldPath;
   return copy;
 }
 

@@ -1,7 +1,8 @@
 import type { Client } from "../apiclient/mod.ts";
 import { cut, MAX_MESSAGE, MAX_REASON, namespaceOf } from "./_limits.ts";
 import { Series } from "./_series.ts";
-import { hostname, reference, timestamp, writeOnce } from "./_write.ts";
+import { hostname, reference, writeOnce } from "./_write.ts";
+import { rfc3339 } from "../_internal/time.ts";
 import {
   bound,
   MAX_ATTEMPTS,
@@ -13,7 +14,8 @@ import {
   stopTimeout,
 } from "./_options.ts";
 import { EventDroppedError, EventWriteError } from "./errors.ts";
-import type { Event, EventNote, EventType, ObjectReference } from "./types.ts";
+import type { ObjectReference } from "../apiclient/types.ts";
+import type { Event, EventNote, EventType } from "./types.ts";
 import { type Diagnostics, diagnostics } from "../_internal/diagnostics.ts";
 import {
   ATTEMPTS,
@@ -420,7 +422,7 @@ export class Recorder {
       return;
     }
     // Built now, not when written: the time is when it happened.
-    const now = timestamp();
+    const now = rfc3339();
     this.#queue.push({
       apiVersion: "v1",
       kind: "Event",

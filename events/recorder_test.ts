@@ -737,3 +737,24 @@ Deno.test("by default errors go to console.error naming the recorder", async () 
     /^Event recorder test-operator: Dropped the Warning Event StepFailed about the Machine m1: the recorder has stopped$/,
   );
 });
+
+Deno.test("a reference's resourceVersion and fieldPath reach involvedObject, and a part of an object has its own series", async () => {
+  using _time = installFakeTime({ now: START });
+  await using server = new FakeApiServer();
+  const { recorder } = setup(server);
+  const container = {
+    ...pod,
+    resourceVersion: "7",
+    fieldPath: "spec.containers{web}",
+  };
+  recorder.warning(container, failed);
+  recorder.warning(pod, failed);
+  recorder.warning(container, failed);
+  await recorder.stop();
+  const events = about(server, pod);
+  assert.deepEqual(
+    events.map((event) => [event.involvedObject.fieldPath, event.count]),
+    [["spec.containers{web}", 2], [undefined, 1]],
+  );
+  assert.equal(events[0]?.involvedObject.resourceVersion, "7");
+});

@@ -1,5 +1,6 @@
 // The sharder: one replica of a ring at a time assigns every primary object
 // to a live member, and moves objects safely when the ring changes.
+import { microTime } from "../_internal/time.ts";
 import type { Client } from "../apiclient/client.ts";
 import { ConflictError } from "../apiclient/errors.ts";
 import { objectKey, type Resource } from "../apiclient/resource.ts";
@@ -493,7 +494,7 @@ export class Sharder implements AsyncDisposable {
       return true;
     }
     this.#tried.set(member, Date.now());
-    const now = new Date().toISOString().replace(/Z$/, "000Z");
+    const now = microTime();
     const spec = {
       ...lease?.spec,
       holderIdentity: TAKEN_PREFIX + this.lead.identity,
