@@ -238,6 +238,20 @@ export async function deleteChild(
   ref: ObjectRef,
 ): Promise<boolean> {
   const { signal, versions } = writer;
+  // As apply refuses such a child, and the generated RBAC grants no
+  // delete outside the primary's namespace.
+  if (
+    writer.primary.namespaced !== false &&
+    (ref.namespace || undefined) !== writer.ref.namespace
+  ) {
+    throw new TypeError(
+      `The ${ref.resource} ${
+        objectKey(ref)
+      } cannot be a child of the ${writer.primary.kind} ${
+        objectKey(writer.ref)
+      }: a namespaced owner's children are in its namespace`,
+    );
+  }
   try {
     await written(
       ref,

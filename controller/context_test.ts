@@ -263,6 +263,28 @@ Deno.test("deleteChild: deletes once; a gone child is fine", async () => {
   assert.equal(h.server.object(`${CM}/c`), undefined);
 });
 
+Deno.test("deleteChild: a ref outside the primary's namespace is refused, and nothing is sent", async () => {
+  await using h = await setup();
+  const deletes = (): number => h.server.count({ method: "DELETE" });
+  const errors = await once(h, async (context) => {
+    const found: unknown[] = [];
+    for (const namespace of ["other", undefined]) {
+      const ref = { ...CONFIGMAPS, namespace, name: "c" };
+      found.push(await context.deleteChild(ref).catch((error) => error));
+    }
+    return found;
+  });
+  for (const error of errors) {
+    assert.ok(error instanceof TypeError, String(error));
+    assert.match(
+      error.message,
+      /a namespaced owner's children are in its namespace$/,
+    );
+  }
+  assert.match(String(errors[0]), /configmaps other\/c cannot be a child/);
+  assert.equal(deletes(), 0);
+});
+
 const ready = (status: "True" | "False", message = ""): Condition => ({
   type: "Ready",
   status,
