@@ -26,7 +26,8 @@ import { diffSets, Schema as FieldSchema } from "./_fields.ts";
 import { managedFields, recordUpdate } from "./_managed.ts";
 import type { Change } from "./_store.ts";
 import type { ServerState } from "./_state.ts";
-import type { ListType, PrinterColumn, RegisteredResource } from "./types.ts";
+import type { PrinterColumn } from "../resource/crd.ts";
+import type { ListType, RegisteredResource } from "./types.ts";
 
 /** The group of CustomResourceDefinitions. */
 export const DEFINITION_GROUP = "apiextensions.k8s.io";

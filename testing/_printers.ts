@@ -7,7 +7,8 @@
  * @module
  */
 import { rfc3339 } from "../_internal/time.ts";
-import type { PrinterColumn, RegisteredResource } from "./types.ts";
+import type { PrinterColumn } from "../resource/crd.ts";
+import type { RegisteredResource } from "./types.ts";
 import type {
   TableColumnDefinition,
   TableRowCondition,
