@@ -58,10 +58,12 @@ export type WatchHooks = Pick<
  * `relisted`, `listFailed`, `onError` (for this registration's calls),
  * `log` and `signal` (stops the registration) are the registration's own.
  * The others shape the shared store and watch: `metadataOnly` is part of
- * what is shared (another value is another watch), and `transform`,
- * `decode`, `indexers`, `absent`, `absentRecheck`, `unreadyOnWatchError`
- * and `heartbeatTimeout` must be the very same (the same function or
- * object, or left out alike) as the registrations already on that watch.
+ * what is shared (another value is another watch); `indexers` add to the
+ * shared store's indexes (a name the store already has must come with the
+ * very same function); and `transform`, `decode`, `absent`,
+ * `absentRecheck`, `unreadyOnWatchError` and `heartbeatTimeout` must be the
+ * very same (the same function or object, or left out alike) as the
+ * registrations already on that watch.
  *
  * @typeParam T The kind of the watched objects.
  */
@@ -72,7 +74,6 @@ export type RegisterOptions<T extends KubeObject = KubeObject> =
 const SHAPE = [
   "transform",
   "decode",
-  "indexers",
   "absent",
   "absentRecheck",
   "unreadyOnWatchError",
@@ -132,6 +133,7 @@ class Shared {
     };
     this.hub = new Hub<KubeObject>(client, source, {
       ...this.shape,
+      indexers: options.indexers,
       metadataOnly: this.metadataOnly,
       ...(instrument === undefined ? hooks : instrument(source, hooks)),
       freeze,
@@ -156,10 +158,14 @@ interface Member {
  * is shared is everything that changes what the store holds: the resource
  * (group, version, resource), the namespace or namespace set, the label and
  * field selectors, and `metadataOnly`. A registration asking for the same
- * collection with another `transform`, `decode` or `indexers` (or another
- * `absent`, `absentRecheck`, `unreadyOnWatchError`, `heartbeatTimeout`) is
- * refused with a `TypeError` naming the option: two shapes cannot share one
- * store, and a silent second watch would double the load on the API server.
+ * collection with another `transform` or `decode` (or another `absent`,
+ * `absentRecheck`, `unreadyOnWatchError`, `heartbeatTimeout`) is refused
+ * with a `TypeError` naming the option: two shapes cannot share one store,
+ * and a silent second watch would double the load on the API server.
+ * `indexers` merge by name: each registration may add indexes to the shared
+ * store (built at once from the objects it holds), and one that gives a
+ * name the store has with another function is refused with a `TypeError`
+ * naming the index.
  *
  * Each registration has its own queue: the watch hands each change to every
  * registration's queue without waiting, and each registration feeds its own
@@ -291,6 +297,19 @@ export class Collections implements AsyncDisposable {
           );
         }
       }
+      const indexers = given.indexers ?? {};
+      const store = shared.hub.store;
+      for (const [name, indexer] of Object.entries(indexers)) {
+        const held = store.indexer(name);
+        if (held !== undefined && held !== indexer) {
+          throw new TypeError(
+            `Cannot share the watch of ${
+              setName(checked)
+            }: its index ${name} is another function than the one registered before; give one index name one function (define it once and pass the same function), or another name`,
+          );
+        }
+      }
+      store.addIndexers(indexers);
     }
     const entry = shared;
     return new Joined<T>(entry, options, () => this.#leave(key, entry));
