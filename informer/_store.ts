@@ -114,7 +114,7 @@ export class MemoryStore<T extends KubeObject> implements Store<T> {
 
   /**
    * Every key held, undecodable ones included, sorted: the keys a read that
-   * must not miss an object (such as `currentList`) asks the server about.
+   * must not miss an object (such as `cachedList`) asks the server about.
    */
   trackedKeys(): string[] {
     const keys = [...this.#items.keys()];

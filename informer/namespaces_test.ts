@@ -6,7 +6,7 @@ import {
   cached,
   Collection,
   Collections,
-  currentList,
+  cachedList,
   list,
   readOne,
   view,
@@ -198,7 +198,7 @@ Deno.test("cached reads through a namespace set answer inside it and leave other
   );
   assert.deepEqual(
     names(
-      await currentList(h.client, { ...CONFIGMAPS, namespace: "b" }, {
+      await cachedList(h.client, { ...CONFIGMAPS, namespace: "b" }, {
         view: watched,
         versions,
       }),
