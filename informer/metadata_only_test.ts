@@ -2,8 +2,8 @@ import assert from "node:assert/strict";
 import type { KubeObject } from "../apiclient/types.ts";
 import {
   cached,
-  Collection,
   cachedList,
+  Collection,
   finalState,
   list,
   readOne,

@@ -4,9 +4,9 @@ import type { KubeObject } from "../apiclient/types.ts";
 import { Versions } from "../memo/mod.ts";
 import {
   cached,
+  cachedList,
   Collection,
   Collections,
-  cachedList,
   list,
   readOne,
   view,
