@@ -90,7 +90,13 @@
  *
  * @module
  */
-export { controllerOf, meaningfulChange, type OwnerKind } from "./changes.ts";
+export {
+  CONTROLLER_UID_INDEX,
+  controllerOf,
+  controllerUid,
+  meaningfulChange,
+  type OwnerKind,
+} from "./changes.ts";
 export { Controller, MIN_RESYNC, type Watched } from "./controller.ts";
 export {
   ApplyConflictError,
