@@ -16,8 +16,14 @@ import { finalState } from "../informer/tombstone.ts";
 import type { Handler, Source } from "../informer/types.ts";
 import type { Versions } from "../memo/versions.ts";
 import { CONTROLLER_UID_INDEX, controllerOf } from "./changes.ts";
-import type { Watched } from "./controller.ts";
+import type { Registration } from "../informer/shared.ts";
 import type { Primary } from "./types.ts";
+
+/** What the reads need of a controller's watch. */
+type Watched<T extends KubeObject = KubeObject> = Pick<
+  Registration<T>,
+  "source" | "metadataOnly" | "view"
+>;
 
 /** What the reads need of their controller and reconcile. */
 export interface Reader {
