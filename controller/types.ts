@@ -117,7 +117,9 @@ export interface ReconcileContext<T extends KubeObject = KubeObject> {
    * request, and never older than the controller's own writes: a child the
    * memo knows at another version than the store's (such as one just
    * applied or deleted) is read from the API server (`cachedList` with the
-   * index). Empty when the primary is gone.
+   * index). While the store is not ready (its watch was refused), the
+   * children come from a list of the API server instead (`list`). Empty
+   * when the primary is gone.
    *
    * @example
    * ```ts
