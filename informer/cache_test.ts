@@ -415,3 +415,27 @@ Deno.test("an indexed cachedList is never older than the memo: new, adopted, cha
     ["adopted", "gone", "moved", "new"].map((name) => `GET ${CM}/${name}`),
   );
 });
+
+Deno.test("list with an index while the store is not ready lists the API server and filters through the index function", async () => {
+  await using h = harness();
+  const make = labelled(h, CM);
+  await make("web", { app: "web" });
+  await make("db", { app: "db" });
+  h.server.refuse({ watch: true, status: 403 });
+  await using c = new Collection(h.client, CONFIGMAPS, {
+    indexers: { app },
+    onError: () => {},
+  });
+  await h.time.settle();
+  assert.equal(c.view().ready(), false);
+  const before = h.server.requests.length;
+  const listed = await list(h.client, { ...CONFIGMAPS, namespace: "default" }, {
+    view: c.view(),
+    index: { name: "app", value: "web" },
+  });
+  assert.deepEqual(listed.map((o) => o.metadata.name), ["web"]);
+  assert.deepEqual(
+    h.server.requests.slice(before).map((r) => `${r.method} ${r.path}`),
+    [`GET ${CM}`],
+  );
+});
