@@ -112,16 +112,6 @@ export class MemoryStore<T extends KubeObject> implements Store<T> {
     return [...this.#items.keys()].sort(compareKeys);
   }
 
-  /**
-   * Every key held, undecodable ones included, sorted: the keys a read that
-   * must not miss an object (such as `cachedList`) asks the server about.
-   */
-  trackedKeys(): string[] {
-    const keys = [...this.#items.keys()];
-    for (const key of this.#undecodable.keys()) keys.push(key);
-    return keys.sort(compareKeys);
-  }
-
   values(): T[] {
     return [...this.#items.values()];
   }

@@ -226,6 +226,12 @@ function isCurrent(
     versions.current(ref, copy.metadata?.resourceVersion ?? "");
 }
 
+/** The namespace of a store key (`undefined` for a cluster-scoped one). */
+function namespaceOf(key: string): string | undefined {
+  const slash = key.indexOf("/");
+  return slash === -1 ? undefined : key.slice(0, slash);
+}
+
 /** What a list keeps of the copies it finds: its scope as one test. */
 type Scope<T> = (copy: T) => boolean;
 
@@ -364,6 +370,7 @@ export async function cachedList<T extends KubeObject>(
   const scope = scopeOf(view, source, index);
   const store = view.store;
   const { namespaces: _, ...bare } = source;
+  const narrower = !!source.namespace || source.namespaces !== undefined;
   // Memo first, store second: if the watch delivers a new object in
   // between, the key shows up in the store's keys. The other order could
   // miss it in both.
@@ -389,16 +396,22 @@ export async function cachedList<T extends KubeObject>(
       }
     } else {
       // Undecodable objects too: their current copy is read from the server.
+      // Only the list's namespaces are sorted, not the whole store.
       const tracked = store instanceof MemoryStore
-        ? store.trackedKeys()
-        : store.keys();
-      for (const key of tracked) keys.push(key);
+        ? [store.entries().keys(), store.undecodable().keys()]
+        : [store.keys()];
+      for (const part of tracked) {
+        for (const key of part) {
+          if (!narrower || coversNamespace(source, namespaceOf(key))) {
+            keys.push(key);
+          }
+        }
+      }
     }
   }
   keys.sort(compareKeys);
   const current: T[] = [];
   let last: string | undefined;
-  const narrower = !!source.namespace || source.namespaces !== undefined;
   for (const key of keys) {
     if (key === last) continue;
     last = key;
