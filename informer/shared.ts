@@ -259,6 +259,34 @@ export class Collections implements AsyncDisposable {
    * );
    * ```
    *
+   * @example Indexes of several registrations merge by name
+   * ```ts
+   * import assert from "node:assert/strict";
+   * import { Client, type KubeObject } from "@liken/kubernetes/apiclient";
+   * import { Collections } from "@liken/kubernetes/informer";
+   * import { FakeApiServer } from "@liken/kubernetes/testing";
+   *
+   * await using server = new FakeApiServer();
+   * const client = new Client(server.url, { fetch: server.fetch });
+   * await client.create("/api/v1/namespaces/default/configmaps", {
+   *   metadata: { name: "web", labels: { app: "web" } },
+   * });
+   * await using collections = new Collections(client);
+   * const configMaps = { version: "v1", resource: "configmaps" };
+   * const { promise: synced, resolve } = Promise.withResolvers<void>();
+   * collections.register(configMaps, { synced: resolve });
+   * await synced;
+   * // Added to the running store, built from what it holds.
+   * const app = (object: KubeObject) => [object.metadata.labels?.app ?? ""];
+   * const late = collections.register(configMaps, { indexers: { app } });
+   * assert.deepEqual(late.store.indexKeys("app", "web"), ["default/web"]);
+   * // The same name with another function is refused, naming the index.
+   * assert.throws(
+   *   () => collections.register(configMaps, { indexers: { app: () => [] } }),
+   *   /its index app is another function/,
+   * );
+   * ```
+   *
    * @typeParam T The kind of the watched objects.
    * @param source The collection (see {@linkcode Source}).
    * @param options The registration's handler and callbacks, and the
@@ -518,56 +546,27 @@ class Joined<T extends KubeObject> implements Registration<T>, Member {
     }
   }
 
-  /**
-   * Whether this registration is synced (client-go's HasSynced of a
-   * registration): its handler was handed the current objects once and the
-   * collection's first read (its `synced` call has begun), and the store
-   * may answer reads.
-   *
-   * @returns `true` when synced.
-   */
+  /** See {@linkcode Registration.synced}. */
   synced(): boolean {
     return this.#reached && this.#shared.hub.synced();
   }
 
-  /**
-   * Whether the shared watch keeps the store current (see
-   * `Collection.current`).
-   *
-   * @returns `true` while it does.
-   */
+  /** See {@linkcode Registration.current}. */
   current(): boolean {
     return this.#shared.hub.current();
   }
 
-  /**
-   * How many changes wait in this registration's queue for its handler
-   * (the call in progress not counted): a metric of how far it lags.
-   *
-   * @returns The number of waiting changes.
-   */
+  /** See {@linkcode Registration.pending}. */
   pending(): number {
     return this.#listener.pending();
   }
 
-  /**
-   * The shared store as the cached reads take it (see {@linkcode view}):
-   * ready once this registration is synced.
-   *
-   * @param options Whether the watch holds every object of its kind.
-   * @returns The view.
-   */
+  /** See {@linkcode Registration.view}. */
   view(options: ViewOptions = {}): View<T> {
     return view(this, options);
   }
 
-  /**
-   * Ends the registration: drops its waiting changes and waits until its
-   * handler call in progress returned. The last registration of a
-   * collection also stops its watch, and waits until it ended.
-   *
-   * @returns Settles when the registration (and maybe the watch) ended.
-   */
+  /** See {@linkcode Registration.stop}. */
   stop(): Promise<void> {
     if (this.#stopped !== undefined) return this.#stopped;
     this.#unlink();
