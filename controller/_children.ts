@@ -15,7 +15,8 @@ import { list, readOne } from "../informer/cache.ts";
 import { finalState } from "../informer/tombstone.ts";
 import type { Handler, Source } from "../informer/types.ts";
 import type { Versions } from "../memo/versions.ts";
-import { CONTROLLER_UID_INDEX, controllerOf } from "./changes.ts";
+import { controllerOf } from "../apiclient/owners.ts";
+import { CONTROLLER_UID_INDEX } from "./changes.ts";
 import type { Registration } from "../informer/shared.ts";
 import type { Primary } from "./types.ts";
 

@@ -4,7 +4,9 @@ import type { ObjectRef, Resource } from "../apiclient/resource.ts";
 import type { KubeObject } from "../apiclient/types.ts";
 import type { DiagnosticsOptions } from "../_internal/diagnostics.ts";
 import type { Lead } from "../election/lead.ts";
-import type { Condition, ConditionStatus } from "../conditions/mod.ts";
+import type { Condition } from "../conditions/mod.ts";
+import type { BadStatuses } from "../events/transition.ts";
+import type { Schema } from "../resource/schema.ts";
 import type { RecorderOptions } from "../events/options.ts";
 import type { Recorder } from "../events/recorder.ts";
 import type { EventNote } from "../events/types.ts";
@@ -31,6 +33,14 @@ export interface Primary extends Source {
    * ClusterIssuer) children anywhere. Default `true`.
    */
   namespaced?: boolean | undefined;
+  /**
+   * The structural schema of the whole object, as a `defineResource`
+   * definition carries it (pass the definition as `for` and it is there):
+   * {@linkcode ReconcileContext.status} writes `observedGeneration` only
+   * where it names one, refuses a status it would prune, and compares
+   * statuses as the API server stores them (defaulted). Default: none.
+   */
+  schema?: Schema | undefined;
 }
 
 /**
@@ -210,27 +220,37 @@ export interface ReconcileContext<T extends KubeObject = KubeObject> {
   deleteChild(ref: ObjectRef): Promise<boolean>;
   /**
    * Writes the primary's status in one call: the fields of `patch` over the
-   * held status (`null` removes a field, `undefined` leaves it), each
+   * held status (`null` removes a field, `undefined` leaves it), and each
    * condition of `patch.conditions` set by the conditions module's `set`
-   * (`lastTransitionTime` moves only when the status changes; each takes
-   * the primary's generation as `observedGeneration` unless it states one),
-   * and `observedGeneration` set to the primary's `metadata.generation`.
+   * (`lastTransitionTime` moves only when the status changes).
    *
-   * Nothing is sent when the result deep-equals the held status. Otherwise
-   * the status subresource is replaced conditional on the resourceVersion
-   * (`settleStatus`): a merge patch would replace the whole `conditions`
-   * list (RFC 7386 replaces arrays) and so drop a condition another writer
-   * added meanwhile, while a stale replace draws a 409, after which the
-   * status is computed again once from a fresh copy.
+   * `observedGeneration` (the primary's `metadata.generation`) goes where
+   * the primary's schema ({@linkcode Primary.schema}, a `defineResource`
+   * definition's) names it: `status.observedGeneration`, and each condition
+   * that states none. Without a schema, each condition takes it (a
+   * `metav1.Condition` has the field) and the status only with
+   * `options.observedGeneration` (which decides the status's field in
+   * either case): a field the API server prunes would make the status
+   * differ from the held one on every pass, a write per reconcile.
+   *
+   * With a schema, a status it would prune (a field it does not name) is
+   * refused with a `TypeError` naming the fields, before any request; the
+   * status is defaulted by it, and nothing is sent when the result
+   * deep-equals the held status. Otherwise the status subresource is
+   * replaced conditional on the resourceVersion (`settleStatus`): a merge
+   * patch would replace the whole `conditions` list (RFC 7386 replaces
+   * arrays) and so drop a condition another writer added meanwhile, while a
+   * stale replace draws a 409, after which the status is computed again
+   * once from a fresh copy.
    *
    * After the write lands, each condition that transitioned (new, or a
    * changed status or reason, as `set` says) posts an Event through the
    * controller's recorder, its object reference made from the primary
-   * (`transition` of the events module); Warning when the status is
-   * `options.bad`.
+   * (`transition` of the events module); Warning when `options.bad` names
+   * the condition's type with its new status.
    *
    * @param patch The status fields and conditions.
-   * @param options The status that needs a person.
+   * @param options The statuses that need a person, and `observedGeneration`.
    * @returns Whether a write landed.
    */
   status(patch: StatusPatch, options?: StatusOptions): Promise<boolean>;
@@ -280,10 +300,16 @@ export interface StatusPatch {
 /** Options of {@linkcode ReconcileContext.status}. */
 export interface StatusOptions {
   /**
-   * The condition status that posts a Warning rather than a Normal Event
-   * (such as `"False"` for `Ready`). Default: none (always Normal).
+   * The status of each condition type that posts a Warning rather than a
+   * Normal Event, such as `{ Available: "False", Degraded: "True" }`.
+   * Default: none (always Normal).
    */
-  bad?: ConditionStatus | undefined;
+  bad?: BadStatuses | undefined;
+  /**
+   * Whether to set `status.observedGeneration`. Default: whether the
+   * primary's schema names it; `false` without a schema.
+   */
+  observedGeneration?: boolean | undefined;
 }
 
 /**

@@ -3,8 +3,11 @@
 import type { Client } from "../apiclient/client.ts";
 import { isStale } from "../apiclient/errors.ts";
 import type { KubeList, KubeObject } from "../apiclient/types.ts";
-import { objectKey, type ObjectRef } from "../apiclient/resource.ts";
-import type { Source } from "../informer/source.ts";
+import {
+  objectKey,
+  type ObjectRef,
+  type Resource,
+} from "../apiclient/resource.ts";
 import type { Versions } from "./versions.ts";
 
 /**
@@ -144,7 +147,12 @@ export function readFresh<T extends KubeObject>(
  */
 export async function readList<T extends KubeObject>(
   client: Client,
-  source: Source,
+  source: Resource & {
+    /** A label selector, such as `app=web`. */
+    labelSelector?: string | undefined;
+    /** A field selector, such as `metadata.name=web`. */
+    fieldSelector?: string | undefined;
+  },
   options: MemoOptions = {},
 ): Promise<T[]> {
   const { versions, signal } = options;

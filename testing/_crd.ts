@@ -8,12 +8,13 @@
  *
  * @module
  */
+import { rfc3339 } from "../_internal/time.ts";
 import type { KubeObject } from "../apiclient/types.ts";
 import type { Schema } from "../resource/schema.ts";
 import type { Cause } from "../resource/errors.ts";
 import { servedStructural } from "../_internal/schema/structural.ts";
 import { clone, deepEqual } from "./_patch.ts";
-import { isObject, resourceKey, timestamp } from "./_objects.ts";
+import { isObject, resourceKey } from "./_objects.ts";
 import { ALL_VERBS } from "./_registry.ts";
 import { noteServed, type ScaleSubresource, servedVersion } from "./_served.ts";
 import {
@@ -365,7 +366,7 @@ function establish(state: ServerState, name: string): void {
   if (!resource || !live || live.metadata.deletionTimestamp) return;
   if (established(live)) return;
   const next = clone(live);
-  const now = timestamp();
+  const now = rfc3339();
   const status = isObject(next.status) ? next.status : {};
   next.status = status;
   status.acceptedNames = clone(next.spec?.names ?? {});

@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { rfc3339 } from "../_internal/time.ts";
 import type { PrinterColumn, RegisteredResource } from "./types.ts";
 import type {
   TableColumnDefinition,
@@ -20,7 +21,6 @@ import {
   type Json,
   name,
   podCells,
-  rfc3339,
   serviceCells,
   str,
 } from "./_cells.ts";

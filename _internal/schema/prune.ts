@@ -3,7 +3,7 @@
 // `pruning.PruneWithOptions` and `structuraldefaulting.Default`, with
 // `PruneNonNullableNullsWithoutDefaults`).
 
-import type { Schema } from "../../resource/schema.ts";
+import type { Schema } from "./types.ts";
 import { isObject } from "./validate.ts";
 
 /** The fields of ObjectMeta; metadata keeps only these. */

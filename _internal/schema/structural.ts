@@ -2,8 +2,7 @@
 // (apiextensions-apiserver `apis/apiextensions/validation` and
 // `apiserver/schema`): a schema breaking one is refused with these reasons.
 
-import type { Cause } from "../../resource/errors.ts";
-import type { Schema } from "../../resource/schema.ts";
+import type { Cause, Schema } from "./types.ts";
 import { forbidden, invalid, required, shown } from "./messages.ts";
 import { applyDefaults, copy, prune } from "./prune.ts";
 import { regExp, validate } from "./validate.ts";

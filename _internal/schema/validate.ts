@@ -2,8 +2,7 @@
 // the order and wording of the API server's validator (kube-openapi's fork
 // of go-openapi's `validate`, mapped to field errors by apiextensions).
 
-import type { Cause } from "../../resource/errors.ts";
-import type { Schema } from "../../resource/schema.ts";
+import type { Cause, Schema } from "./types.ts";
 import { numberFormat, stringFormat } from "./formats.ts";
 import {
   child,

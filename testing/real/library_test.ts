@@ -124,12 +124,9 @@ suite("library", [
       await using controller = new Controller(client, {
         name: "holder",
         for: { ...CONFIGMAPS, namespace },
-        reconcile: async ({ ref, object, client, versions }) => {
-          if (object === undefined) return;
-          return await finalizer(client, ref, {
-            object,
+        reconcile: async (context) => {
+          return await finalizer(context, {
             name: "example.com/hold",
-            versions,
             apply: () => {},
             cleanup: (o) => void cleaned.push(o.metadata.name!),
           });
