@@ -1,21 +1,30 @@
 // The reconcile loop: watches that feed a work queue, workers that
 // reconcile one key at a time each, and the shutdown order of an operator.
 import type { Client } from "../apiclient/client.ts";
-import { NotFoundError } from "../apiclient/errors.ts";
-import { objectKey, type ObjectRef, objectRef } from "../apiclient/resource.ts";
+import { objectKey, objectRef } from "../apiclient/resource.ts";
 import type { KubeObject } from "../apiclient/types.ts";
 import { type Diagnostics, diagnostics } from "../_internal/diagnostics.ts";
 import { sleep } from "../_internal/sleep.ts";
 import type { Lead } from "../election/lead.ts";
 import type { Recorder } from "../events/recorder.ts";
-import { readOne } from "../informer/cache.ts";
 import { Collection } from "../informer/collection.ts";
 import type { Registration } from "../informer/shared.ts";
 import { DeletedFinalStateUnknown, finalState } from "../informer/tombstone.ts";
+import type { Indexers } from "../informer/store.ts";
 import type { CollectionOptions, Handler, Source } from "../informer/types.ts";
 import { Versions } from "../memo/versions.ts";
-import { controllerOf } from "../apiclient/owners.ts";
-import { meaningfulChange } from "./changes.ts";
+import {
+  CONTROLLER_UID_INDEX,
+  controllerUid,
+  meaningfulChange,
+  primaryKey,
+} from "./changes.ts";
+import {
+  childHandler,
+  readChildren,
+  type Reader,
+  readObject,
+} from "./_children.ts";
 import {
   applyChild,
   deleteChild,
@@ -125,6 +134,9 @@ export class Controller<T extends KubeObject = KubeObject>
   #options: ControllerOptions<T>;
   #client: Client;
   #collections: Watched<KubeObject>[] = [];
+  /** The `owns` watches, for the children reads. */
+  #owned: Watched<KubeObject>[] = [];
+  #reader: Reader;
   #stop = new AbortController();
   #terms: Terms;
   #diagnostics: Diagnostics;
@@ -202,31 +214,21 @@ export class Controller<T extends KubeObject = KubeObject>
       ...(primaryHooks as CollectionOptions<T>),
     });
     this.#collections.push(this.primary as unknown as Watched<KubeObject>);
-    const { group, kind, namespaced = true } = options.for;
     for (const source of options.owns ?? []) {
-      const toOwner = (child: KubeObject | undefined): void => {
-        if (child === undefined) return;
-        // No check of the owner's uid against the primary store: a store
-        // that lags would drop the event. The reconcile reads the owner.
-        const owner = controllerOf(child, { group, kind, namespaced });
-        if (owner !== undefined) enqueue(owner.key);
-      };
-      this.#watch(shardSource(options, source), {
-        add: toOwner,
-        // Both copies: a child whose owner changed wakes the old one too.
-        update: (old, child) => {
-          toOwner(old);
-          toOwner(child);
-        },
-        delete: (child) => toOwner(finalState(child)),
-      });
+      const handler = childHandler(options.for, source, this.versions, enqueue);
+      const indexers = { [CONTROLLER_UID_INDEX]: controllerUid };
+      this.#owned.push(
+        this.#watch(shardSource(options, source), handler, indexers),
+      );
     }
     for (const watch of options.watches ?? []) {
       const { source } = watch;
       const map = (object: KubeObject | undefined): void => {
         if (object === undefined) return;
         try {
-          for (const key of watch.map(object)) enqueue(key);
+          for (const ref of watch.map(object)) {
+            enqueue(primaryKey(options.for, ref));
+          }
         } catch (error) {
           onError(
             new WatchMapError(options.name, {
@@ -246,6 +248,14 @@ export class Controller<T extends KubeObject = KubeObject>
         delete: (object) => map(finalState(object)),
       });
     }
+    this.#reader = {
+      name: this.name,
+      primary: options.for,
+      watches: this.#collections,
+      owned: this.#owned,
+      client: this.#client,
+      versions: this.versions,
+    };
     const outer = options.signal;
     if (outer?.aborted) void this.stop();
     else {
@@ -303,16 +313,21 @@ export class Controller<T extends KubeObject = KubeObject>
     await this.stop();
   }
 
-  #watch(source: Source, handler: Handler<KubeObject>): void {
+  #watch(
+    source: Source,
+    handler: Handler<KubeObject>,
+    indexers?: Indexers<KubeObject>,
+  ): Watched<KubeObject> {
     const synced = Promise.withResolvers<void>();
     this.#synced.push(synced.promise);
-    this.#collections.push(
-      this.#open(source, {
-        signal: this.#stop.signal,
-        onError: this.#diagnostics.onError,
-        ...this.#hooks(source, { synced: synced.resolve, handler }),
-      }),
-    );
+    const watch = this.#open(source, {
+      signal: this.#stop.signal,
+      onError: this.#diagnostics.onError,
+      ...(indexers === undefined ? {} : { indexers }),
+      ...this.#hooks(source, { synced: synced.resolve, handler }),
+    });
+    this.#collections.push(watch);
+    return watch;
   }
 
   /** A watch of its own, or a registration on the shared collections. */
@@ -473,7 +488,8 @@ export class Controller<T extends KubeObject = KubeObject>
     const started = Date.now();
     let context: ReconcileContext<T> | undefined;
     try {
-      const read = (): Promise<T | undefined> => this.#read<T>(ref, signal);
+      const read = (): Promise<T | undefined> =>
+        readObject<T>(this.#reader, ref, signal);
       const object = this.#shard === undefined
         ? await read()
         : await this.#shard.read(ref, { read, client: this.#client, signal });
@@ -498,7 +514,9 @@ export class Controller<T extends KubeObject = KubeObject>
         versions: this.versions,
         signal,
         retries: this.queue.retries(key),
-        read: (other) => this.#read(other, signal),
+        read: (other) => readObject(this.#reader, other, signal),
+        children: (resource) =>
+          readChildren(this.#reader, object, resource, signal),
         recorder: this.recorder,
         apply: (child, how) => applyChild(writer, child, how),
         deleteChild: (child) => deleteChild(writer, child),
@@ -549,31 +567,6 @@ export class Controller<T extends KubeObject = KubeObject>
       // A broken policy must not end the worker: the backoff decides.
       this.#diagnostics.onError(thrown);
       return undefined;
-    }
-  }
-
-  /** A memo-aware read through the watch of the object's collection. */
-  async #read<C extends KubeObject>(
-    ref: ObjectRef,
-    signal: AbortSignal,
-  ): Promise<C | undefined> {
-    const group = ref.group ?? "";
-    const watch = this.#collections.find(({ source, metadataOnly }) =>
-      !metadataOnly && source.resource === ref.resource &&
-      (source.group ?? "") === group &&
-      (source.namespaces !== undefined
-        ? source.namespaces.includes(ref.namespace ?? "")
-        : (!source.namespace || source.namespace === ref.namespace))
-    ) as Watched<C> | undefined;
-    try {
-      return await readOne<C>(this.#client, ref, {
-        view: watch?.view(),
-        versions: this.versions,
-        signal,
-      });
-    } catch (error) {
-      if (error instanceof NotFoundError) return undefined;
-      throw error;
     }
   }
 

@@ -88,7 +88,11 @@
  *
  * @module
  */
-export { meaningfulChange } from "./changes.ts";
+export {
+  CONTROLLER_UID_INDEX,
+  controllerUid,
+  meaningfulChange,
+} from "./changes.ts";
 export { Controller, MIN_RESYNC, type Watched } from "./controller.ts";
 export {
   ApplyConflictError,

@@ -52,15 +52,18 @@ export interface Watch<C extends KubeObject = KubeObject> {
   /** The collection to watch. */
   source: Source;
   /**
-   * Answers the primary keys (`namespace/name`, or `name`) an object
-   * concerns. Called for adds, updates (the old copy and the new) and
-   * deletes (the final copy, or the last known one of a
-   * `DeletedFinalStateUnknown`; the controller's watches have no `decode`,
-   * so there is always one). A throw is reported to `onError` as a
-   * `WatchMapError`, and the keys it had not answered yet are
-   * not reconciled for that change.
+   * Answers the primary objects an object concerns, as `ObjectRef`s of the
+   * primary collection (its group and resource; a namespace for a
+   * namespaced primary, none for a cluster-scoped one), such as
+   * `objectRef(PRIMARY, "shop/web")` or `{ ...PRIMARY, namespace, name }`.
+   * Called for adds, updates (the old copy and the new) and deletes (the
+   * final copy, or the last known one of a `DeletedFinalStateUnknown`; the
+   * controller's watches have no `decode`, so there is always one). A throw,
+   * or a ref of another resource or scope, is reported to `onError` as a
+   * `WatchMapError`, and the refs it had not answered yet are not
+   * reconciled for that change.
    */
-  map: (object: C) => Iterable<string>;
+  map: (object: C) => Iterable<ObjectRef>;
 }
 
 /**
@@ -114,6 +117,54 @@ export interface ReconcileContext<T extends KubeObject = KubeObject> {
   read<C extends KubeObject = KubeObject>(
     ref: ObjectRef,
   ): Promise<C | undefined>;
+  /**
+   * The primary's children of one `owns` collection, from that
+   * collection's store in one call: the objects whose controlling
+   * ownerReference (`controller: true`) names the primary (its uid, kind and
+   * group), in the primary's namespace (anywhere for a cluster-scoped
+   * primary), sorted by key. Found through the store's index of children
+   * by controlling owner ({@linkcode CONTROLLER_UID_INDEX}), never by a list
+   * request, and never older than the controller's own writes: a child the
+   * memo knows at another version than the store's (such as one just
+   * applied or deleted) is read from the API server (`cachedList` with the
+   * index). While the store is not ready (its watch was refused), the
+   * children come from a list of the API server instead (`list`). Empty
+   * when the primary is gone.
+   *
+   * @example
+   * ```ts
+   * import assert from "node:assert/strict";
+   * import { Client, type KubeObject } from "@liken/kubernetes/apiclient";
+   * import { Controller } from "@liken/kubernetes/controller";
+   * import { FakeApiServer } from "@liken/kubernetes/testing";
+   *
+   * await using server = new FakeApiServer();
+   * const client = new Client(server.url, { fetch: server.fetch });
+   * const SECRETS = { version: "v1", resource: "secrets" };
+   * await client.create("/api/v1/namespaces/default/configmaps", { metadata: { name: "a" } });
+   * const seen: string[][] = [];
+   * await using controller = new Controller(client, {
+   *   name: "mirror",
+   *   for: { version: "v1", resource: "configmaps", kind: "ConfigMap" },
+   *   owns: [SECRETS],
+   *   reconcile: async (context) => {
+   *     const name = `${context.ref.name}-1`;
+   *     await context.apply({ apiVersion: "v1", kind: "Secret", metadata: { name, namespace: "default" } });
+   *     // The child just applied is there, whether or not the watch has brought it.
+   *     const children = await context.children<KubeObject>(SECRETS);
+   *     seen.push(children.map((child) => child.metadata.name!));
+   *   },
+   * });
+   * await controller.idle();
+   * assert.deepEqual(seen[0], ["a-1"]);
+   * ```
+   *
+   * @typeParam C The kind of the children.
+   * @param resource The `owns` collection (its group and resource).
+   * @returns The children.
+   * @throws {TypeError} When the controller does not own that resource.
+   */
+  children<C extends KubeObject = KubeObject>(resource: Resource): Promise<C[]>;
   /**
    * The controller's Event recorder (`recorder` or `events`), or
    * `undefined` when it has none.
@@ -311,7 +362,10 @@ export interface ControllerOptions<T extends KubeObject = KubeObject>
   /**
    * Child collections: a change of a child reconciles its controlling
    * owner (the `ownerReferences` entry with `controller: true` of the
-   * primary's kind and group, in the child's namespace).
+   * primary's kind and group, in the child's namespace). Each store keeps
+   * an index of children by controlling owner ({@linkcode
+   * CONTROLLER_UID_INDEX}), which {@linkcode ReconcileContext.children}
+   * reads.
    */
   owns?: readonly Source[] | undefined;
   /** Other collections, mapped to primary keys by a function. */

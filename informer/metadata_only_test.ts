@@ -2,8 +2,8 @@ import assert from "node:assert/strict";
 import type { KubeObject } from "../apiclient/types.ts";
 import {
   cached,
+  cachedList,
   Collection,
-  currentList,
   finalState,
   list,
   readOne,
@@ -131,7 +131,7 @@ Deno.test("the memo-aware reads refuse a metadata-only view; the store and cache
   const refused = (error: unknown): boolean =>
     error instanceof TypeError && /holds metadata only/.test(error.message);
   await assert.rejects(readOne(h.client, ref, { view }), refused);
-  await assert.rejects(currentList(h.client, CONFIGMAPS, { view }), refused);
+  await assert.rejects(cachedList(h.client, CONFIGMAPS, { view }), refused);
   await assert.rejects(list(h.client, CONFIGMAPS, { view }), refused);
   // Without the view, the read goes to the API server: a whole object.
   const whole = await readOne<KubeObject & { data?: { v?: string } }>(

@@ -14,9 +14,11 @@
  *   differences.
  * - The store ({@linkcode Store}) holds objects by key without
  *   `managedFields`, with optional indexes.
- * - {@linkcode readOne}, {@linkcode currentList} and {@linkcode list} read
+ * - {@linkcode readOne}, {@linkcode cachedList} and {@linkcode list} read
  *   from the store when it is ready and the memo (`@liken/kubernetes/memo`)
- *   says its copy is current, and from the API server otherwise. They name
+ *   says its copy is current, and from the API server otherwise; a list may
+ *   be narrower than its view (a namespace, a label selector, an index
+ *   value), and `cachedList` never sends a list request. They name
  *   the target as every module does: the client, then which object (an
  *   `ObjectRef`) or which collection (a {@linkcode Source}), then options
  *   with the store as `view` (absent: read the API server), the memo as
@@ -65,8 +67,8 @@ export { Collection } from "./collection.ts";
 export {
   cached,
   cachedList,
-  currentList,
   list,
+  type ListOptions,
   readOne,
   type ReadOptions,
 } from "./cache.ts";

@@ -4,9 +4,9 @@ import type { KubeObject } from "../apiclient/types.ts";
 import { Versions } from "../memo/mod.ts";
 import {
   cached,
+  cachedList,
   Collection,
   Collections,
-  currentList,
   list,
   readOne,
   view,
@@ -198,7 +198,7 @@ Deno.test("cached reads through a namespace set answer inside it and leave other
   );
   assert.deepEqual(
     names(
-      await currentList(h.client, { ...CONFIGMAPS, namespace: "b" }, {
+      await cachedList(h.client, { ...CONFIGMAPS, namespace: "b" }, {
         view: watched,
         versions,
       }),
