@@ -11,7 +11,7 @@ import {
 } from "../apiclient/resource.ts";
 import type { KubeObject } from "../apiclient/types.ts";
 import { collectionName } from "../_internal/names.ts";
-import { list, readOne } from "../informer/cache.ts";
+import { cachedGet, cachedList } from "../informer/cache.ts";
 import { finalState } from "../informer/tombstone.ts";
 import type { Handler, Source } from "../informer/types.ts";
 import type { Versions } from "../memo/versions.ts";
@@ -65,7 +65,7 @@ export async function readObject<C extends KubeObject>(
     !metadataOnly && covers(source, ref, ref.namespace)
   ) as Watched<C> | undefined;
   try {
-    return await readOne<C>(reader.client, ref, {
+    return await cachedGet<C>(reader.client, ref, {
       view: watch?.view(),
       versions: reader.versions,
       signal,
@@ -108,7 +108,7 @@ export async function readChildren<C extends KubeObject>(
     const source = namespace === undefined
       ? watch.source
       : { ...bare, namespace };
-    const items = await list<C>(reader.client, source, {
+    const items = await cachedList<C>(reader.client, source, {
       // The controller applies its children into this very watch (a
       // sharded member labels them with its shard): the memo's new ones
       // belong in it.

@@ -5,7 +5,7 @@ import type { Client } from "../apiclient/client.ts";
 import { ConflictError, NotFoundError } from "../apiclient/errors.ts";
 import { objectKey, type ObjectRef } from "../apiclient/resource.ts";
 import type { KubeObject } from "../apiclient/types.ts";
-import { type MemoOptions, readFresh, written } from "../memo/requests.ts";
+import { freshGet, type MemoOptions, written } from "../memo/requests.ts";
 import type { Action } from "./types.ts";
 
 /** How often a finalizer patch is tried against concurrent writers. */
@@ -174,7 +174,7 @@ export async function finalizer<T extends KubeObject>(
       );
     }
     try {
-      current = await readFresh<T>(client, ref, target);
+      current = await freshGet<T>(client, ref, target);
     } catch (error) {
       if (error instanceof NotFoundError) return cleaned?.action;
       throw error;

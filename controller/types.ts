@@ -93,7 +93,7 @@ export interface ReconcileContext<T extends KubeObject = KubeObject> {
    */
   readonly client: Client;
   /**
-   * The memo of versions, for `written`, `readOne`, `settleStatus` and
+   * The memo of versions, for `written`, `cachedGet`, `settleStatus` and
    * `finalizer`; one memo serves every kind (it files notes by ref).
    */
   readonly versions: Versions;
@@ -106,7 +106,7 @@ export interface ReconcileContext<T extends KubeObject = KubeObject> {
   /** How many times this key failed in a row before this reconcile. */
   readonly retries: number;
   /**
-   * Reads any object the memo-aware way (`readOne`): from the controller's
+   * Reads any object the memo-aware way (`cachedGet`): from the controller's
    * watch of its collection when that holds a current copy, else from the
    * API server.
    *
@@ -128,7 +128,7 @@ export interface ReconcileContext<T extends KubeObject = KubeObject> {
    * memo knows at another version than the store's (such as one just
    * applied or deleted) is read from the API server (`cachedList` with the
    * index). While the store is not ready (its watch was refused), the
-   * children come from a list of the API server instead (`list`). Empty
+   * children come from a list of the API server instead. Empty
    * when the primary is gone.
    *
    * @example

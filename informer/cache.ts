@@ -5,7 +5,7 @@ import type { Client } from "../apiclient/client.ts";
 import { NotFoundError } from "../apiclient/errors.ts";
 import { objectKey, type ObjectRef, objectRef } from "../apiclient/resource.ts";
 import type { KubeObject } from "../apiclient/types.ts";
-import { type MemoOptions, readFresh, readList } from "../memo/requests.ts";
+import { freshGet, freshList, type MemoOptions } from "../memo/requests.ts";
 import type { Versions } from "../memo/versions.ts";
 import { labelMatcher } from "../_internal/selectors.ts";
 import { compareKeys, MemoryStore } from "./_store.ts";
@@ -19,20 +19,22 @@ import type { Source } from "./source.ts";
 import type { View } from "./types.ts";
 
 /**
- * The store's copy of one object while the store is ready. `undefined` says
- * to read the API server (not ready, not held, held but not decoded, or not
- * covered: the ref's namespace is not the view's namespace nor in its
- * namespace set). Throws a `TypeError` if the view watches another resource
- * than the ref's.
+ * The store's copy of one object while the store is ready, at once and
+ * without a request: `undefined` when the store is not ready, does not
+ * hold it (or it did not decode), or does not cover the ref's namespace.
+ * Unlike {@linkcode cachedGet} it does not check the memo, so it can be
+ * older than the operator's own last write; it is the read for a
+ * synchronous mapping function or a metadata-only store. Throws a
+ * `TypeError` if the view watches another resource than the ref's.
  *
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { cached, view } from "@liken/kubernetes/informer";
+ * import { cachedPeek, view } from "@liken/kubernetes/informer";
  *
  * const configMaps = { version: "v1", resource: "configmaps" };
  * const web = { ...configMaps, namespace: "default", name: "web" };
- * assert.equal(cached(view(configMaps), web), undefined);
+ * assert.equal(cachedPeek(view(configMaps), web), undefined);
  * ```
  *
  * @typeParam T The kind of the stored objects.
@@ -40,7 +42,7 @@ import type { View } from "./types.ts";
  * @param ref The object.
  * @returns The copy, or `undefined`.
  */
-export function cached<T extends KubeObject>(
+export function cachedPeek<T extends KubeObject>(
   view: View<T>,
   ref: ObjectRef,
 ): T | undefined {
@@ -56,8 +58,7 @@ function held<T extends KubeObject>(view: View<T>, key: string): T | undefined {
 }
 
 /**
- * Options of {@linkcode readOne}, {@linkcode cachedList} and
- * {@linkcode list}: the view to read from, the memo, and a signal.
+ * Options of {@linkcode cachedGet} and {@linkcode cachedList}: the view to read from, the memo, and a signal.
  *
  * @typeParam T The kind of the objects.
  */
@@ -65,8 +66,7 @@ export interface ReadOptions<T extends KubeObject = KubeObject>
   extends MemoOptions {
   /**
    * The watch of the collection; absent reads the API server (and still
-   * notes the answer in the memo). For {@linkcode cachedList} and
-   * {@linkcode list} it must watch the collection read or a wider one: the
+   * notes the answer in the memo). For {@linkcode cachedList} it must watch the collection read or a wider one: the
    * same resource; every namespace (then a list of one namespace, or of a
    * set, reads its part), the same namespace, or a set the list's namespaces
    * are in; no label selector (then the list's selector filters the store's
@@ -75,7 +75,7 @@ export interface ReadOptions<T extends KubeObject = KubeObject>
   view?: View<T> | undefined;
 }
 
-/** Options of {@linkcode cachedList} and {@linkcode list}. */
+/** Options of {@linkcode cachedList}. */
 export interface ListOptions<T extends KubeObject = KubeObject>
   extends ReadOptions<T> {
   /**
@@ -96,7 +96,7 @@ export interface ListOptions<T extends KubeObject = KubeObject>
  * ```ts
  * import assert from "node:assert/strict";
  * import { Client } from "@liken/kubernetes/apiclient";
- * import { readOne } from "@liken/kubernetes/informer";
+ * import { cachedGet } from "@liken/kubernetes/informer";
  * import { Versions } from "@liken/kubernetes/memo";
  * import { FakeApiServer } from "@liken/kubernetes/testing";
  *
@@ -104,7 +104,7 @@ export interface ListOptions<T extends KubeObject = KubeObject>
  * const client = new Client(server.url, { fetch: server.fetch });
  * await client.create("/api/v1/namespaces/default/configmaps", { metadata: { name: "web" } });
  * const web = { version: "v1", resource: "configmaps", namespace: "default", name: "web" };
- * const object = await readOne(client, web, { versions: new Versions() });
+ * const object = await cachedGet(client, web, { versions: new Versions() });
  * assert.equal(object.metadata.name, "web");
  * ```
  *
@@ -114,7 +114,7 @@ export interface ListOptions<T extends KubeObject = KubeObject>
  * @param options The view, the memo, and a signal.
  * @returns The current copy.
  */
-export async function readOne<T extends KubeObject>(
+export async function cachedGet<T extends KubeObject>(
   client: Client,
   ref: ObjectRef,
   options: ReadOptions<T> = {},
@@ -122,10 +122,10 @@ export async function readOne<T extends KubeObject>(
   const { view, versions } = options;
   if (view !== undefined) {
     refuseMetadataOnly(view);
-    const copy = cached(view, ref);
+    const copy = cachedPeek(view, ref);
     if (copy !== undefined && isCurrent(versions, ref, copy)) return copy;
   }
-  return await readFresh<T>(client, ref, options);
+  return await freshGet<T>(client, ref, options);
 }
 
 /** The reads answer whole objects: a metadata-only store cannot. */
@@ -206,11 +206,11 @@ async function listServer<T extends KubeObject>(
 ): Promise<T[]> {
   const checked = normalized(source);
   if (checked.namespaces === undefined) {
-    return await readList<T>(client, checked, options);
+    return await freshList<T>(client, checked, options);
   }
   const items: T[] = [];
   for (const part of members(checked)) {
-    for (const item of await readList<T>(client, part, options)) {
+    for (const item of await freshList<T>(client, part, options)) {
       items.push(item);
     }
   }
@@ -295,78 +295,14 @@ function indexerOf<T extends KubeObject>(
   return indexer;
 }
 
-/**
- * The objects of a collection from a watch's store (the view), none older
- * than the memo: the store's copies sorted by key, where a copy that
- * differs from the memo's version, or did not decode, is fetched from the
- * API server (and dropped if it 404s); for a store that holds every object
- * the operator writes of its kind (`whole`), objects the memo knows but the
- * watch has not delivered yet (such as an object created a moment ago) are
- * fetched too, so a pass sees its own creations and does not make them
- * twice. No list request is sent: the API server is asked only about those
- * objects, one GET each.
- *
- * The list may be narrower than the view: one namespace (or a set) of a
- * view of every namespace, a label selector the view does not have (it
- * filters the copies), and an `index` of the store (only the objects it
- * holds under one value, found without walking the store; an object that
- * did not decode is not indexed, so it is left out). Without a view: a list
- * from the API server (see `readList`).
- *
- * @example One namespace and one index value, through a view of every namespace
- * ```ts
- * import assert from "node:assert/strict";
- * import { Client, type KubeObject } from "@liken/kubernetes/apiclient";
- * import { cachedList, Collection } from "@liken/kubernetes/informer";
- * import { Versions } from "@liken/kubernetes/memo";
- * import { FakeApiServer } from "@liken/kubernetes/testing";
- *
- * await using server = new FakeApiServer();
- * const client = new Client(server.url, { fetch: server.fetch });
- * for (const namespace of ["a", "b"]) {
- *   await client.create(`/api/v1/namespaces/${namespace}/configmaps`, {
- *     metadata: { name: "web", labels: { app: "web" } },
- *   });
- * }
- * const configMaps = { version: "v1", resource: "configmaps" };
- * const app = (object: KubeObject) => [object.metadata.labels?.app ?? ""];
- * const { promise: synced, resolve } = Promise.withResolvers<void>();
- * await using watch = new Collection(client, configMaps, {
- *   indexers: { app },
- *   synced: resolve,
- * });
- * await synced;
- * const items = await cachedList(client, { ...configMaps, namespace: "b" }, {
- *   view: watch.view(),
- *   versions: new Versions(),
- *   index: { name: "app", value: "web" },
- * });
- * assert.deepEqual(items.map((item) => item.metadata.namespace), ["b"]);
- * ```
- *
- * @typeParam T The kind of the objects.
- * @param client The API client.
- * @param source The collection, and its selectors.
- * @param options The view, the index, the memo, and a signal.
- * @returns The current copies.
- */
-export async function cachedList<T extends KubeObject>(
+/** The store's part of {@linkcode cachedList}, for a ready store. */
+async function fromStore<T extends KubeObject>(
   client: Client,
+  view: View<T>,
   source: Source,
-  options: ListOptions<T> = {},
+  options: ListOptions<T>,
 ): Promise<T[]> {
-  const { view, versions, index } = options;
-  if (view === undefined) {
-    if (index !== undefined) {
-      throw new TypeError(
-        `Cannot read the index ${index.name} of ${setName(source)}: no view`,
-      );
-    }
-    return await listServer<T>(client, source, options);
-  }
-  refuseMetadataOnly(view);
-  source = normalized(source);
-  refuseOtherCollection(view, source);
+  const { versions, index } = options;
   const scope = scopeOf(view, source, index);
   const store = view.store;
   const { namespaces: _, ...bare } = source;
@@ -423,7 +359,7 @@ export async function cachedList<T extends KubeObject>(
       continue;
     }
     try {
-      const fresh = await readFresh<T>(client, ref, options);
+      const fresh = await freshGet<T>(client, ref, options);
       if (scope.fetched(fresh)) current.push(fresh);
     } catch (error) {
       if (error instanceof NotFoundError) continue;
@@ -434,30 +370,57 @@ export async function cachedList<T extends KubeObject>(
 }
 
 /**
- * Every object of a collection: {@linkcode cachedList} while the view's
- * store is ready, else (or without a view) a list from the API server, with
- * the source's selectors (and the view's), that notes each object's version
- * (so a store that becomes ready at an older version is not trusted for
- * them); with `index`, the server's answer is filtered through the store's
- * index function. A pass that reads a kind from a store lists it only
- * through this.
+ * The objects of a collection from a watch's store (the view), none older
+ * than the memo: the store's copies sorted by key, where a copy that
+ * differs from the memo's version, or did not decode, is fetched from the
+ * API server (and dropped if it 404s); for a store that holds every object
+ * the operator writes of its kind (`whole`), objects the memo knows but the
+ * watch has not delivered yet (such as an object created a moment ago) are
+ * fetched too, so a pass sees its own creations and does not make them
+ * twice. No list request is sent: the API server is asked only about those
+ * objects, one GET each.
  *
- * @example
+ * The list may be narrower than the view: one namespace (or a set) of a
+ * view of every namespace, a label selector the view does not have (it
+ * filters the copies), and an `index` of the store (only the objects it
+ * holds under one value, found without walking the store; an object that
+ * did not decode is not indexed, so it is left out).
+ *
+ * While the view's store is not ready, and without a view, it is a list
+ * from the API server instead (see `freshList`), with the source's
+ * selectors (and the view's), noting each object's version (so a store that
+ * becomes ready at an older version is not trusted for them); with `index`,
+ * the server's answer is filtered through the store's index function.
+ *
+ * @example One namespace and one index value, through a view of every namespace
  * ```ts
  * import assert from "node:assert/strict";
- * import { Client, objectRef } from "@liken/kubernetes/apiclient";
- * import { list } from "@liken/kubernetes/informer";
+ * import { Client, type KubeObject } from "@liken/kubernetes/apiclient";
+ * import { cachedList, Collection } from "@liken/kubernetes/informer";
  * import { Versions } from "@liken/kubernetes/memo";
  * import { FakeApiServer } from "@liken/kubernetes/testing";
  *
  * await using server = new FakeApiServer();
  * const client = new Client(server.url, { fetch: server.fetch });
- * await client.create("/api/v1/namespaces/default/configmaps", { metadata: { name: "web" } });
- * const versions = new Versions();
- * const configMaps = { version: "v1", resource: "configmaps", namespace: "default" };
- * const items = await list(client, configMaps, { versions });
- * assert.equal(items.length, 1);
- * assert.equal(versions.noted(objectRef(configMaps, "default/web")), true);
+ * for (const namespace of ["a", "b"]) {
+ *   await client.create(`/api/v1/namespaces/${namespace}/configmaps`, {
+ *     metadata: { name: "web", labels: { app: "web" } },
+ *   });
+ * }
+ * const configMaps = { version: "v1", resource: "configmaps" };
+ * const app = (object: KubeObject) => [object.metadata.labels?.app ?? ""];
+ * const { promise: synced, resolve } = Promise.withResolvers<void>();
+ * await using watch = new Collection(client, configMaps, {
+ *   indexers: { app },
+ *   synced: resolve,
+ * });
+ * await synced;
+ * const items = await cachedList(client, { ...configMaps, namespace: "b" }, {
+ *   view: watch.view(),
+ *   versions: new Versions(),
+ *   index: { name: "app", value: "web" },
+ * });
+ * assert.deepEqual(items.map((item) => item.metadata.namespace), ["b"]);
  * ```
  *
  * @typeParam T The kind of the objects.
@@ -466,17 +429,24 @@ export async function cachedList<T extends KubeObject>(
  * @param options The view, the index, the memo, and a signal.
  * @returns The current copies.
  */
-export async function list<T extends KubeObject>(
+export async function cachedList<T extends KubeObject>(
   client: Client,
   source: Source,
   options: ListOptions<T> = {},
 ): Promise<T[]> {
   const { view, index } = options;
-  if (view === undefined) return await cachedList(client, source, options);
+  if (view === undefined) {
+    if (index !== undefined) {
+      throw new TypeError(
+        `Cannot read the index ${index.name} of ${setName(source)}: no view`,
+      );
+    }
+    return await listServer<T>(client, source, options);
+  }
   refuseMetadataOnly(view);
   source = normalized(source);
   refuseOtherCollection(view, source);
-  if (view.ready()) return await cachedList(client, source, options);
+  if (view.ready()) return await fromStore(client, view, source, options);
   const scope = scopeOf(view, source, index);
   const selectors = [view.source.labelSelector, source.labelSelector];
   const labelSelector = [...new Set(selectors.filter(Boolean))].join(",");

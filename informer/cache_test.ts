@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import type { KubeObject } from "../apiclient/types.ts";
 import { Versions, written } from "../memo/mod.ts";
-import { cached, cachedList, Collection, list, readOne, view } from "./mod.ts";
+import { cachedGet, cachedList, cachedPeek, Collection, view } from "./mod.ts";
 import { change, CM, harness, make } from "./_harness_test_util.ts";
 
 const CONFIGMAPS = { version: "v1", resource: "configmaps" };
@@ -11,14 +11,17 @@ function gets(h: ReturnType<typeof harness>): number {
   return h.server.count({ method: "GET", path: /configmaps\/[^/]+$/ });
 }
 
-Deno.test("readOne answers the store's copy while it is current, else the API server's once", async () => {
+Deno.test("cachedGet answers the store's copy while it is current, else the API server's once", async () => {
   await using h = harness();
   await make(h.client, "a");
   const versions = new Versions();
   await using c = new Collection(h.client, CONFIGMAPS);
   await h.time.settle();
   const options = { view: c.view(), versions };
-  assert.equal((await readOne(h.client, ref("a"), options)).metadata.name, "a");
+  assert.equal(
+    (await cachedGet(h.client, ref("a"), options)).metadata.name,
+    "a",
+  );
   assert.equal(gets(h), 0);
   // Our own write, not yet in the store: the store's copy is older.
   h.server.refuse({ watch: true, status: 503 });
@@ -29,7 +32,7 @@ Deno.test("readOne answers the store's copy while it is current, else the API se
     { versions },
   );
   assert.equal(c.store.get("default/a")?.metadata.resourceVersion, "1");
-  const read = await readOne(h.client, ref("a"), options);
+  const read = await cachedGet(h.client, ref("a"), options);
   assert.equal(read.metadata.resourceVersion, made.metadata.resourceVersion);
   assert.equal(gets(h), 1);
 });
@@ -44,7 +47,10 @@ Deno.test("once the watch delivers the write, the store answers again", async ()
     versions,
   });
   await h.time.settle();
-  const read = await readOne(h.client, ref("a"), { view: c.view(), versions });
+  const read = await cachedGet(h.client, ref("a"), {
+    view: c.view(),
+    versions,
+  });
   assert.equal(read.metadata.resourceVersion, "2");
   assert.equal(gets(h), 0);
 });
@@ -61,14 +67,14 @@ Deno.test("a store that is not ready answers nothing, and every read goes to the
   await h.time.tick(1_000);
   await h.time.settle();
   assert.equal(c.view().ready(), false);
-  assert.equal(cached(c.view(), ref("a")), undefined);
-  await readOne(h.client, ref("a"), { view: c.view(), versions });
+  assert.equal(cachedPeek(c.view(), ref("a")), undefined);
+  await cachedGet(h.client, ref("a"), { view: c.view(), versions });
   assert.equal(gets(h), 1);
   assert.equal(versions.noted(ref("a")), true);
   // No collection at all: the same.
-  await readOne(h.client, ref("a"), { view: view(CONFIGMAPS) });
+  await cachedGet(h.client, ref("a"), { view: view(CONFIGMAPS) });
   assert.equal(gets(h), 2);
-  await readOne(h.client, ref("a"));
+  await cachedGet(h.client, ref("a"));
   assert.equal(gets(h), 3);
 });
 
@@ -136,7 +142,7 @@ Deno.test("cachedList reads stale and undecodable copies fresh, and leaves out t
   assert.equal(gets(h), 3); // b, c (404) and d
 });
 
-Deno.test("list reads the API server and notes versions until the store is ready, then the store", async () => {
+Deno.test("cachedList reads the API server and notes versions until the store is ready, then the store", async () => {
   await using h = harness();
   await make(h.client, "a");
   const versions = new Versions();
@@ -144,20 +150,23 @@ Deno.test("list reads the API server and notes versions until the store is ready
   await using c = new Collection<KubeObject>(h.client, CONFIGMAPS);
   await h.time.settle();
   const before = h.server.count({ path: "/api/v1/configmaps" });
-  const listed = await list(h.client, CONFIGMAPS, { view: c.view(), versions });
+  const listed = await cachedList(h.client, CONFIGMAPS, {
+    view: c.view(),
+    versions,
+  });
   assert.deepEqual(listed.map((o) => o.metadata.name), ["a"]);
   assert.equal(h.server.count({ path: "/api/v1/configmaps" }), before + 1);
   assert.equal(versions.current(ref("a"), "1"), true);
   assert.equal(versions.current(ref("a"), "0"), false);
 });
 
-Deno.test("list answers from a ready store with no request", async () => {
+Deno.test("cachedList answers from a ready store with no request", async () => {
   await using h = harness();
   await make(h.client, "a");
   await using c = new Collection(h.client, CONFIGMAPS);
   await h.time.settle();
   const before = h.server.requests.length;
-  const listed = await list(h.client, CONFIGMAPS, {
+  const listed = await cachedList(h.client, CONFIGMAPS, {
     view: c.view(),
     versions: new Versions(),
   });
@@ -165,14 +174,14 @@ Deno.test("list answers from a ready store with no request", async () => {
   assert.equal(h.server.requests.length, before);
 });
 
-Deno.test("list and cachedList without a view list the API server with the source's selectors", async () => {
+Deno.test("cachedList without a view list the API server with the source's selectors", async () => {
   await using h = harness();
   await make(h.client, "a");
   await h.client.create(CM, {
     metadata: { name: "b", labels: { app: "web" } },
   });
   const web = { ...CONFIGMAPS, labelSelector: "app=web" };
-  for (const read of [list, cachedList]) {
+  for (const read of [cachedList]) {
     const versions = new Versions();
     const before = h.server.requests.length;
     const listed = await read(h.client, web, { versions });
@@ -186,40 +195,40 @@ Deno.test("list and cachedList without a view list the API server with the sourc
   }
   // A view with no watch (no invented store) reads the API server too.
   const versions = new Versions();
-  const listed = await list(h.client, web, { view: view(web), versions });
+  const listed = await cachedList(h.client, web, { view: view(web), versions });
   assert.deepEqual(listed.map((o) => o.metadata.name), ["b"]);
 });
 
-Deno.test("readOne refuses a view of another resource", async () => {
+Deno.test("cachedGet refuses a view of another resource", async () => {
   await using h = harness();
   const secrets = view({ version: "v1", resource: "secrets" });
   await assert.rejects(
-    readOne(h.client, ref("a"), { view: secrets }),
+    cachedGet(h.client, ref("a"), { view: secrets }),
     (error: unknown) =>
       error instanceof TypeError &&
       /through a view of secrets/.test(error.message),
   );
 });
 
-Deno.test("cached takes a ref, and refuses a view of another resource", async () => {
+Deno.test("cachedPeek takes a ref, and refuses a view of another resource", async () => {
   await using h = harness();
   await make(h.client, "a");
   await using c = new Collection(h.client, CONFIGMAPS);
   await h.time.settle();
-  assert.equal(cached(c.view(), ref("a"))?.metadata.name, "a");
-  assert.equal(cached(c.view(), ref("missing")), undefined);
+  assert.equal(cachedPeek(c.view(), ref("a"))?.metadata.name, "a");
+  assert.equal(cachedPeek(c.view(), ref("missing")), undefined);
   assert.throws(
-    () => cached(c.view(), { ...ref("a"), resource: "secrets" }),
+    () => cachedPeek(c.view(), { ...ref("a"), resource: "secrets" }),
     /Cannot read default\/a of secrets through a view of configmaps/,
   );
   // Another group's resource of the same name is another resource.
   assert.throws(
-    () => cached(c.view(), { ...ref("a"), group: "example.com" }),
+    () => cachedPeek(c.view(), { ...ref("a"), group: "example.com" }),
     TypeError,
   );
 });
 
-Deno.test("list and cachedList refuse a view of another collection", async () => {
+Deno.test("cachedList refuses a view of another collection", async () => {
   await using h = harness();
   await using c = new Collection(h.client, CONFIGMAPS);
   await h.time.settle();
@@ -236,7 +245,7 @@ Deno.test("list and cachedList refuse a view of another collection", async () =>
   ];
   const before = h.server.requests.length;
   for (const source of others) {
-    for (const read of [list, cachedList]) {
+    for (const read of [cachedList]) {
       await assert.rejects(
         read(h.client, source, { view: c.view() }),
         (error: unknown) =>
@@ -345,7 +354,7 @@ Deno.test("cachedList of one namespace, a label selector and an index reads a vi
   );
   assert.deepEqual(
     names(
-      await list(h.client, CONFIGMAPS, {
+      await cachedList(h.client, CONFIGMAPS, {
         view: c.view(),
         index: { name: "app", value: "web" },
       }),
@@ -416,7 +425,7 @@ Deno.test("an indexed cachedList is never older than the memo: new, adopted, cha
   );
 });
 
-Deno.test("list with an index while the store is not ready lists the API server and filters through the index function", async () => {
+Deno.test("cachedList with an index while the store is not ready lists the API server and filters through the index function", async () => {
   await using h = harness();
   const make = labelled(h, CM);
   await make("web", { app: "web" });
@@ -429,7 +438,10 @@ Deno.test("list with an index while the store is not ready lists the API server 
   await h.time.settle();
   assert.equal(c.view().ready(), false);
   const before = h.server.requests.length;
-  const listed = await list(h.client, { ...CONFIGMAPS, namespace: "default" }, {
+  const listed = await cachedList(h.client, {
+    ...CONFIGMAPS,
+    namespace: "default",
+  }, {
     view: c.view(),
     index: { name: "app", value: "web" },
   });

@@ -13,8 +13,8 @@
  * files its notes under the ref's group, resource, namespace and name, so one
  * memo serves every kind) or which collection (the informer's `Source`: a
  * `Resource` and its selectors), then one options object with the memo as
- * `versions` (none records nothing) and a `signal`: {@linkcode readFresh},
- * {@linkcode readList}, {@linkcode written}, {@linkcode settleStatus},
+ * `versions` (none records nothing) and a `signal`: {@linkcode freshGet},
+ * {@linkcode freshList}, {@linkcode written}, {@linkcode settleStatus},
  * {@linkcode Versions.prototype.send}.
  *
  * Needs no permissions of its own; the client's requests need
@@ -24,7 +24,7 @@
  * ```ts
  * import assert from "node:assert/strict";
  * import { Client, type KubeObject } from "@liken/kubernetes/apiclient";
- * import { readFresh, Versions, written } from "@liken/kubernetes/memo";
+ * import { freshGet, Versions, written } from "@liken/kubernetes/memo";
  * import { FakeApiServer } from "@liken/kubernetes/testing";
  *
  * await using server = new FakeApiServer();
@@ -46,7 +46,7 @@
  * // The store's copy is now stale: read the object from the server.
  * const stored = made;
  * assert.equal(versions.current(web, stored.metadata.resourceVersion!), false);
- * const fresh = await readFresh<typeof next>(client, web, { versions });
+ * const fresh = await freshGet<typeof next>(client, web, { versions });
  * assert.deepEqual(fresh.data, { mode: "b" });
  * ```
  *

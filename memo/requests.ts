@@ -12,7 +12,7 @@ import type { Versions } from "./versions.ts";
 
 /**
  * What every memo request takes: the memo and a signal. Also the options of
- * {@linkcode readFresh} and {@linkcode written}.
+ * {@linkcode freshGet} and {@linkcode written}.
  */
 export interface MemoOptions {
   /** The memo to note the answer in; absent or `undefined` notes nothing. */
@@ -66,7 +66,7 @@ export interface Settled<T extends KubeObject> {
  * ```ts
  * import assert from "node:assert/strict";
  * import { Client } from "@liken/kubernetes/apiclient";
- * import { readFresh, Versions } from "@liken/kubernetes/memo";
+ * import { freshGet, Versions } from "@liken/kubernetes/memo";
  * import { FakeApiServer } from "@liken/kubernetes/testing";
  *
  * await using server = new FakeApiServer();
@@ -75,7 +75,7 @@ export interface Settled<T extends KubeObject> {
  * await client.resource(web).create({ metadata: { name: "web" } });
  *
  * const versions = new Versions();
- * const fresh = await readFresh(client, web, { versions });
+ * const fresh = await freshGet(client, web, { versions });
  * assert.equal(versions.current(web, fresh.metadata.resourceVersion!), true);
  * ```
  *
@@ -85,7 +85,7 @@ export interface Settled<T extends KubeObject> {
  * @param options The memo and a signal.
  * @returns The server's copy.
  */
-export function readFresh<T extends KubeObject>(
+export function freshGet<T extends KubeObject>(
   client: Client,
   ref: ObjectRef,
   options: MemoOptions = {},
@@ -116,7 +116,7 @@ export function readFresh<T extends KubeObject>(
  * ```ts
  * import assert from "node:assert/strict";
  * import { Client } from "@liken/kubernetes/apiclient";
- * import { readList, Versions } from "@liken/kubernetes/memo";
+ * import { freshList, Versions } from "@liken/kubernetes/memo";
  * import { FakeApiServer } from "@liken/kubernetes/testing";
  *
  * await using server = new FakeApiServer();
@@ -134,7 +134,7 @@ export function readFresh<T extends KubeObject>(
  *   namespace: "default",
  *   labelSelector: "app=web",
  * };
- * const items = await readList(client, web, { versions });
+ * const items = await freshList(client, web, { versions });
  * assert.deepEqual(items.map((item) => item.metadata.name), ["a"]);
  * assert.equal(versions.noted({ ...web, name: "a" }), true);
  * ```
@@ -145,7 +145,7 @@ export function readFresh<T extends KubeObject>(
  * @param options The memo and a signal.
  * @returns The listed objects.
  */
-export async function readList<T extends KubeObject>(
+export async function freshList<T extends KubeObject>(
   client: Client,
   source: Resource & {
     /** A label selector, such as `app=web`. */
@@ -316,7 +316,7 @@ export async function settleStatus<T extends KubeObject>(
   } catch (error) {
     if (!isStale(error)) throw error;
   }
-  const fresh = await readFresh<T>(client, ref, options);
+  const fresh = await freshGet<T>(client, ref, options);
   // A deep copy keeps `fresh` (the answer when no write is needed) apart
   // from what `apply` changes on `held`.
   replaceContents(held, structuredClone(fresh));

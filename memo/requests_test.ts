@@ -8,7 +8,7 @@ import {
   NotFoundError,
 } from "../apiclient/mod.ts";
 import { FakeApiServer } from "../testing/mod.ts";
-import { readFresh, readList, settleStatus, written } from "./requests.ts";
+import { freshGet, freshList, settleStatus, written } from "./requests.ts";
 import { Versions } from "./versions.ts";
 
 interface Widget extends KubeObject {
@@ -78,13 +78,13 @@ function heldFetch(
   return { fetch: held, answered: answered.promise, release: gate.resolve };
 }
 
-Deno.test("readFresh: reads from the server and notes the version", async () => {
+Deno.test("freshGet: reads from the server and notes the version", async () => {
   await using server = newServer();
   const client = new Client(server.url, { fetch: server.fetch });
   const made = await client.create(COLLECTION, widget("a"));
   const versions = new Versions();
   const before = server.requests.length;
-  const fresh = await readFresh<Widget>(client, ref("a"), { versions });
+  const fresh = await freshGet<Widget>(client, ref("a"), { versions });
   assert.deepEqual(seen(server, before), [`GET ${path("a")}`]);
   assert.equal(fresh.metadata.resourceVersion, made.metadata.resourceVersion);
   assert.equal(
@@ -94,30 +94,30 @@ Deno.test("readFresh: reads from the server and notes the version", async () => 
   assert.equal(versions.current(ref("a"), "0"), false);
 });
 
-Deno.test("readFresh: a 404 notes the empty version and rejects", async () => {
+Deno.test("freshGet: a 404 notes the empty version and rejects", async () => {
   await using server = newServer();
   const client = new Client(server.url, { fetch: server.fetch });
   const versions = new Versions();
   versions.note(ref("gone"), "5");
   await assert.rejects(
-    readFresh(client, ref("gone"), { versions }),
+    freshGet(client, ref("gone"), { versions }),
     NotFoundError,
   );
   assert.equal(versions.noted(ref("gone")), true);
   assert.equal(versions.current(ref("gone"), "5"), false);
 });
 
-Deno.test("readFresh: an absent memo reads and records nothing", async () => {
+Deno.test("freshGet: an absent memo reads and records nothing", async () => {
   await using server = newServer();
   const client = new Client(server.url, { fetch: server.fetch });
   await client.create(COLLECTION, widget("a", 3));
-  const fresh = await readFresh<Widget>(client, ref("a"), {
+  const fresh = await freshGet<Widget>(client, ref("a"), {
     versions: undefined,
   });
   assert.equal(fresh.spec?.size, 3);
 });
 
-Deno.test("readList: notes every listed object and sends no resourceVersion", async () => {
+Deno.test("freshList: notes every listed object and sends no resourceVersion", async () => {
   await using server = newServer();
   const client = new Client(server.url, { fetch: server.fetch });
   const a = await client.create(COLLECTION, widget("a"));
@@ -125,7 +125,7 @@ Deno.test("readList: notes every listed object and sends no resourceVersion", as
   const versions = new Versions();
   versions.note(ref("a"), "old");
   const before = server.requests.length;
-  const items = await readList<Widget>(client, WIDGETS, { versions });
+  const items = await freshList<Widget>(client, WIDGETS, { versions });
   const sent = server.requests.slice(before);
   assert.deepEqual(sent.map((request) => request.path), [COLLECTION]);
   assert.equal(sent[0]!.query.has("resourceVersion"), false);
@@ -135,7 +135,7 @@ Deno.test("readList: notes every listed object and sends no resourceVersion", as
   assert.equal(versions.current(ref("b"), b.metadata.resourceVersion!), true);
 });
 
-Deno.test("readList: a write noted while the list is in flight keeps its version", async () => {
+Deno.test("freshList: a write noted while the list is in flight keeps its version", async () => {
   await using server = newServer();
   const plain = new Client(server.url, { fetch: server.fetch });
   const made = await plain.create(COLLECTION, widget("a"));
@@ -146,7 +146,7 @@ Deno.test("readList: a write noted while the list is in flight keeps its version
   );
   const client = new Client(server.url, { fetch: held.fetch });
   const versions = new Versions();
-  const listing = readList<Widget>(client, WIDGETS, { versions });
+  const listing = freshList<Widget>(client, WIDGETS, { versions });
   await held.answered;
   const newer = await written(
     ref("a"),
@@ -170,7 +170,7 @@ Deno.test("readList: a write noted while the list is in flight keeps its version
   );
 });
 
-Deno.test("readList: the source's selectors go with the list", async () => {
+Deno.test("freshList: the source's selectors go with the list", async () => {
   await using server = newServer();
   const client = new Client(server.url, { fetch: server.fetch });
   await client.create(COLLECTION, {
@@ -184,7 +184,7 @@ Deno.test("readList: the source's selectors go with the list", async () => {
   });
   const versions = new Versions();
   const before = server.requests.length;
-  const items = await readList<Widget>(client, {
+  const items = await freshList<Widget>(client, {
     ...WIDGETS,
     labelSelector: "app=web",
     fieldSelector: "metadata.name=a",
@@ -198,7 +198,7 @@ Deno.test("readList: the source's selectors go with the list", async () => {
   assert.equal(versions.noted(ref("c")), false);
 });
 
-Deno.test("readList: a list that fails notes nothing", async () => {
+Deno.test("freshList: a list that fails notes nothing", async () => {
   await using server = newServer();
   const client = new Client(server.url, { fetch: server.fetch });
   await client.create(COLLECTION, widget("a"));
@@ -206,18 +206,18 @@ Deno.test("readList: a list that fails notes nothing", async () => {
   versions.note(ref("a"), "1");
   server.refuse({ method: "GET", path: COLLECTION, status: 500, count: 1 });
   await assert.rejects(
-    readList(client, WIDGETS, { versions }),
+    freshList(client, WIDGETS, { versions }),
     ApiError,
   );
   assert.equal(versions.current(ref("a"), "1"), true);
   assert.equal(versions.noted(ref("b")), false);
 });
 
-Deno.test("readList: an absent memo lists and records nothing", async () => {
+Deno.test("freshList: an absent memo lists and records nothing", async () => {
   await using server = newServer();
   const client = new Client(server.url, { fetch: server.fetch });
   await client.create(COLLECTION, widget("a"));
-  const items = await readList<Widget>(client, WIDGETS, {
+  const items = await freshList<Widget>(client, WIDGETS, {
     versions: undefined,
   });
   assert.equal(items.length, 1);

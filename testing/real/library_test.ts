@@ -6,7 +6,7 @@ import { type KubeObject, WriteRefusedError } from "../../apiclient/mod.ts";
 import { Controller, finalizer } from "../../controller/mod.ts";
 import { Lead } from "../../election/mod.ts";
 import { Recorder } from "../../events/mod.ts";
-import { Collection, readOne } from "../../informer/mod.ts";
+import { cachedGet, Collection } from "../../informer/mod.ts";
 import { Versions, written } from "../../memo/mod.ts";
 import { eventually } from "./_eventually.ts";
 import { suite } from "./_plane.ts";
@@ -106,7 +106,7 @@ suite("library", [
       );
       // Read at once: when the store lags, the memo sends the read to the
       // server, so it is never older than the operator's own write.
-      const read = await readOne(client, ref, {
+      const read = await cachedGet(client, ref, {
         view: collection.view(),
         versions,
       });
