@@ -21,7 +21,7 @@ import type { Condition } from "../conditions/mod.ts";
 import type { Recorder } from "../events/recorder.ts";
 import { transition } from "../events/transition.ts";
 import type { EventNote } from "../events/types.ts";
-import { settleStatus, written } from "../memo/requests.ts";
+import { settleStatus } from "../memo/requests.ts";
 import type { Versions } from "../memo/versions.ts";
 import { controllerRef } from "../apiclient/owners.ts";
 import { ApplyConflictError } from "./errors.ts";
@@ -39,7 +39,10 @@ export interface Writer {
   name: string;
   /** The primary collection. */
   primary: Primary;
-  /** The client (with the write guard and the metrics). */
+  /**
+   * The client (with the write guard and the metrics), bound to the memo:
+   * its writes note their versions.
+   */
   client: Client;
   /** The memo. */
   versions: Versions;
@@ -210,16 +213,12 @@ export async function applyChild<C extends KubeObject>(
   const force = options.force ?? writer.applyForce;
   const { signal, versions } = writer;
   try {
-    return await written<C>(
-      ref,
-      () =>
-        writer.client.resource<C>(resource).apply(body, {
-          fieldManager: writer.name,
-          force,
-          signal,
-        }),
-      { versions, signal },
-    );
+    // writer.client notes the answer in the memo (Client.withMemo).
+    return await writer.client.resource<C>(resource).apply(body, {
+      fieldManager: writer.name,
+      force,
+      signal,
+    });
   } catch (error) {
     if (!force && isFieldManagerConflict(error)) {
       throw new ApplyConflictError(writer.name, {
@@ -253,15 +252,10 @@ export async function deleteChild(
     );
   }
   try {
-    await written(
-      ref,
-      async () =>
-        (await writer.client.resource(ref).delete(ref.name, {
-          propagationPolicy: "Background",
-          signal,
-        })) as KubeObject,
-      { versions, signal },
-    );
+    await writer.client.resource(ref).delete(ref.name, {
+      propagationPolicy: "Background",
+      signal,
+    });
     return true;
   } catch (error) {
     if (error instanceof NotFoundError) return false;

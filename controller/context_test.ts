@@ -252,6 +252,26 @@ Deno.test("apply: with force off, a field another manager owns is an ApplyConfli
   assert.equal(h.server.object<ConfigMap>(`${CM}/c`)?.data?.k, "mine");
 });
 
+Deno.test("context.client notes its writes in the memo without a wrapper, for the collections the controller watches", async () => {
+  await using h = await setup();
+  const SECRETS = { version: "v1", resource: "secrets", namespaced: true };
+  const [own, other] = await once(h, async (context) => {
+    const made = await context.client.resource(CONFIGMAPS).namespace("default")
+      .create({ metadata: { name: "mine" } });
+    const secret = await context.client.resource(SECRETS).namespace("default")
+      .create({ metadata: { name: "s" } });
+    return [
+      context.versions.current(
+        objectRef(CONFIGMAPS, made),
+        made.metadata.resourceVersion!,
+      ) && !context.versions.current(objectRef(CONFIGMAPS, made), "0"),
+      context.versions.noted(objectRef(SECRETS, secret)),
+    ];
+  }, { owns: [CONFIGMAPS] });
+  assert.equal(own, true, "a write of an owned collection is noted");
+  assert.equal(other, false, "an unwatched collection's write is not");
+});
+
 Deno.test("deleteChild: deletes once; a gone child is fine", async () => {
   await using h = await setup();
   await h.client.create(CM, { metadata: { name: "c" } });

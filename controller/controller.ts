@@ -1,7 +1,12 @@
 // The reconcile loop: watches that feed a work queue, workers that
 // reconcile one key at a time each, and the shutdown order of an operator.
 import type { Client } from "../apiclient/client.ts";
-import { objectKey, objectRef } from "../apiclient/resource.ts";
+import {
+  type Memo,
+  objectKey,
+  objectRef,
+  type Resource,
+} from "../apiclient/resource.ts";
 import type { KubeObject } from "../apiclient/types.ts";
 import { type Diagnostics, diagnostics } from "../_internal/diagnostics.ts";
 import { sleep } from "../_internal/sleep.ts";
@@ -133,6 +138,9 @@ export class Controller<T extends KubeObject = KubeObject>
   readonly done: Promise<void>;
   #options: ControllerOptions<T>;
   #client: Client;
+  // #client bound to the memo for the watched collections: what a
+  // reconcile writes with, so its writes never escape the memo.
+  #noting: Client;
   #collections: Watched<KubeObject>[] = [];
   /** The `owns` watches, for the children reads. */
   #owned: Watched<KubeObject>[] = [];
@@ -178,6 +186,13 @@ export class Controller<T extends KubeObject = KubeObject>
       ? wiring.client
       : wiring.client.withWriteGuard(lead.mayWrite);
     this.recorder = recorderOf(this.#client, options);
+    this.#noting = this.#client.withMemo(
+      watchedMemo(this.versions, [
+        options.for,
+        ...(options.owns ?? []),
+        ...(options.watches ?? []).map((watch) => watch.source),
+      ]),
+    );
     this.queue = new WorkQueue(wiring.queue);
     this.done = this.#ended.promise;
     const signal = this.#stop.signal;
@@ -497,7 +512,7 @@ export class Controller<T extends KubeObject = KubeObject>
       const writer: Writer = {
         name: this.name,
         primary: options.for,
-        client: this.#client,
+        client: this.#noting,
         versions: this.versions,
         recorder: this.recorder,
         applyForce: options.applyForce ?? true,
@@ -510,7 +525,7 @@ export class Controller<T extends KubeObject = KubeObject>
         key,
         ref,
         object,
-        client: this.#client,
+        client: this.#noting,
         versions: this.versions,
         signal,
         retries: this.queue.retries(key),
@@ -591,4 +606,24 @@ export class Controller<T extends KubeObject = KubeObject>
   #wakeIdle(): void {
     for (const resolve of this.#idle.splice(0)) resolve();
   }
+}
+
+/**
+ * The memo as the reconcile's client notes in it: writes of the watched
+ * collections only. A note is dropped once the watch brings its version,
+ * and a collection nobody watches never would, so its writes pass unnoted
+ * and the memo stays as small as the watches keep it.
+ */
+function watchedMemo(versions: Versions, watched: readonly Resource[]): Memo {
+  const names = new Set(
+    watched.map((resource) => `${resource.resource}.${resource.group ?? ""}`),
+  );
+  return {
+    send: async (ref, request, options) => {
+      if (names.has(`${ref.resource}.${ref.group ?? ""}`)) {
+        return await versions.send(ref, request, options);
+      }
+      await request();
+    },
+  };
 }

@@ -5,7 +5,7 @@ import type { Client } from "../apiclient/client.ts";
 import { ConflictError, NotFoundError } from "../apiclient/errors.ts";
 import { objectKey, type ObjectRef } from "../apiclient/resource.ts";
 import type { KubeObject } from "../apiclient/types.ts";
-import { freshGet, type MemoOptions, written } from "../memo/requests.ts";
+import { freshGet, type MemoOptions } from "../memo/requests.ts";
 import type { Action } from "./types.ts";
 
 /** How often a finalizer patch is tried against concurrent writers. */
@@ -197,13 +197,10 @@ function patchFinalizers<T extends KubeObject>(
       finalizers,
     },
   };
-  return written(
-    ref,
-    () =>
-      client.resource<T>(ref).patch(ref.name, patch, {
-        type: "merge",
-        ...(signal === undefined ? {} : { signal }),
-      }),
-    options,
-  );
+  const { versions } = options;
+  const writer = versions === undefined ? client : client.withMemo(versions);
+  return writer.resource<T>(ref).patch(ref.name, patch, {
+    type: "merge",
+    ...(signal === undefined ? {} : { signal }),
+  });
 }

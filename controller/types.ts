@@ -89,11 +89,14 @@ export interface ReconcileContext<T extends KubeObject = KubeObject> {
   readonly object: T | undefined;
   /**
    * The client to write with: with an election, it carries the write guard,
-   * so no write leaves after the Lease is lost.
+   * so no write leaves after the Lease is lost; it is bound to the
+   * controller's memo (`Client.withMemo`), so the writes of its handles to
+   * the collections the controller watches note their versions, and the
+   * cached reads never answer a copy older than them.
    */
   readonly client: Client;
   /**
-   * The memo of versions, for `written`, `cachedGet`, `settleStatus` and
+   * The memo of versions, for `cachedGet`, `freshGet`, `settleStatus` and
    * `finalizer`; one memo serves every kind (it files notes by ref).
    */
   readonly versions: Versions;
@@ -175,7 +178,7 @@ export interface ReconcileContext<T extends KubeObject = KubeObject> {
    * controller ownerReference (`controller: true`, `blockOwnerDeletion:
    * true`, the primary's apiVersion, kind, name and uid), sends with the
    * controller's name as the field manager, and notes the answer in the
-   * memo (`written`).
+   * memo.
    *
    * Which collection: `options.resource` when given (its group and version
    * must be the child's `apiVersion`), else the group and version of the

@@ -92,7 +92,7 @@ export function freshGet<T extends KubeObject>(
 ): Promise<T> {
   const { signal } = options;
   const handle = client.resource<T>(ref);
-  return written(
+  return noted(
     ref,
     () => handle.get(ref.name, signal === undefined ? {} : { signal }),
     options,
@@ -177,45 +177,9 @@ export async function freshList<T extends KubeObject>(
   return items;
 }
 
-/**
- * Wraps any request whose response is the object itself (create, replace,
- * patch, server-side apply) so the memo records the version it returns.
- * The note is filed under the whole `ref` (its group, resource, namespace
- * and name), so writes of two kinds that share a name never touch each
- * other's notes, and calls for one object through one memo take turns,
- * which keeps the notes in the order the server produced them. If the
- * request throws, the object is marked unknown (`""`): the write might
- * still have been applied, so only a fresh read can be trusted afterwards.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { Client } from "@liken/kubernetes/apiclient";
- * import { Versions, written } from "@liken/kubernetes/memo";
- * import { FakeApiServer } from "@liken/kubernetes/testing";
- *
- * await using server = new FakeApiServer();
- * const client = new Client(server.url, { fetch: server.fetch });
- * const versions = new Versions();
- * const configMaps = { version: "v1", resource: "configmaps" };
- * const web = { ...configMaps, namespace: "default", name: "web" };
- * const made = await written(
- *   web,
- *   () => client.resource(web).create({ metadata: { name: "web" } }),
- *   { versions },
- * );
- * // The watch has not delivered it yet: the memo knows it exists.
- * assert.deepEqual(versions.unheld(configMaps, new Map()), [web]);
- * assert.equal(versions.current(web, made.metadata.resourceVersion!), true);
- * ```
- *
- * @typeParam T The object's type.
- * @param ref The object the request writes.
- * @param request Sends the request and answers the server's copy.
- * @param options The memo and a signal.
- * @returns The server's copy.
- */
-export async function written<T extends KubeObject>(
+// A read of `ref` in its turn in the memo, noting the version it answers
+// (writes go through a memo-bound client instead: Client.withMemo).
+async function noted<T extends KubeObject>(
   ref: ObjectRef,
   request: () => Promise<T>,
   options: MemoOptions = {},
@@ -296,13 +260,11 @@ export async function settleStatus<T extends KubeObject>(
 ): Promise<Settled<T>> {
   const { held, apply, signal } = options;
   refuseOther(ref, held);
-  const status = client.resource<T>(ref).status;
+  const { versions } = options;
+  const writer = versions === undefined ? client : client.withMemo(versions);
+  const status = writer.resource<T>(ref).status;
   const write = (copy: T): Promise<T> =>
-    written(
-      ref,
-      () => status.replace(copy, signal === undefined ? {} : { signal }),
-      options,
-    );
+    status.replace(copy, signal === undefined ? {} : { signal });
   const land = async (): Promise<Settled<T>> => {
     const answer = await write(held);
     // The caller's copy follows the server's, so its next write carries the

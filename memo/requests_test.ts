@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { flush } from "./_test_util.ts";
+import { flush, written } from "./_test_util.ts";
 import {
   ApiError,
   Client,
@@ -8,7 +8,7 @@ import {
   NotFoundError,
 } from "../apiclient/mod.ts";
 import { FakeApiServer } from "../testing/mod.ts";
-import { freshGet, freshList, settleStatus, written } from "./requests.ts";
+import { freshGet, freshList, settleStatus } from "./requests.ts";
 import { Versions } from "./versions.ts";
 
 interface Widget extends KubeObject {
@@ -223,15 +223,14 @@ Deno.test("freshList: an absent memo lists and records nothing", async () => {
   assert.equal(items.length, 1);
 });
 
-Deno.test("written: notes the server's copy; unheld until the watch has it", async () => {
+Deno.test("withMemo: a create notes the server's copy; unheld until the watch has it", async () => {
   await using server = newServer();
-  const client = new Client(server.url, { fetch: server.fetch });
   const versions = new Versions();
-  const made = await written(
-    ref("a"),
-    () => client.create(COLLECTION, widget("a")),
-    { versions },
-  );
+  const client = new Client(server.url, { fetch: server.fetch });
+  assert.equal(client.memo, undefined);
+  const widgets = client.withMemo(versions).resource<Widget>(WIDGETS)
+    .namespace("demo");
+  const made = await widgets.create(widget("a"));
   assert.equal(
     versions.current(ref("a"), made.metadata.resourceVersion!),
     true,
@@ -240,116 +239,119 @@ Deno.test("written: notes the server's copy; unheld until the watch has it", asy
   assert.deepEqual(versions.unheld(WIDGETS, new Map([["demo/a", made]])), []);
 });
 
-Deno.test("written: the note is the whole ref's: a ConfigMap of the same name keeps its own", async () => {
+Deno.test("withMemo: every write of the handles is noted, status ones too; a dry run and the path-based calls are not", async () => {
   await using server = newServer();
-  const client = new Client(server.url, { fetch: server.fetch });
   const versions = new Versions();
+  const client = new Client(server.url, { fetch: server.fetch }).withMemo(
+    versions,
+  );
+  const widgets = client.resource<Widget>(WIDGETS).namespace("demo");
+  let last = await widgets.create(widget("a"));
+  const current = (): boolean =>
+    versions.current(ref("a"), last.metadata.resourceVersion!);
+  last = await widgets.replace({ ...last, spec: { size: 2 } });
+  assert.ok(current(), "replace");
+  last = await widgets.patch("a", { spec: { size: 3 } }, { type: "merge" });
+  assert.ok(current(), "patch");
+  last = await widgets.apply(
+    { apiVersion: "example.com/v1", kind: "Widget", metadata: { name: "a" } },
+    { fieldManager: "test" },
+  );
+  assert.ok(current(), "apply");
+  last = await widgets.status.replace({ ...last, status: { phase: "Up" } });
+  assert.ok(current(), "status replace");
+  last = await widgets.status.patch("a", { status: { observed: 1 } }, {
+    type: "merge",
+  });
+  assert.ok(current(), "status patch");
+  // A dry run stores nothing: the note stays.
+  await widgets.replace({ ...last, spec: { size: 9 } }, { dryRun: "All" });
+  await widgets.delete("a", { dryRun: "All" });
+  await widgets.delete("a", { body: { dryRun: ["All"] } });
+  assert.ok(current(), "dry runs are not noted");
+  // The path-based calls are not noted.
+  await client.replace(path("a"), { ...last, spec: { size: 4 } });
+  assert.ok(current(), "a path-based write is not noted");
+  // A delete that completes answers no version: unknown, read it afresh.
+  await widgets.delete("a");
+  assert.equal(versions.noted(ref("a")), true);
+  assert.equal(current(), false);
+});
+
+Deno.test("withMemo: a create with generateName is noted under the name it got", async () => {
+  await using server = newServer();
+  const versions = new Versions();
+  const widgets = new Client(server.url, { fetch: server.fetch })
+    .withMemo(versions).resource<Widget>(WIDGETS).namespace("demo");
+  const made = await widgets.create({
+    apiVersion: "example.com/v1",
+    kind: "Widget",
+    metadata: { generateName: "w-" },
+  });
+  const name = made.metadata.name!;
+  assert.match(name, /^w-/);
+  assert.equal(
+    versions.current(ref(name), made.metadata.resourceVersion!),
+    true,
+  );
+  assert.equal(versions.current(ref(name), "0"), false);
+});
+
+Deno.test("withMemo: the note is the whole ref's: a ConfigMap of the same name keeps its own", async () => {
+  await using server = newServer();
+  const versions = new Versions();
+  const client = new Client(server.url, { fetch: server.fetch }).withMemo(
+    versions,
+  );
   const configMap = {
     version: "v1",
     resource: "configmaps",
     namespace: "demo",
     name: "a",
   };
-  const cm = await written(
-    configMap,
-    () =>
-      client.create("/api/v1/namespaces/demo/configmaps", {
-        metadata: { name: "a" },
-      }),
-    { versions },
-  );
-  const made = await written(
-    ref("a"),
-    () => client.create(COLLECTION, widget("a")),
-    { versions },
-  );
+  const cm = await client.resource(configMap).create({
+    metadata: { name: "a" },
+  });
+  const widgets = client.resource<Widget>(WIDGETS).namespace("demo");
+  const made = await widgets.create(widget("a"));
   // Each store's copy is judged by its own kind's note.
   assert.equal(versions.current(configMap, cm.metadata.resourceVersion!), true);
   assert.equal(
     versions.current(ref("a"), made.metadata.resourceVersion!),
     true,
   );
-  // A failed write of the Widget leaves the ConfigMap trusted.
+  // A failed write of the Widget (a stale copy: 409) leaves the ConfigMap
+  // trusted, and the Widget unknown.
+  await client.replace(path("a"), { ...made, spec: { size: 5 } });
   await assert.rejects(
-    written(ref("a"), () => Promise.reject(new Error("Lost")), { versions }),
-    /Lost/,
+    widgets.replace({ ...made, spec: { size: 6 } }),
+    ConflictError,
   );
   assert.equal(versions.current(configMap, cm.metadata.resourceVersion!), true);
-  assert.deepEqual(versions.unheld(WIDGETS, new Map()), []);
+  assert.equal(versions.noted(ref("a")), true);
+  assert.equal(
+    versions.current(ref("a"), made.metadata.resourceVersion!),
+    false,
+  );
   assert.deepEqual(
     versions.unheld({ version: "v1", resource: "configmaps" }, new Map()),
     [configMap],
   );
 });
 
-Deno.test("written: a failed write notes the empty version and rethrows", async () => {
-  await using server = newServer();
-  const client = new Client(server.url, { fetch: server.fetch });
-  const versions = new Versions();
-  const made = await written(
-    ref("a"),
-    () => client.create(COLLECTION, widget("a")),
-    { versions },
-  );
-  // A replace from a copy that is already stale.
-  await client.replace(path("a"), { ...made, spec: { size: 5 } });
-  await assert.rejects(
-    written(
-      ref("a"),
-      () => client.replace(path("a"), { ...made, spec: { size: 6 } }),
-      { versions },
-    ),
-    ConflictError,
-  );
-  assert.equal(versions.noted(ref("a")), true);
-  assert.equal(
-    versions.current(ref("a"), made.metadata.resourceVersion!),
-    false,
-  );
-});
-
-Deno.test("written: a reply without metadata resolves and notes the empty version", async () => {
-  const versions = new Versions();
-  versions.note(ref("a"), "4");
-  const reply = { kind: "Status", status: "Success" } as unknown as Widget;
-  assert.equal(
-    await written(ref("a"), () => Promise.resolve(reply), { versions }),
-    reply,
-  );
-  assert.equal(versions.noted(ref("a")), true);
-  assert.equal(versions.current(ref("a"), "4"), false);
-});
-
-Deno.test("written: an absent memo sends the request and answers it", async () => {
-  await using server = newServer();
-  const client = new Client(server.url, { fetch: server.fetch });
-  const made = await written(
-    ref("a"),
-    () => client.create(COLLECTION, widget("a")),
-  );
-  assert.equal(made.metadata.name, "a");
-  assert.equal(server.count({ method: "POST" }), 1);
-});
-
-Deno.test("written: two writers of one object; the second is sent only after the first answer arrives", async () => {
+Deno.test("withMemo: two writers of one object; the second is sent only after the first answer arrives", async () => {
   await using server = newServer();
   const plain = new Client(server.url, { fetch: server.fetch });
   const made = await plain.create(COLLECTION, widget("a"));
   // The first write's answer reaches the client late.
   let puts = 0;
   const held = heldFetch(server, (method) => method === "PUT" && ++puts === 1);
-  const client = new Client(server.url, { fetch: held.fetch });
   const versions = new Versions();
+  const widgets = new Client(server.url, { fetch: held.fetch })
+    .withMemo(versions).resource<Widget>(WIDGETS).namespace("demo");
   const before = server.requests.length;
-  const first = written(
-    ref("a"),
-    () => client.replace(path("a"), { ...made, spec: { size: 2 } }),
-    { versions },
-  );
-  const second = written(ref("a"), async () => {
-    const current = await client.get<Widget>(path("a"));
-    return client.replace(path("a"), { ...current, spec: { size: 3 } });
-  }, { versions });
+  const first = widgets.replace({ ...made, spec: { size: 2 } });
+  const second = widgets.patch("a", { spec: { size: 3 } }, { type: "merge" });
   await held.answered;
   await flush();
   // The second writer has sent nothing while the first answer is out.
@@ -358,8 +360,7 @@ Deno.test("written: two writers of one object; the second is sent only after the
   const [one, two] = await Promise.all([first, second]);
   assert.deepEqual(seen(server, before), [
     `PUT ${path("a")}`,
-    `GET ${path("a")}`,
-    `PUT ${path("a")}`,
+    `PATCH ${path("a")}`,
   ]);
   assert.equal(versions.current(ref("a"), two.metadata.resourceVersion!), true);
   assert.equal(

@@ -69,7 +69,12 @@ export function deleteObject(
   }
   const policy = propagationOf(body, query);
   state.admission?.validate(resource, undefined, view(resource, existing));
-  if (query.get("dryRun") === "All") {
+  // The API server reads dryRun from the DeleteOptions body too (as
+  // controller-runtime sends it), not only from the query.
+  const bodyDryRun = isObject(body) && Array.isArray(body.dryRun)
+    ? body.dryRun
+    : [];
+  if (query.get("dryRun") === "All" || bodyDryRun.includes("All")) {
     // Nothing is removed or marked: the answer says what would happen.
     if ((existing.metadata.finalizers ?? []).length > 0) {
       const marked = clone(existing);

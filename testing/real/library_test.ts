@@ -7,7 +7,8 @@ import { Controller, finalizer } from "../../controller/mod.ts";
 import { Lead } from "../../election/mod.ts";
 import { Recorder } from "../../events/mod.ts";
 import { cachedGet, Collection } from "../../informer/mod.ts";
-import { Versions, written } from "../../memo/mod.ts";
+import { Versions } from "../../memo/mod.ts";
+import { written } from "../../memo/_test_util.ts";
 import { eventually } from "./_eventually.ts";
 import { suite } from "./_plane.ts";
 
