@@ -15,6 +15,7 @@
 
 import { Duplex } from "node:stream";
 import * as tls from "node:tls";
+import { MAX_TIMER } from "./sleep.ts";
 
 /** A certificate chain and its key, PEM. */
 export interface KeyPair {
@@ -22,7 +23,7 @@ export interface KeyPair {
   key: string;
 }
 
-/** The bounds of a server; every time is in ms. */
+/** The bounds of a server; every time is in ms, `Infinity` for none. */
 export interface ServerLimits {
   /** Open connections at most; beyond it the oldest idle one is closed. */
   maxConnections: number;
@@ -138,6 +139,20 @@ export class BoundedServer {
     handler: (request: Request) => Promise<Response>,
     onError: (error: unknown) => void,
   ) {
+    for (
+      const name of [
+        "maxConnections",
+        "handshakeTimeout",
+        "headersTimeout",
+        "idleTimeout",
+        "stopTimeout",
+      ] as const
+    ) {
+      const value = options[name];
+      if (!(value > 0)) {
+        throw new RangeError(`${name} must be above 0, got ${value}`);
+      }
+    }
     this.#limits = options;
     this.#handler = handler;
     this.#onError = onError;
@@ -182,10 +197,13 @@ export class BoundedServer {
       for (const conn of this.#conns) if (conn.requests === 0) conn.close();
       const all = [...this.#conns].map((c) => c.closed);
       let timer: ReturnType<typeof setTimeout> | undefined;
+      const bound = this.#limits.stopTimeout;
       await Promise.race([
         Promise.all(all),
         new Promise((resolve) => {
-          timer = setTimeout(resolve, this.#limits.stopTimeout);
+          if (Number.isFinite(bound)) {
+            timer = setTimeout(resolve, Math.min(bound, MAX_TIMER));
+          }
         }),
       ]);
       clearTimeout(timer);
@@ -356,12 +374,13 @@ export class BoundedServer {
     else if (conn.headersFrom >= 0) {
       due = conn.headersFrom + this.#limits.headersTimeout;
     } else due = conn.active + this.#limits.idleTimeout;
+    if (!Number.isFinite(due)) return; // No such deadline.
     conn.timer = setTimeout(() => {
       conn.timer = undefined;
       if (conn.requests > 0) return;
       if (Date.now() >= due) conn.close();
       else this.#arm(conn);
-    }, Math.max(0, due - Date.now()));
+    }, Math.min(Math.max(0, due - Date.now()), MAX_TIMER));
   }
 
   async #pipe(conn: Connection): Promise<void> {

@@ -177,7 +177,7 @@ export class ProbeServer implements AsyncDisposable {
         hostname: options.hostname ?? PROBE_HOSTNAME,
         port,
         maxConnections: options.maxConnections ?? 32,
-        handshakeTimeout: 0, // Plain HTTP: no handshake.
+        handshakeTimeout: Infinity, // Plain HTTP: no handshake.
         headersTimeout: options.headersTimeout ?? 10_000,
         idleTimeout: options.idleTimeout ?? 120_000,
         stopTimeout: options.stopTimeout ?? 5_000,
