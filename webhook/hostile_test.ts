@@ -380,3 +380,38 @@ Deno.test({
     }
   },
 });
+
+Deno.test({
+  name:
+    "hostile: bodies beyond maxBytesInFlight get 429 while a big review is in flight; small ones still pass",
+  timeout: 20_000,
+  async fn(): Promise<void> {
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    let held = 0;
+    await using hooks = server({
+      maxBytesInFlight: 10_000,
+      webhooks: {
+        "/v": validating(async (request) => {
+          if (request.name !== "big") return;
+          held++;
+          await gate;
+        }),
+      },
+    });
+    using client = Deno.createHttpClient({ caCerts: [testCerts.caCert] });
+    const url = `https://127.0.0.1:${hooks.port}/v?timeout=10s`;
+    const padded = (name: string, bytes: number): Record<string, unknown> =>
+      admissionReview(name, {
+        name,
+        object: { metadata: { name }, data: { k: "x".repeat(bytes) } },
+      });
+    const big = post(url, padded("big", 8_000), client);
+    while (held < 1) await new Promise((r) => setTimeout(r, 5));
+    assert.equal((await post(url, padded("mid", 5_000), client)).status, 429);
+    assert.equal((await post(url, padded("small", 100), client)).status, 200);
+    release();
+    assert.equal((await big).status, 200);
+    assert.equal((await post(url, padded("mid", 5_000), client)).status, 200);
+  },
+});
