@@ -15,7 +15,7 @@
 
 import { Duplex } from "node:stream";
 import * as tls from "node:tls";
-import { MAX_TIMER } from "./sleep.ts";
+import { MAX_TIMER, sleep } from "./sleep.ts";
 
 /** A certificate chain and its key, PEM. */
 export interface KeyPair {
@@ -43,6 +43,8 @@ export interface ServerOptions extends ServerLimits {
   port: number;
   /** TLS with this pair, else plain HTTP. */
   pair?: KeyPair | undefined;
+  /** Starts a backend; tests give one whose `finished` rejects. */
+  serve?: typeof Deno.serve | undefined;
 }
 
 /** The first and the longest wait of the accept loop after a failure. */
@@ -117,6 +119,7 @@ export class BoundedServer {
   readonly port: number;
   readonly hostname: string;
   #limits: ServerLimits;
+  #serveBackend: typeof Deno.serve;
   #listener: Deno.Listener<Deno.TcpConn, Deno.NetAddr>;
   #context: tls.SecureContext | undefined;
   #handler: (request: Request) => Promise<Response>;
@@ -125,6 +128,7 @@ export class BoundedServer {
   #conns = new Set<Connection>();
   #byPort = new Map<number, Connection>();
   #closing = false;
+  #stopping = new AbortController();
   #closed: Promise<void> | undefined;
   #accepting: Promise<void>;
   #wake: () => void = () => {};
@@ -154,6 +158,7 @@ export class BoundedServer {
       }
     }
     this.#limits = options;
+    this.#serveBackend = options.serve ?? Deno.serve;
     this.#handler = handler;
     this.#onError = onError;
     if (options.pair !== undefined) {
@@ -189,6 +194,7 @@ export class BoundedServer {
   close(): Promise<void> {
     this.#closed ??= (async () => {
       this.#closing = true;
+      this.#stopping.abort();
       try {
         this.#listener.close();
       } catch { /* closed */ }
@@ -216,7 +222,7 @@ export class BoundedServer {
   }
 
   #start(): Backend {
-    const server = Deno.serve({
+    const server = this.#serveBackend({
       hostname: "127.0.0.1",
       port: 0,
       onListen: () => {},
@@ -227,12 +233,21 @@ export class BoundedServer {
     }, (request, info) => this.#serve(request, info.remoteAddr.port));
     const backend: Backend = {
       server,
-      finished: server.finished.catch((error) => {
-        // A backend that ends (its descriptors ran out, say) is replaced;
-        // the connections it had are gone with it.
+      finished: server.finished.catch(async (error) => {
+        // A backend that ends (its descriptors ran out, say) is replaced,
+        // retried with backoff while descriptors stay short; the
+        // connections it had are gone with it.
         if (this.#closing) return;
         this.#onError(error);
-        if (this.#backend === backend) this.#backend = this.#start();
+        let delay: number = ACCEPT_BACKOFF.floor;
+        while (this.#backend === backend && !this.#closing) {
+          try {
+            this.#backend = this.#start();
+          } catch {
+            await sleep(delay, this.#stopping.signal);
+            delay = Math.min(delay * 2, ACCEPT_BACKOFF.cap);
+          }
+        }
       }),
     };
     return backend;
