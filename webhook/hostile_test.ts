@@ -48,9 +48,13 @@ async function closedWithin(conn: Deno.Conn, ms: number): Promise<boolean> {
   }
 }
 
-/** Reads until the peer closes (at most `ms`), as text. */
-async function readAll(conn: Deno.Conn, ms: number): Promise<string> {
+/** Reads until the peer closes (at most `ms`): the text, and whether it closed. */
+async function readAll(
+  conn: Deno.Conn,
+  ms: number,
+): Promise<{ text: string; closed: boolean }> {
   let text = "";
+  let closed = false;
   let timer: ReturnType<typeof setTimeout> | undefined;
   const late = new Promise<void>((resolve) => {
     timer = setTimeout(resolve, ms);
@@ -61,18 +65,20 @@ async function readAll(conn: Deno.Conn, ms: number): Promise<string> {
     try {
       for (;;) {
         const n = await conn.read(buffer);
-        if (n === null) return;
+        if (n === null) break;
         text += decoder.decode(buffer.subarray(0, n));
       }
     } catch { /* reset */ }
+    closed = true;
   })();
   await Promise.race([reading, late]);
   clearTimeout(timer);
+  const byPeer = closed;
   try {
     conn.close();
   } catch { /* closed */ }
   await reading;
-  return text;
+  return { text, closed: byPeer };
 }
 
 function tlsTo(port: number): Promise<Deno.TlsConn> {
@@ -244,10 +250,11 @@ Deno.test({
     assert.ok(a, "no ClientHello: still open");
     assert.ok(b, "dribbled ClientHello: still open");
     assert.ok(c, "dribbled headers: still open");
-    assert.match(stalled, /^HTTP\/1\.1 504 /);
-    assert.match(stalled, /the body did not arrive within the deadline/);
-    assert.match(kept, /^HTTP\/1\.1 200 [\s\S]*ok\n$/);
-    // (readAll returned because the server closed, not after 5 s.)
+    assert.match(stalled.text, /^HTTP\/1\.1 504 /);
+    assert.match(stalled.text, /the body did not arrive within the deadline/);
+    assert.ok(stalled.closed, "stalled body: still open");
+    assert.match(kept.text, /^HTTP\/1\.1 200 [\s\S]*ok\n$/);
+    assert.ok(kept.closed, "idle keep-alive: still open");
   },
 });
 
@@ -256,14 +263,19 @@ Deno.test({
     "hostile: stop() closes a connection whose body stalls within stopTimeout",
   timeout: 20_000,
   async fn(): Promise<void> {
-    const hooks = server({ stopTimeout: 200 });
+    const registry = new Registry();
+    const hooks = server({ stopTimeout: 200, registry });
     const staller = await tlsTo(hooks.port);
     await staller.write(encoder.encode(
       "POST /v?timeout=30s HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: 1000\r\n\r\n{",
     ));
     const reading = readAll(staller, 10_000);
     // Wait until the request is in flight (the server is reading its body).
-    await new Promise((r) => setTimeout(r, 200));
+    for (
+      let i = 0;
+      i < 1_000 && !/_in_flight\{webhook="\/v"\} 1$/m.test(registry.render());
+      i++
+    ) await new Promise((r) => setTimeout(r, 5));
     const started = performance.now();
     await hooks.stop();
     const took = performance.now() - started;
@@ -318,22 +330,33 @@ Deno.test({
     const errors: unknown[] = [];
     const registry = new Registry();
     await using hooks = server({ registry, onError: (e) => errors.push(e) });
+    const metric = (pattern: RegExp): number =>
+      [...registry.render().matchAll(pattern)].reduce(
+        (n, m) => n + Number(m[1]),
+        0,
+      );
+    const counted = (): number =>
+      metric(
+        /^controller_runtime_webhook_requests_total\{webhook="\/v",code="\d+"\} (\d+)$/gm,
+      );
+    const inFlight = (): number =>
+      metric(
+        /^controller_runtime_webhook_requests_in_flight\{webhook="\/v"\} (\d+)$/gm,
+      );
+    const until = async (done: () => boolean): Promise<void> => {
+      for (let i = 0; i < 1_000 && !done(); i++) {
+        await new Promise((r) => setTimeout(r, 5));
+      }
+    };
     for (let i = 0; i < 5; i++) {
       const conn = await tlsTo(hooks.port);
       await conn.write(encoder.encode(
         "POST /v HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: 1000\r\n\r\n{",
       ));
-      await new Promise((r) => setTimeout(r, 20));
+      // Reset once the server reads the body.
+      await until(() => inFlight() === 1);
       conn.close();
-    }
-    const counted = (): number =>
-      [
-        ...registry.render().matchAll(
-          /^controller_runtime_webhook_requests_total\{webhook="\/v",code="\d+"\} (\d+)$/gm,
-        ),
-      ].reduce((n, m) => n + Number(m[1]), 0);
-    for (let i = 0; i < 400 && counted() < 5; i++) {
-      await new Promise((r) => setTimeout(r, 10));
+      await until(() => counted() === i + 1);
     }
     assert.equal(counted(), 5);
     assert.deepEqual(errors, []);
