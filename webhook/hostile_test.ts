@@ -438,3 +438,20 @@ Deno.test({
     assert.equal((await post(url, padded("mid", 5_000), client)).status, 200);
   },
 });
+
+Deno.test("hostile: limits that are not above 0 are refused", () => {
+  for (
+    const [name, value] of [
+      ["maxConnections", 0],
+      ["maxReviews", 0],
+      ["maxBytesInFlight", -1],
+      ["reviewTimeout", NaN],
+      ["idleTimeout", 0],
+    ] as const
+  ) {
+    assert.throws(
+      () => server({ [name]: value }),
+      new RegExp(`^RangeError: ${name} must be above 0`),
+    );
+  }
+});

@@ -5,6 +5,7 @@
  */
 
 import { stopOnAbort } from "../_internal/signals.ts";
+import { MAX_TIMER } from "../_internal/sleep.ts";
 import {
   diagnostics,
   type DiagnosticsOptions,
@@ -225,6 +226,17 @@ export class WebhookServer implements AsyncDisposable {
     this.#reviewTimeout = options.reviewTimeout ?? MAX_REVIEW_TIMEOUT;
     this.#maxReviews = options.maxReviews ?? 16;
     this.#maxBytes = options.maxBytesInFlight ?? this.#limit;
+    for (
+      const [name, value] of [
+        ["maxReviews", this.#maxReviews],
+        ["maxBytesInFlight", this.#maxBytes],
+        ["reviewTimeout", this.#reviewTimeout],
+      ] as const
+    ) {
+      if (!(value > 0) || (name === "reviewTimeout" && value > MAX_TIMER)) {
+        throw new RangeError(`${name} must be above 0, got ${value}`);
+      }
+    }
     this.#metrics = options.registry === undefined
       ? undefined
       : webhookMetrics(options.registry);
