@@ -64,6 +64,8 @@ interface Connection {
   /** When the current headers deadline started, or -1 when none runs. */
   headersFrom: number;
   secure: boolean;
+  /** HTTP/2 by ALPN: bytes between requests may be PINGs, not headers. */
+  h2: boolean;
   timer: ReturnType<typeof setTimeout> | undefined;
   closed: Promise<void>;
   close: () => void;
@@ -325,6 +327,7 @@ export class BoundedServer {
       active: Date.now(),
       headersFrom: -1,
       secure: this.#context === undefined,
+      h2: false,
       timer: undefined,
       closed: new Promise<void>((resolve) => (settle = resolve)),
       close: () => {
@@ -363,13 +366,18 @@ export class BoundedServer {
     socket.on("close", conn.close);
     socket.once("secure", () => {
       conn.secure = true;
+      conn.h2 = socket.alpnProtocol === "h2";
       void this.#pipe(conn);
     });
   }
 
-  // Bytes came from the client.
+  // Bytes came from the client. Over HTTP/1.1 they start the next
+  // request's headers deadline; over HTTP/2 a kept-alive client's PINGs
+  // (Go's, every 30 s idle, as kube-apiserver's) only keep it active: such
+  // a connection stays evictable by the cap while nothing is in flight.
   #received(conn: Connection): void {
     conn.active = Date.now();
+    if (conn.h2) return;
     if (conn.secure && conn.requests === 0 && conn.headersFrom < 0) {
       conn.headersFrom = conn.active;
       this.#arm(conn);
@@ -384,18 +392,22 @@ export class BoundedServer {
     clearTimeout(conn.timer);
     conn.timer = undefined;
     if (conn.requests > 0 || !this.#conns.has(conn)) return;
-    let due: number;
-    if (!conn.secure) due = conn.opened + this.#limits.handshakeTimeout;
-    else if (conn.headersFrom >= 0) {
-      due = conn.headersFrom + this.#limits.headersTimeout;
-    } else due = conn.active + this.#limits.idleTimeout;
+    const due = this.#due(conn);
     if (!Number.isFinite(due)) return; // No such deadline.
     conn.timer = setTimeout(() => {
       conn.timer = undefined;
       if (conn.requests > 0) return;
-      if (Date.now() >= due) conn.close();
+      // Bytes may have moved since: the deadline is read again.
+      if (Date.now() >= this.#due(conn)) conn.close();
       else this.#arm(conn);
     }, Math.min(Math.max(0, due - Date.now()), MAX_TIMER));
+  }
+
+  #due(conn: Connection): number {
+    const limits = this.#limits;
+    if (!conn.secure) return conn.opened + limits.handshakeTimeout;
+    if (conn.headersFrom >= 0) return conn.headersFrom + limits.headersTimeout;
+    return conn.active + limits.idleTimeout;
   }
 
   async #pipe(conn: Connection): Promise<void> {

@@ -455,3 +455,83 @@ Deno.test("hostile: limits that are not above 0 are refused", () => {
     );
   }
 });
+
+function frame(
+  type: number,
+  flags: number,
+  stream: number,
+  payload: number[],
+): Uint8Array {
+  const n = payload.length;
+  return new Uint8Array([
+    (n >> 16) & 255,
+    (n >> 8) & 255,
+    n & 255,
+    type,
+    flags,
+    (stream >>> 24) & 255,
+    (stream >> 16) & 255,
+    (stream >> 8) & 255,
+    stream & 255,
+    ...payload,
+  ]);
+}
+
+Deno.test({
+  name:
+    "hostile: over HTTP/2 a kept-alive client's PINGs keep it open; silence ends it by idleTimeout",
+  timeout: 20_000,
+  async fn(): Promise<void> {
+    await using hooks = server({ headersTimeout: 300, idleTimeout: 300 });
+    const conn = await Deno.connectTls({
+      hostname: "127.0.0.1",
+      port: hooks.port,
+      caCerts: [testCerts.caCert],
+      alpnProtocols: ["h2"],
+    });
+    const { alpnProtocol } = await conn.handshake();
+    assert.equal(alpnProtocol, "h2");
+    let received = 0;
+    let closed = false;
+    const reading = (async (): Promise<void> => {
+      const buffer = new Uint8Array(16 * 1024);
+      try {
+        for (;;) {
+          const n = await conn.read(buffer);
+          if (n === null) break;
+          received += n;
+        }
+      } catch { /* reset */ }
+      closed = true;
+    })();
+    const path = [..."/healthz"].map((c) => c.charCodeAt(0));
+    await conn.write(encoder.encode("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"));
+    await conn.write(frame(4, 0, 0, []));
+    // GET /healthz: :method GET, :scheme https, :path, :authority "x".
+    await conn.write(frame(1, 0x5, 1, [
+      0x82,
+      0x87,
+      0x04,
+      path.length,
+      ...path,
+      0x01,
+      0x01,
+      0x78,
+    ]));
+    while (received === 0) await new Promise((r) => setTimeout(r, 5));
+    await conn.write(frame(4, 0x1, 0, [])); // SETTINGS ack
+    // Four times idleTimeout of PINGs only: still open (over HTTP/1.1
+    // bytes between requests would start a 300 ms headers deadline).
+    for (let i = 0; i < 12; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      await conn.write(frame(6, 0, 0, [0, 0, 0, 0, 0, 0, 0, i]));
+    }
+    assert.equal(closed, false, "closed while the client pinged");
+    for (let i = 0; i < 600 && !closed; i++) {
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    assert.ok(closed, "silent HTTP/2 connection still open");
+    conn.close();
+    await reading;
+  },
+});
