@@ -60,17 +60,19 @@ export interface WebhookServerOptions extends DiagnosticsOptions {
   /**
    * The most open connections. Default 128 (about three descriptors each,
    * so 384 of a 1,024 limit). When full, the connection idle longest is
-   * closed for a new one; with every connection busy, the new one is
-   * closed at once, which kube-apiserver retries and then treats as the
-   * webhook failing (its `failurePolicy`).
+   * closed for a new one; only with every connection busy (reviews are
+   * capped by `maxReviews`, so an attacker cannot make them all busy) is
+   * the new one closed at once, which kube-apiserver treats as the webhook
+   * failing (its `failurePolicy`).
    */
   maxConnections?: number | undefined;
   /**
    * The most reviews in flight. Default 16. Beyond it, or beyond
    * `maxBytesInFlight`, a review is answered at once `429 Too Many
-   * Requests` with `Retry-After: 1`, which kube-apiserver's webhook client
-   * retries within the webhook's timeout and then treats as the webhook
-   * failing (its `failurePolicy`).
+   * Requests` with `Retry-After: 1`: kube-apiserver's webhook client
+   * (client-go's REST client) waits that second and sends it again, up to
+   * 10 times within the webhook's timeout, then applies the webhook's
+   * `failurePolicy`.
    */
   maxReviews?: number | undefined;
   /**
