@@ -295,7 +295,14 @@ export class BoundedServer {
         continue;
       }
       delay = 0;
-      this.#open(raw);
+      try {
+        this.#open(raw);
+      } catch {
+        // A socket reset before it was set up (setNoDelay throws): drop it.
+        try {
+          raw.close();
+        } catch { /* closed */ }
+      }
     }
   }
 
