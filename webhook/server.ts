@@ -51,13 +51,6 @@ export interface WebhookServerOptions extends DiagnosticsOptions {
    */
   pollInterval?: number | undefined;
   /**
-   * Unused: a new certificate now serves new connections in place, and
-   * the kept-alive ones end by `idleTimeout`.
-   *
-   * @deprecated Not needed since certificates are changed in place.
-   */
-  drainTimeout?: number | undefined;
-  /**
    * The most open connections. Default 128 (about three descriptors each,
    * so 384 of a 1,024 limit). When full, the connection idle longest is
    * closed for a new one; only with every connection busy (reviews are
