@@ -185,7 +185,9 @@ Deno.test("an owns collection registered first with an owner index of its own sh
     name: "t",
     for: CONFIGMAPS,
     owns: [SECRETS],
-    collections,
+    wiring: {
+      collections,
+    },
     reconcile: async (context) => {
       seen.push(names(await context.children(SECRETS)));
     },

@@ -368,13 +368,15 @@ Deno.test("status: a transition posts an Event about the primary through the con
   await using h = await setup();
   const events = { instance: "pod-1" };
   await once(h, (context) => context.status({ conditions: [ready("False")] }), {
-    events,
+    wiring: {
+      events,
+    },
   });
   // A message alone is no transition: no Event.
   await once(
     h,
     (context) => context.status({ conditions: [ready("False", "1 of 2")] }),
-    { events },
+    { wiring: { events } },
   );
   await once(
     h,
@@ -382,7 +384,7 @@ Deno.test("status: a transition posts an Event about the primary through the con
       context.status({ conditions: [ready("True")] }, {
         bad: { Ready: "False" },
       }),
-    { events },
+    { wiring: { events } },
   );
   const about = h.server.eventsAbout({ kind: "Widget", name: "w" });
   assert.deepEqual(
@@ -439,7 +441,7 @@ Deno.test("metrics: one option wires the controller, its queue, watches, client 
   await once(
     h,
     (context) => context.status({ conditions: [ready("True")] }),
-    { metrics, events: { instance: "pod-1" } },
+    { wiring: { metrics, events: { instance: "pod-1" } } },
   );
   const text = metrics.render();
   assert.match(
@@ -464,8 +466,10 @@ Deno.test("metrics: one option wires the controller, its queue, watches, client 
   const second = new Metrics();
   await once(h, () => Promise.resolve(), {
     name: "again",
-    metrics: second,
-    observer: { reconciled: (result) => void heard.push(result) },
+    wiring: {
+      metrics: second,
+      observer: { reconciled: (result) => void heard.push(result) },
+    },
     queue: {
       observer: {
         added: () => void heard.push("added"),
@@ -491,8 +495,10 @@ Deno.test("a recorder and events together are refused", async () => {
         name: "widgets",
         for: WIDGETS,
         reconcile: () => {},
-        recorder,
-        events: {},
+        wiring: {
+          recorder,
+          events: {},
+        },
       }),
     /The controller widgets takes a recorder or events, not both$/,
   );
@@ -516,7 +522,7 @@ Deno.test("normal and warning: Events about the primary, its reference made from
     context.normal({ reason: "Made", message: "Made the thing" });
     context.warning({ reason: "Broke", message: "It broke" });
     return Promise.resolve();
-  }, { events: { component: "widgets" } });
+  }, { wiring: { events: { component: "widgets" } } });
   const events = h.server.eventsAbout({ kind: "Widget", name: "w" });
   assert.deepEqual(
     events.map((e) => [e.type, e.reason, e.message]).sort(),

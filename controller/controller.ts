@@ -37,7 +37,6 @@ import {
   type Writer,
   writeStatus,
 } from "./_context.ts";
-import { managed } from "./_managed.ts";
 import { recorderOf, wire } from "./_wiring.ts";
 import { clamp } from "./_limiter.ts";
 import { Terms } from "./_terms.ts";
@@ -48,6 +47,7 @@ import type {
   Action,
   ControllerObserver,
   ControllerOptions,
+  ControllerWiring,
   ReconcileContext,
   WatchHooks,
 } from "./types.ts";
@@ -149,7 +149,7 @@ export class Controller<T extends KubeObject = KubeObject>
   #terms: Terms;
   #diagnostics: Diagnostics;
   #observer: ControllerObserver | undefined;
-  #instrument: ControllerOptions<T>["instrument"];
+  #instrument: ControllerWiring["instrument"];
   #gate = Promise.withResolvers<void>();
   #gateOpen = false;
   #synced: Promise<void>[] = [];
@@ -172,15 +172,15 @@ export class Controller<T extends KubeObject = KubeObject>
     this.#diagnostics = diagnostics(`Controller ${options.name}`, options);
     const wiring = wire(client, options);
     // With `shards`, the member Lease is the election.
-    this.#shard = options.shards && new ShardGate(wiring.client, {
+    this.#shard = options.wiring?.shards && new ShardGate(wiring.client, {
       controller: options,
       held: (key) => this.primary.store.has(key),
       diagnostics: this.#diagnostics,
     });
-    this.lead = options.lead ?? this.#shard?.lead;
+    this.lead = options.wiring?.lead ?? this.#shard?.lead;
     this.#observer = wiring.observer;
     this.#instrument = wiring.instrument;
-    this.versions = options.versions ?? new Versions();
+    this.versions = options.wiring?.versions ?? new Versions();
     const lead = this.lead;
     this.#client = lead === undefined
       ? wiring.client
@@ -352,7 +352,7 @@ export class Controller<T extends KubeObject = KubeObject>
     source: Source,
     options: CollectionOptions<C>,
   ): WatchedCollection<C> {
-    const shared = this.#options.collections;
+    const shared = this.#options.wiring?.collections;
     return shared === undefined
       ? new Collection<C>(this.#client, source, options)
       : shared.register<C>(source, options);
@@ -402,7 +402,7 @@ export class Controller<T extends KubeObject = KubeObject>
     // A manager releases its Lease last; a member Lease is this one's.
     if (
       lead !== undefined &&
-      (!managed.has(this.#options) || this.#shard !== undefined)
+      (this.#options.wiring?.managed !== true || this.#shard !== undefined)
     ) {
       log("stopping: releasing the Lease");
       try {

@@ -406,8 +406,10 @@ Deno.test("with an election it reconciles only while leading, writes through the
   const controller = new Controller(h.client, {
     name: "t",
     for: CONFIGMAPS,
-    lead,
-    recorder,
+    wiring: {
+      lead,
+      recorder,
+    },
     reconcile: async ({ key, object, client }) => {
       seen.push(key);
       guarded.push(client !== h.client);
@@ -652,7 +654,9 @@ Deno.test("an election that ends before this copy leads stops the controller", a
   const controller = new Controller(h.client, {
     name: "t",
     for: CONFIGMAPS,
-    lead,
+    wiring: {
+      lead,
+    },
     reconcile: () => {},
     onError: (error) => void errors.push(error),
   });

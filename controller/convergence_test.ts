@@ -226,9 +226,11 @@ async function run(seed: number, stats: Stats): Promise<string[]> {
       name: "chaos",
       for: { ...PARENT_RESOURCE, kind: "Parent" },
       owns: [{ version: "v1", resource: "secrets" }],
-      lead: copy.lead,
+      wiring: {
+        lead: copy.lead,
+        observer: { reconciled: () => void stats.reconciles++ },
+      },
       reconcile,
-      observer: { reconciled: () => void stats.reconciles++ },
       onError: (e) => void trace.push(`${pod} ${Date.now()} ${String(e)}`),
       log: (l) => void trace.push(`${pod} ${Date.now()} ${l}`),
     });

@@ -66,8 +66,7 @@
  *   name: "widgets",
  *   for: widgets,
  *   owns: [{ version: "v1", resource: "configmaps" }],
- *   metrics,
- *   events: { instance: "pod-1" },
+ *   wiring: { metrics, events: { instance: "pod-1" } },
  *   reconcile: async (context) => {
  *     const name = context.ref.name;
  *     await context.apply({
@@ -146,9 +145,8 @@ export type {
   ControllerEventsOptions,
   ControllerObserver,
   ControllerOptions,
-  ControllerPermissions,
   ControllerShards,
-  PolicyRule,
+  ControllerWiring,
   Primary,
   Reconcile,
   ReconcileContext,

@@ -193,7 +193,9 @@ Deno.test("status: per-type bad statuses post each condition's Event with its ow
   const controller = new Controller<Batch>(h.client, {
     name: "batches",
     for: JOBS,
-    events: { instance: "pod-1" },
+    wiring: {
+      events: { instance: "pod-1" },
+    },
     reconcile: async (context) => {
       await context.status({
         conditions: [available("False"), {

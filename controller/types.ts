@@ -394,6 +394,59 @@ export interface ControllerOptions<T extends KubeObject = KubeObject>
    */
   changed?: ((old: T, object: T) => boolean) | undefined;
   /**
+   * Whether {@linkcode ReconcileContext.apply} forces: take the fields
+   * other managers own, as the Kubernetes docs recommend for controllers
+   * ("Server-Side Apply", Using Server-Side Apply in a controller). With
+   * `false`, a conflict rejects with an `ApplyConflictError`. Default `true`.
+   */
+  applyForce?: boolean | undefined;
+  /** The work queue's backoff, rate limit and observer. */
+  queue?: WorkQueueOptions | undefined;
+  /**
+   * How long `stop` waits for reconciles in flight, in milliseconds.
+   * Default 30 s.
+   */
+  stopTimeout?: number | undefined;
+  /**
+   * What the controller is wired to: the election, the Event recorder,
+   * the metrics, shared collections, the memo, the shard ring. A
+   * `Manager` wires its controllers itself. Default: nothing (the
+   * controller always reconciles, with watches and a memo of its own).
+   */
+  wiring?: ControllerWiring | undefined;
+  /** Stops the controller, as {@linkcode Controller.stop} does. */
+  signal?: AbortSignal | undefined;
+}
+
+/**
+ * What a controller is wired to, apart from what it watches and how it
+ * runs ({@linkcode ControllerOptions.wiring}). A `Manager` makes this for
+ * each of its controllers; a controller alone takes what it needs.
+ *
+ * @example A controller alone with an election and its own Events
+ * ```ts
+ * import { Client, type KubeObject } from "@liken/kubernetes/apiclient";
+ * import { Controller } from "@liken/kubernetes/controller";
+ * import { Lead } from "@liken/kubernetes/election";
+ * import { FakeApiServer } from "@liken/kubernetes/testing";
+ *
+ * await using server = new FakeApiServer();
+ * const client = new Client(server.url, { fetch: server.fetch });
+ * await using lead = new Lead(client, {
+ *   lease: { namespace: "default", name: "mirror" },
+ *   pod: "mirror-0",
+ * });
+ * await using controller = new Controller<KubeObject>(client, {
+ *   name: "mirror",
+ *   for: { version: "v1", resource: "configmaps", kind: "ConfigMap" },
+ *   reconcile: () => {},
+ *   wiring: { lead, events: { instance: "mirror-0" } },
+ * });
+ * await controller.idle();
+ * ```
+ */
+export interface ControllerWiring {
+  /**
    * The election: reconcile only while leading, write through its write
    * guard, and release the Lease last when stopping. Default: none (always
    * reconcile).
@@ -425,13 +478,6 @@ export interface ControllerOptions<T extends KubeObject = KubeObject>
    */
   metrics?: Metrics | undefined;
   /**
-   * Whether {@linkcode ReconcileContext.apply} forces: take the fields
-   * other managers own, as the Kubernetes docs recommend for controllers
-   * ("Server-Side Apply", Using Server-Side Apply in a controller). With
-   * `false`, a conflict rejects with an `ApplyConflictError`. Default `true`.
-   */
-  applyForce?: boolean | undefined;
-  /**
    * Shared collections to register the controller's watches with (one
    * watch and one store per collection for every controller of the
    * process; a `Manager` passes its own). Default: watches of its own.
@@ -439,13 +485,6 @@ export interface ControllerOptions<T extends KubeObject = KubeObject>
   collections?: Collections | undefined;
   /** The memo of versions. Default: a new one. */
   versions?: Versions | undefined;
-  /** The work queue's backoff, rate limit and observer. */
-  queue?: WorkQueueOptions | undefined;
-  /**
-   * How long `stop` waits for reconciles in flight, in milliseconds.
-   * Default 30 s.
-   */
-  stopTimeout?: number | undefined;
   /** Hears reconciles (for metrics); the queue's observer is in `queue`. */
   observer?: ControllerObserver | undefined;
   /**
@@ -457,12 +496,6 @@ export interface ControllerOptions<T extends KubeObject = KubeObject>
     | ((source: Source, hooks: WatchHooks) => WatchHooks)
     | undefined;
   /**
-   * What the reconcile writes beyond what the options above already say,
-   * for the RBAC rules the manifests module derives (`rulesOf`). Default:
-   * the status, no deletes, no other rules.
-   */
-  permissions?: ControllerPermissions | undefined;
-  /**
    * Makes this replica one member of a ring of replicas that share the
    * primaries: it holds its own member Lease (its election: `lead` must be
    * left out), its primary watch selects only the objects the ring's
@@ -470,8 +503,13 @@ export interface ControllerOptions<T extends KubeObject = KubeObject>
    * gives an object back when the sharder asks. Default: not sharded.
    */
   shards?: ControllerShards | undefined;
-  /** Stops the controller, as {@linkcode Controller.stop} does. */
-  signal?: AbortSignal | undefined;
+  /**
+   * Set by a `Manager` for the controllers it makes: the manager releases
+   * the Lease after all of them, and has wired its client, its election and
+   * its shared collections to the metrics once for all of them, so the
+   * controller does neither. Default `false`.
+   */
+  managed?: boolean | undefined;
 }
 
 /**
@@ -494,44 +532,4 @@ export interface ControllerShards {
    * `exit`). Default `Deno.exit`.
    */
   exit?: ((code: number) => void) | undefined;
-}
-
-/**
- * One RBAC rule (`rbac.authorization.k8s.io/v1` PolicyRule), for the
- * requests a reconcile sends by itself.
- */
-export interface PolicyRule {
-  /** The API groups; `""` is the core group. */
-  apiGroups: readonly string[];
-  /** The resources, with `name/subresource` for a subresource. */
-  resources: readonly string[];
-  /** The verbs: `get`, `list`, `watch`, `create`, `update`, `patch`, `delete`. */
-  verbs: readonly string[];
-  /** Only these objects. Default: every object. */
-  resourceNames?: readonly string[] | undefined;
-}
-
-/**
- * The requests a controller's reconcile sends beyond those its options
- * imply (see {@linkcode ControllerOptions.permissions}).
- */
-export interface ControllerPermissions {
-  /**
-   * Whether the reconcile writes the primary's status
-   * ({@linkcode ReconcileContext.status}: `update` on `<primary>/status`).
-   * Default `true`.
-   */
-  status?: boolean | undefined;
-  /**
-   * Whether the reconcile deletes children
-   * ({@linkcode ReconcileContext.deleteChild}: `delete` on each `owns`
-   * collection). Default `false`.
-   */
-  deleteChildren?: boolean | undefined;
-  /**
-   * Other requests, such as a `finalizer`'s `patch` on the primary or a
-   * write to a collection the controller does not watch. They take the
-   * scope of the primary (its namespace, or the cluster).
-   */
-  rules?: readonly PolicyRule[] | undefined;
 }

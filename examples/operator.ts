@@ -51,7 +51,9 @@ export function greetingController(
     name: "greeting",
     for: { ...GREETING, namespace },
     owns: [{ ...CONFIGMAPS, namespace, labelSelector: SELECTOR }],
-    events: { component: OPERATOR, instance: options.pod },
+    wiring: {
+      events: { component: OPERATOR, instance: options.pod },
+    },
     reconcile,
     log: (line) => log(`controller: ${line}`),
     onError: (error) => log(`controller: ${(error as Error).message}`),

@@ -39,7 +39,7 @@
  * import assert from "node:assert/strict";
  * import { Client, type KubeObject } from "@liken/kubernetes/apiclient";
  * import { Collection, cachedGet } from "@liken/kubernetes/informer";
- * import { Versions, written } from "@liken/kubernetes/memo";
+ * import { Versions } from "@liken/kubernetes/memo";
  * import { FakeApiServer } from "@liken/kubernetes/testing";
  *
  * await using server = new FakeApiServer();
@@ -52,11 +52,10 @@
  *
  * type ConfigMap = KubeObject & { data?: Record<string, string> };
  * const web = { ...configMaps, namespace: "default", name: "web" };
- * const handle = client.resource<ConfigMap>(configMaps).namespace("default");
- * const made = await written(web, () =>
- *   handle.create({ metadata: { name: "web" }, data: { a: "1" } }), {
- *   versions,
- * });
+ * // A client bound to the memo notes each write's version.
+ * const handle = client.withMemo(versions).resource<ConfigMap>(configMaps)
+ *   .namespace("default");
+ * const made = await handle.create({ metadata: { name: "web" }, data: { a: "1" } });
  * // Whether or not the watch delivered it yet, the read answers the write.
  * const read = await cachedGet(client, web, { view: watch.view(), versions });
  * assert.equal(read.metadata.resourceVersion, made.metadata.resourceVersion);

@@ -1,7 +1,7 @@
 // RBAC from the controllers' options: the rules for exactly the requests
 // the library sends for them, grouped by where they apply.
 import type { KubeObject } from "../apiclient/types.ts";
-import type { ControllerOptions, PolicyRule } from "../controller/types.ts";
+import type { ControllerOptions } from "../controller/types.ts";
 import type { LeaseRef } from "../election/types.ts";
 import type { Source } from "../informer/source.ts";
 import type { SharderOptions } from "../shard/sharder.ts";
@@ -13,6 +13,46 @@ export type SharderRbac = Pick<
 >;
 
 const LEASES = { group: "coordination.k8s.io", resource: "leases" };
+
+/**
+ * One RBAC rule (`rbac.authorization.k8s.io/v1` PolicyRule), for the
+ * requests a reconcile sends by itself.
+ */
+export interface PolicyRule {
+  /** The API groups; `""` is the core group. */
+  apiGroups: readonly string[];
+  /** The resources, with `name/subresource` for a subresource. */
+  resources: readonly string[];
+  /** The verbs: `get`, `list`, `watch`, `create`, `update`, `patch`, `delete`. */
+  verbs: readonly string[];
+  /** Only these objects. Default: every object. */
+  resourceNames?: readonly string[] | undefined;
+}
+
+/**
+ * The requests a controller's reconcile sends beyond those its options
+ * imply, for {@linkcode rulesOf} and {@linkcode RbacOptions.permissions}.
+ */
+export interface ControllerPermissions {
+  /**
+   * Whether the reconcile writes the primary's status
+   * ({@linkcode ReconcileContext.status}: `update` on `<primary>/status`).
+   * Default `true`.
+   */
+  status?: boolean | undefined;
+  /**
+   * Whether the reconcile deletes children
+   * ({@linkcode ReconcileContext.deleteChild}: `delete` on each `owns`
+   * collection). Default `false`.
+   */
+  deleteChildren?: boolean | undefined;
+  /**
+   * Other requests, such as a `finalizer`'s `patch` on the primary or a
+   * write to a collection the controller does not watch. They take the
+   * scope of the primary (its namespace, or the cluster).
+   */
+  rules?: readonly PolicyRule[] | undefined;
+}
 
 /** Where a rule applies: a namespace, or the cluster (`undefined`). */
 type Scope = string | undefined;
@@ -52,6 +92,12 @@ export interface RbacOptions {
    * their options: see {@linkcode sharderRules}. Default: none.
    */
   sharders?: readonly SharderRbac[] | undefined;
+  /**
+   * What each controller's reconcile writes beyond what its options say,
+   * by controller name: see {@linkcode ControllerPermissions}. Default: the
+   * status, no deletes, no other rules.
+   */
+  permissions?: Readonly<Record<string, ControllerPermissions>> | undefined;
 }
 
 /**
@@ -72,9 +118,9 @@ export interface RbacOptions {
  *   who may update the owner's finalizers;
  * - `update` on `<primary>/status` unless `permissions.status` is `false`;
  * - `create` and `patch` on Events (core group), in the primary's scope,
- *   with a recorder or `events`;
+ *   with a `wiring.recorder` or `wiring.events`;
  * - `permissions.rules`, in the primary's scope;
- * - with `shards`: `get`, `create` and `update` on Leases in the ring's
+ * - with `wiring.shards`: `get`, `create` and `update` on Leases in the ring's
  *   namespace (the member Lease, named after the pod, so not limited to a
  *   name), and `patch` on the primary (a drained object is acknowledged by
  *   removing its shard labels).
@@ -93,8 +139,7 @@ export interface RbacOptions {
  *   // Watched in every namespace, written in the Deployment's alone.
  *   owns: [{ version: "v1", resource: "configmaps" }],
  *   reconcile: () => {},
- *   permissions: { status: false },
- * });
+ * }, { status: false });
  * assert.deepEqual(rules.map((r) => `${r.namespace ?? "*"} ${r.resources} ${r.verbs}`), [
  *   "shop deployments get,list,watch",
  *   "* configmaps get,list,watch",
@@ -104,16 +149,20 @@ export interface RbacOptions {
  * ```
  *
  * @param options The controller's options.
+ * @param permissions What its reconcile writes beyond them.
  * @returns The rules, in the order above.
  */
-// deno-lint-ignore no-explicit-any -- controllers of any primary kind
-export function rulesOf(options: ControllerOptions<any>): ScopedRule[] {
+export function rulesOf(
+  // deno-lint-ignore no-explicit-any -- controllers of any primary kind
+  options: ControllerOptions<any>,
+  permissions: ControllerPermissions = {},
+): ScopedRule[] {
   const primary = options.for;
   // Events and declared rules go where the primary is.
   const scopes = scopesOf(primary);
   const out: ScopedRule[] = rule(primary, ["get", "list", "watch"]);
   const owns = options.owns ?? [];
-  const deletes = options.permissions?.deleteChildren === true;
+  const deletes = permissions.deleteChildren === true;
   for (const child of owns) {
     out.push(...rule(child, ["get", "list", "watch"]));
     // An apply that makes the object is authorised as `create` too.
@@ -126,10 +175,11 @@ export function rulesOf(options: ControllerOptions<any>): ScopedRule[] {
   if (owns.length > 0) {
     out.push(...rule(primary, ["update"], { subresource: "finalizers" }));
   }
-  if (options.permissions?.status !== false) {
+  if (permissions.status !== false) {
     out.push(...rule(primary, ["update"], { subresource: "status" }));
   }
-  if (options.recorder !== undefined || options.events !== undefined) {
+  const wiring = options.wiring;
+  if (wiring?.recorder !== undefined || wiring?.events !== undefined) {
     for (const scope of scopes) {
       out.push(scoped(scope, {
         apiGroups: [""],
@@ -138,11 +188,11 @@ export function rulesOf(options: ControllerOptions<any>): ScopedRule[] {
       }));
     }
   }
-  for (const extra of options.permissions?.rules ?? []) {
+  for (const extra of permissions.rules ?? []) {
     for (const scope of scopes) out.push(scoped(scope, extra));
   }
-  if (options.shards !== undefined) {
-    out.push(scoped(options.shards.namespace, {
+  if (wiring?.shards !== undefined) {
+    out.push(scoped(wiring.shards.namespace, {
       apiGroups: [LEASES.group],
       resources: [LEASES.resource],
       verbs: ["get", "create", "update"],
@@ -236,7 +286,9 @@ export function sharderRules(options: SharderRbac): ScopedRule[] {
  * @returns The objects, ready for {@linkcode yaml}.
  */
 export function rbac(options: RbacOptions): KubeObject[] {
-  const rules = options.controllers.flatMap(rulesOf);
+  const rules = options.controllers.flatMap((controller) =>
+    rulesOf(controller, options.permissions?.[controller.name])
+  );
   rules.push(...(options.sharders ?? []).flatMap(sharderRules));
   if (options.lease !== undefined) {
     const { namespace, name } = options.lease;

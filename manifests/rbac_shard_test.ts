@@ -75,7 +75,7 @@ Deno.test("rulesOf with shards and sharderRules grant exactly the requests a rin
     name: "web",
     for: CONFIGMAPS,
     owns: [SECRETS],
-    shards: { ring: RING, namespace: NS, identity, exit: () => {} },
+    wiring: { shards: { ring: RING, namespace: NS, identity, exit: () => {} } },
     reconcile: async (context) => {
       if (context.object === undefined) return;
       await context.apply({
@@ -84,7 +84,6 @@ Deno.test("rulesOf with shards and sharderRules grant exactly the requests a rin
         metadata: { name: context.ref.name, namespace: "default" },
       });
     },
-    permissions: { status: false },
   });
   const sharderOptions = {
     ring: RING,
@@ -127,6 +126,7 @@ Deno.test("rulesOf with shards and sharderRules grant exactly the requests a rin
     name: "web",
     serviceAccount: { namespace: NS, name: "web" },
     controllers: [options("a")],
+    permissions: { web: { status: false } },
     sharders: [sharderOptions],
   });
   const rules = objects.flatMap((o) =>

@@ -41,7 +41,7 @@ Deno.test("rulesOf: a primary alone is read and its status written", () => {
     "* example.com/widgets/status update",
   ]);
   assert.deepEqual(
-    grants(rulesOf({ ...base, permissions: { status: false } })),
+    grants(rulesOf(base, { status: false })),
     [
       "* example.com/widgets get",
       "* example.com/widgets list",
@@ -58,7 +58,7 @@ Deno.test("rulesOf: owned children are applied, their owner's finalizers updatab
   assert.ok(!plain.includes("* /configmaps delete"));
   assert.ok(plain.includes("* example.com/widgets/finalizers update"));
   const deleting = grants(
-    rulesOf({ ...owning, permissions: { deleteChildren: true } }),
+    rulesOf(owning, { deleteChildren: true }),
   );
   assert.ok(deleting.includes("* /configmaps delete"));
   assert.ok(
@@ -72,10 +72,9 @@ Deno.test("rulesOf: mapped watches are read only; Events with a recorder; declar
     ...base,
     for: { ...WIDGETS, namespace: "shop" },
     watches: [{ source: { ...CONFIGMAPS, namespace: "shop" }, map: () => [] }],
-    events: {},
-    permissions: {
-      rules: [{ apiGroups: [""], resources: ["secrets"], verbs: ["get"] }],
-    },
+    wiring: { events: {} },
+  }, {
+    rules: [{ apiGroups: [""], resources: ["secrets"], verbs: ["get"] }],
   }));
   assert.deepEqual(rules.filter((g) => g.includes("configmaps")), [
     "shop /configmaps get",
@@ -99,10 +98,10 @@ Deno.test("rbac: a ClusterRole for cluster-wide rules, a Role per namespace, mer
         ...base,
         name: "second",
         for: { ...CONFIGMAPS, kind: "ConfigMap" },
-        permissions: { status: false, deleteChildren: true },
       },
       { ...base, name: "local", for: { ...WIDGETS, namespace: "shop" } },
     ],
+    permissions: { second: { status: false, deleteChildren: true } },
     lease: { namespace: "ops", name: "op" },
   }) as unknown as {
     kind: string;
@@ -156,7 +155,7 @@ Deno.test("rbac: a namespace set gets a Role in each namespace and no ClusterRol
       ...base,
       for: { ...WIDGETS, ...set },
       owns: [{ ...CONFIGMAPS, ...set }],
-      events: {},
+      wiring: { events: {} },
     }],
   });
   assert.deepEqual(
@@ -177,10 +176,9 @@ Deno.test("rbac: a namespace set gets a Role in each namespace and no ClusterRol
 Deno.test("rulesOf: children are written only where the primary can own them", () => {
   const writes = (g: string): boolean => / (create|patch|delete)$/.test(g);
   const children = (options: Partial<ControllerOptions>): string[] =>
-    grants(rulesOf({
-      ...base,
-      permissions: { status: false, deleteChildren: true },
-      ...options,
+    grants(rulesOf({ ...base, ...options }, {
+      status: false,
+      deleteChildren: true,
     })).filter((g) => g.includes("/configmaps "));
   // In one namespace, children watched everywhere: written there alone.
   assert.deepEqual(
@@ -295,12 +293,14 @@ Deno.test("rbac: by the API server's RBAC rules, a controller in one namespace w
       });
       await context.deleteChild({ ...SECRETS, namespace: "shop", name });
     },
-    permissions: { status: false, deleteChildren: true },
   };
   const objects = rbac({
     name: "op",
     serviceAccount: { namespace: "ops", name: "op" },
     controllers: [controller],
+    permissions: {
+      [controller.name]: { status: false, deleteChildren: true },
+    },
     lease,
   }) as RbacObject[];
   await admin.resource(CONFIGMAPS).namespace("shop").create({

@@ -130,7 +130,7 @@ const LEASES = {
  * await using member = new Controller(client, {
  *   name: "demo",
  *   for: configMaps,
- *   shards: { ring: "demo", namespace: "default", identity: "op-0" },
+ *   wiring: { shards: { ring: "demo", namespace: "default", identity: "op-0" } },
  *   reconcile: ({ key }) => void seen.add(key),
  * });
  * await using sharder = new Sharder(client, {

@@ -263,7 +263,9 @@ suite("library", [
         name: "children",
         for: { ...CONFIGMAPS, namespace },
         owns: [{ version: "v1", resource: "secrets", namespace }],
-        recorder,
+        wiring: {
+          recorder,
+        },
         reconcile: async ({ object, client }) => {
           if (object === undefined) return;
           const name = `${object.metadata.name}-child`;
