@@ -211,7 +211,7 @@ export async function applyChild<C extends KubeObject>(
   };
   const ref = objectRef(resource, body);
   const force = options.force ?? writer.applyForce;
-  const { signal, versions } = writer;
+  const { signal } = writer;
   try {
     // writer.client notes the answer in the memo (Client.withMemo).
     return await writer.client.resource<C>(resource).apply(body, {
@@ -236,7 +236,7 @@ export async function deleteChild(
   writer: Writer,
   ref: ObjectRef,
 ): Promise<boolean> {
-  const { signal, versions } = writer;
+  const { signal } = writer;
   // As apply refuses such a child, and the generated RBAC grants no
   // delete outside the primary's namespace.
   if (
