@@ -18,7 +18,6 @@ import {
   errorFor,
   readBody,
   readErrorText,
-  redact,
 } from "./_decode.ts";
 import { type Deadline, Deadlines } from "./_deadlines.ts";
 import { hasControl, hasNonLatin1, readToken } from "./_in_cluster.ts";
@@ -36,7 +35,7 @@ export interface Answer {
   status: number;
   /** The texts of the last answer's `Warning` headers, if it had any. */
   warnings?: string[] | undefined;
-  /** The Authorization value sent, for redacting a stream's excerpts. */
+  /** The Authorization value sent, for redacting what an error quotes. */
   authorization?: string | undefined;
 }
 
@@ -208,17 +207,14 @@ export async function open(
     }
     const status = response.status;
     answer.status = status;
+    answer.authorization = authorization;
     const warning = response.headers.get("warning");
     if (warning !== null) answer.warnings = parseWarnings(warning);
     if (status < 200 || status > 299) {
-      const text = redact(
-        await readErrorText(response, signal),
-        authorization,
-      );
+      const text = await readErrorText(response, signal, authorization);
       throw errorFor(method, path, response, text);
     }
     if (mode === "stream") {
-      answer.authorization = authorization;
       if (!response.body) {
         throw new MalformedResponseError("the answer has no body to stream", {
           method,
