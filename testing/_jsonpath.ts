@@ -95,7 +95,9 @@ export function evaluate(steps: readonly Step[], root: unknown): unknown[] {
     const next: unknown[] = [];
     for (const value of current) {
       if (step.kind === "field") {
-        if (isRecord(value) && step.name in value) next.push(value[step.name]);
+        if (isRecord(value) && Object.hasOwn(value, step.name)) {
+          next.push(value[step.name]);
+        }
       } else if (step.kind === "index") {
         if (!Array.isArray(value)) continue;
         const at = step.index < 0 ? value.length + step.index : step.index;

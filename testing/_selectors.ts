@@ -5,6 +5,7 @@
  * @module
  */
 import { badRequest } from "./_status.ts";
+import { own } from "../_internal/own.ts";
 
 /** A parsed selector: answers whether an object matches. */
 export type Matcher = (object: unknown) => boolean;
@@ -122,7 +123,7 @@ function fieldValue(object: unknown, path: string): string {
   let at: unknown = object;
   for (const part of path.split(".")) {
     if (typeof at !== "object" || at === null) return "";
-    at = (at as Record<string, unknown>)[part];
+    at = own(at, part);
   }
   if (at === undefined || at === null) return "";
   return typeof at === "string" ? at : JSON.stringify(at);

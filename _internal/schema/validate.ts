@@ -17,6 +17,7 @@ import {
   typeInvalid,
   typeName,
 } from "./messages.ts";
+import { own } from "../own.ts";
 
 /** A plain JSON object. */
 export function isObject(value: unknown): value is Record<string, unknown> {
@@ -33,7 +34,7 @@ export function jsonEqual(a: unknown, b: unknown): boolean {
   if (isObject(a) && isObject(b)) {
     const keys = Object.keys(a);
     return keys.length === Object.keys(b).length &&
-      keys.every((key) => key in b && jsonEqual(a[key], b[key]));
+      keys.every((key) => Object.hasOwn(b, key) && jsonEqual(a[key], b[key]));
   }
   return false;
 }
@@ -237,7 +238,9 @@ function listType(
     const seen: Record<string, unknown>[] = [];
     value.forEach((item, i) => {
       if (!isObject(item)) return;
-      const key = Object.fromEntries(keys.map((k) => [k, item[k] ?? null]));
+      const key = Object.fromEntries(
+        keys.map((k) => [k, own(item, k) ?? null]),
+      );
       if (seen.some((other) => jsonEqual(other, key))) {
         out.push(duplicate(`${path}[${i}]`, key));
       }
@@ -267,19 +270,22 @@ function object(
       ),
     );
   }
+  // Own keys only: a field named `constructor` or `__proto__` is checked
+  // like any other, never read from the prototype.
   for (const name of schema.required ?? []) {
-    if (value[name] === undefined) out.push(required(child(path, name)));
+    if (own(value, name) === undefined) out.push(required(child(path, name)));
   }
   const properties = schema.properties ?? {};
   for (const name of Object.keys(properties).sort()) {
-    if (value[name] !== undefined) {
-      validate(properties[name]!, value[name], child(path, name), out);
+    const field = own(value, name);
+    if (field !== undefined) {
+      validate(properties[name]!, field, child(path, name), out);
     }
   }
   const more = schema.additionalProperties;
   if (more !== undefined && more !== true) {
     for (const name of Object.keys(value).sort()) {
-      if (!(name in properties)) {
+      if (!Object.hasOwn(properties, name)) {
         validate(more, value[name], child(path, name), out);
       }
     }
