@@ -24,6 +24,7 @@ import { hasControl, hasNonLatin1, readToken } from "./_in_cluster.ts";
 import { parseWarnings } from "./_warnings.ts";
 import { MAX_TIMER } from "../_internal/sleep.ts";
 import { join } from "../_internal/signals.ts";
+import { withoutTrailing } from "../_internal/strings.ts";
 
 /** A request's options as the client sends them. */
 export interface SendOptions extends RequestOptions {
@@ -69,7 +70,7 @@ export function createShared(server: string, options: ClientOptions): Shared {
     authorization = () => readToken(`${serviceAccountDir}/token`);
   }
   return {
-    server: server.replace(/\/+$/, ""),
+    server: withoutTrailing(server, "/"),
     fetch: options.fetch ??
       (httpClient
         ? (input, init) => fetch(input, { ...init, client: httpClient })
