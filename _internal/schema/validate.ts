@@ -227,26 +227,44 @@ function listType(
   out: Cause[],
 ): void {
   const type = schema["x-kubernetes-list-type"];
+  // Seen items by their canonical text: linear, where comparing each item
+  // with all before it took 18 s for 20,000 items.
   if (type === "set") {
+    const seen = new Set<string>();
     value.forEach((item, i) => {
-      if (value.slice(0, i).some((seen) => jsonEqual(seen, item))) {
-        out.push(duplicate(`${path}[${i}]`, item));
-      }
+      const text = canonical(item);
+      if (seen.has(text)) out.push(duplicate(`${path}[${i}]`, item));
+      else seen.add(text);
     });
   } else if (type === "map") {
     const keys = schema["x-kubernetes-list-map-keys"] ?? [];
-    const seen: Record<string, unknown>[] = [];
+    const seen = new Set<string>();
     value.forEach((item, i) => {
       if (!isObject(item)) return;
       const key = Object.fromEntries(
         keys.map((k) => [k, own(item, k) ?? null]),
       );
-      if (seen.some((other) => jsonEqual(other, key))) {
-        out.push(duplicate(`${path}[${i}]`, key));
-      }
-      seen.push(key);
+      const text = canonical(key);
+      if (seen.has(text)) out.push(duplicate(`${path}[${i}]`, key));
+      else seen.add(text);
     });
   }
+}
+
+/**
+ * A JSON value's text with object keys sorted: two values have the same
+ * text exactly when {@linkcode jsonEqual} says they are equal.
+ */
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`;
+  if (isObject(value)) {
+    return `{${
+      Object.keys(value).sort().map((k) =>
+        `${JSON.stringify(k)}:${canonical(value[k])}`
+      ).join(",")
+    }}`;
+  }
+  return JSON.stringify(value) ?? "null";
 }
 
 function object(
