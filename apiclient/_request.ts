@@ -14,7 +14,7 @@ import {
   type Shared,
   streamSignal,
 } from "./_transport.ts";
-import { excerpt } from "./_redact.ts";
+import { excerpt } from "../_internal/redact.ts";
 import { MAX_TIMER } from "../_internal/sleep.ts";
 
 /**

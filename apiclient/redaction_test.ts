@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { ApiError, Client, MalformedResponseError } from "./mod.ts";
 import { failure, json, scripted } from "./_scripted_test_util.ts";
-import { excerpt, redact } from "./_redact.ts";
+import { excerpt, redact } from "../_internal/redact.ts";
 
 // A deterministic token of `length` characters from a JWT's alphabet (plus
 // `/` and `+` when asked), with no 8-character run that repeats.
@@ -229,4 +229,38 @@ Deno.test("redact of a 2 MB hostile text of escapes and near-matches is linear (
   const out = redact(hostile, auth);
   assert.ok(Date.now() - started < 2000);
   assert.equal(out.length, hostile.length);
+});
+
+Deno.test("a watch's ERROR event whose Status echoes the token, raw or escaped, is delivered without it", async () => {
+  const secret = token(882);
+  const spellings = [
+    (s: string) => s,
+    (s: string) =>
+      s.slice(0, 3) + `\\u00${s.charCodeAt(3).toString(16)}` + s.slice(4),
+  ];
+  for (const spell of spellings) {
+    const status = JSON.stringify({
+      kind: "Status",
+      status: "Failure",
+      code: 500,
+      message: "MARK",
+      details: { causes: [{ message: "MARK" }] },
+    }).replaceAll("MARK", `echo Bearer ${spell(secret)} end`);
+    const { fetch } = scripted(() =>
+      new Response(`{"type":"ERROR","object":${status}}\n`)
+    );
+    const client = new Client("http://api", {
+      fetch,
+      authorization: () => Promise.resolve(`Bearer ${secret}`),
+    });
+    const events = [];
+    for await (const event of await client.watch("/api/v1/pods?watch=1")) {
+      events.push(event);
+    }
+    assert.equal(events.length, 1);
+    assert.equal(events[0]!.type, "ERROR");
+    const shown = JSON.stringify(events[0]!.object);
+    assertNoRun(secret, [shown]);
+    assert.match(shown, /echo \[redacted\] end/);
+  }
 });

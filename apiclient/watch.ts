@@ -1,7 +1,7 @@
 import { MalformedResponseError, WatchIdleError } from "./errors.ts";
 import type { KubeObject, WatchEvent } from "./types.ts";
 import { MAX_TIMER } from "../_internal/sleep.ts";
-import { excerpt } from "./_redact.ts";
+import { excerpt, redactStrings } from "../_internal/redact.ts";
 
 const BUFFER_SIZE = 256 * 1024;
 
@@ -484,6 +484,11 @@ function decodeEvent<T extends KubeObject>(
     EVENT_TYPES.has(event.type as string) &&
     typeof event.object === "object" && event.object !== null
   ) {
+    // An ERROR event's Status becomes error text: a proxy may have put the
+    // credential in it.
+    if (event.type === "ERROR" && authorization !== undefined) {
+      event.object = redactStrings(event.object, authorization);
+    }
     return event as WatchEvent<T>;
   }
   throw new MalformedResponseError(

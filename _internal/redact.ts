@@ -97,6 +97,35 @@ export function excerpt(
   return clean.length > limit || !whole ? `${clean.slice(0, limit)}…` : clean;
 }
 
+/**
+ * A parsed JSON value with {@linkcode redact} applied to every string in it
+ * (a copy where one changed), for a `Status` a watch's ERROR event carries.
+ */
+export function redactStrings(
+  value: unknown,
+  authorization: string | undefined,
+): unknown {
+  if (authorization === undefined) return value;
+  if (typeof value === "string") return redact(value, authorization);
+  if (Array.isArray(value)) {
+    return value.map((item) => redactStrings(item, authorization));
+  }
+  if (typeof value === "object" && value !== null) {
+    const out: Record<string, unknown> = {};
+    for (const [key, item] of Object.entries(value)) {
+      // defineProperty: a key named `__proto__` stays a field.
+      Object.defineProperty(out, key, {
+        value: redactStrings(item, authorization),
+        writable: true,
+        enumerable: true,
+        configurable: true,
+      });
+    }
+    return out;
+  }
+  return value;
+}
+
 const ESCAPED: Record<string, string> = {
   '"': '"',
   "\\": "\\",
