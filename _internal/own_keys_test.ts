@@ -8,6 +8,8 @@ import type { Schema } from "../resource/schema.ts";
 import { FakeApiServer } from "../testing/fake_server.ts";
 import { call } from "../testing/_test_util.ts";
 import { jsonPatch, mergePatch } from "../testing/_patch.ts";
+import { fieldSelector } from "../testing/_selectors.ts";
+import { evaluate, parsePath } from "../testing/_jsonpath.ts";
 import { own, setOwn } from "./own.ts";
 
 const NAMES = ["constructor", "toString", "valueOf", "__proto__"];
@@ -226,4 +228,19 @@ Deno.test("the fake keeps labels and data keys named constructor, toString, valu
     await get(),
     '{"labels":{"toString":"toString","valueOf":"valueOf","constructor":"c"},"data":{"constructor":"constructor","valueOf":"valueOf","__proto__":"p","toString":"t"}}',
   );
+});
+
+Deno.test("the fake's field selectors and printer-column JSONPath read own fields only", () => {
+  const object = JSON.parse(
+    '{"metadata":{"name":"a","labels":{"valueOf":"v"}},"spec":{"__proto__":"p"}}',
+  );
+  // An absent field reads as "", as the API server reads it.
+  assert.equal(fieldSelector("metadata.constructor=")!(object), true);
+  assert.equal(fieldSelector("metadata.toString!=")!(object), false);
+  assert.equal(fieldSelector("spec.__proto__=p")!(object), true);
+  assert.deepEqual(evaluate(parsePath(".metadata.constructor")!, object), []);
+  assert.deepEqual(evaluate(parsePath(".metadata.labels.valueOf")!, object), [
+    "v",
+  ]);
+  assert.deepEqual(evaluate(parsePath(".spec.__proto__")!, object), ["p"]);
 });
