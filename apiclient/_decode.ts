@@ -177,6 +177,7 @@ export function errorFor(
   path: string,
   response: Response,
   text: string,
+  authorization?: string,
 ): ApiError {
   const status = response.status;
   let statusObject: Status | undefined;
@@ -193,7 +194,10 @@ export function errorFor(
   const stated = statusObject?.message;
   const usable = typeof stated === "string";
   const detail = usable ? stated : text;
-  const statusText = response.statusText ? ` ${response.statusText}` : "";
+  // The reason phrase is the server's text too.
+  const statusText = response.statusText
+    ? ` ${excerpt(response.statusText, authorization, 100)}`
+    : "";
   const message = `${method} ${path}: ${status}${statusText}${
     detail ? `: ${detail}` : ""
   }`;

@@ -210,10 +210,12 @@ export async function open(
     answer.status = status;
     answer.authorization = authorization;
     const warning = response.headers.get("warning");
-    if (warning !== null) answer.warnings = parseWarnings(warning);
+    if (warning !== null) {
+      answer.warnings = parseWarnings(warning, authorization);
+    }
     if (status < 200 || status > 299) {
       const text = await readErrorText(response, signal, authorization);
-      throw errorFor(method, path, response, text);
+      throw errorFor(method, path, response, text, authorization);
     }
     if (mode === "stream") {
       if (!response.body) {

@@ -264,3 +264,36 @@ Deno.test("a watch's ERROR event whose Status echoes the token, raw or escaped, 
     assert.match(shown, /echo \[redacted\] end/);
   }
 });
+
+Deno.test("a Warning header that echoes a long token across its 1 KiB cut is heard without it", async () => {
+  const secret = token(882);
+  for (const at of [0, 100, 200, 500, 1000, 1020, 1030]) {
+    const heard: string[] = [];
+    const { fetch } = scripted((request) =>
+      json(200, {}, {
+        warning: `299 - "${"w".repeat(at)}${
+          request.headers.get("authorization")
+        } end"`,
+      })
+    );
+    const client = new Client("http://api", {
+      fetch,
+      authorization: () => Promise.resolve(`Bearer ${secret}`),
+      onWarning: (text) => heard.push(text),
+    });
+    await client.get("/api");
+    assert.equal(heard.length, 1);
+    assertNoRun(secret, heard);
+  }
+});
+
+Deno.test("a reason phrase that echoes the token is not in the error", async () => {
+  const secret = token(300);
+  const error = await errorOf(
+    secret,
+    (auth) => new Response("no", { status: 401, statusText: `Denied ${auth}` }),
+  );
+  assert.ok(error instanceof ApiError);
+  assertNoRun(secret, shownOf(error));
+  assert.match(error.message, /^GET \/api: 401 Denied \[redacted\]: no$/);
+});
