@@ -5,13 +5,14 @@
 
 const MARK = "[redacted]";
 
-// The longest form of one character in JSON text: `\u00XX`.
-const WIDEST = 6;
+// The longest form of one character in JSON text escaped twice: `\u00XX`
+// with each of its six characters escaped again as `\u00XX`.
+const WIDEST = 36;
 
 /**
  * How far past a cut a text must be read so that a credential starting
- * before the cut is seen whole, in any form (at most 6 characters or UTF-8
- * bytes per character of a Latin-1 credential, as `\u00XX`).
+ * before the cut is seen whole, in any form (at most 36 characters or UTF-8
+ * bytes per character of a Latin-1 credential, `\u00XX` escaped again).
  */
 export function slackFor(authorization: string | undefined): number {
   return authorization === undefined ? 0 : authorization.length * WIDEST;
@@ -23,7 +24,7 @@ export function slackFor(authorization: string | undefined): number {
  * whole header value, and the credential alone when it has 8 characters or
  * more (a shorter one would blank out ordinary words, and no real token is so
  * short). Both are found raw and in any JSON-escaped spelling (`\/`, `\"`,
- * `\\` or `\uXXXX` for any of their characters).
+ * `\\` or `\uXXXX` for any of their characters), escaped once or twice.
  *
  * `complete` false says the text is the start of a longer one: its last
  * {@linkcode slackFor} characters may be the start of a credential that goes
@@ -44,11 +45,24 @@ export function redact(
   const needles = credential.length >= 8 && credential !== authorization
     ? [authorization, credential]
     : [authorization];
-  // Unescape once, remembering where each plain character began, so one
-  // linear search finds every spelling.
-  const { plain, starts } = unescapeJson(text);
-  const origin = (i: number): number =>
-    starts === undefined ? i : i < starts.length ? starts[i]! : text.length;
+  // Unescape, remembering where each plain character began, so one linear
+  // search finds every spelling; twice, for JSON quoted inside a JSON
+  // string (a Status inside a webhook's or proxy's message).
+  const once = unescapeJson(text);
+  const twice = unescapeJson(once.plain);
+  const plain = twice.plain;
+  const origin = (i: number): number => {
+    const j = twice.starts === undefined
+      ? i
+      : i < twice.starts.length
+      ? twice.starts[i]!
+      : once.plain.length;
+    return once.starts === undefined
+      ? j
+      : j < once.starts.length
+      ? once.starts[j]!
+      : text.length;
+  };
   const spans: [number, number][] = [];
   for (const needle of needles) {
     let from = 0;

@@ -115,6 +115,9 @@ Deno.test("a Status whose message JSON-escapes characters of the token (\\uXXXX,
       [...s].map((c) =>
         `\\u${c.charCodeAt(0).toString(16).toUpperCase().padStart(4, "0")}`
       ).join(""),
+    // Escaped twice: the message itself holds `\u00XX` text.
+    (s: string) =>
+      [...s].map((c) => `\\\\u00${c.charCodeAt(0).toString(16)}`).join(""),
   ];
   for (const spell of spellings) {
     for (const at of [0, 100, 1500, 2000, 2040, 3000]) {
@@ -204,10 +207,19 @@ Deno.test("redact finds the header and the credential in every JSON spelling, an
   assert.equal(redact("x \\u0061bc/def\\u002bghi", auth), "x [redacted]");
   // A broken escape is text, not a character.
   assert.equal(redact("\\u00zz abc", auth), "\\u00zz abc");
-  // Not complete: the last 6 characters per character of the header may be
-  // the start of the credential, so they go.
-  const long = "a".repeat(200);
-  assert.equal(redact(long, auth, false), "a".repeat(200 - 6 * auth.length));
+  // Escaped twice (a Status quoted in a JSON string).
+  assert.equal(redact("x abc\\\\/def\\\\u002bghi", auth), "x [redacted]");
+  assert.equal(
+    redact(
+      "\\u005cu0061" + "bc/def+ghi!",
+      auth,
+    ),
+    "[redacted]!",
+  );
+  // Not complete: the last 36 characters per character of the header may be
+  // the start of the credential (escaped twice), so they go.
+  const long = "a".repeat(1000);
+  assert.equal(redact(long, auth, false), "a".repeat(1000 - 36 * auth.length));
   // A short credential is only removed with its scheme.
   assert.equal(
     redact("Bearer short and short", "Bearer short"),
