@@ -10,6 +10,7 @@ import {
   splitTop,
 } from "../_internal/selectors.ts";
 import { badRequest } from "./_status.ts";
+import { own } from "../_internal/own.ts";
 
 export type { Matcher };
 
@@ -25,7 +26,7 @@ function fieldValue(object: unknown, path: string): string {
   let at: unknown = object;
   for (const part of path.split(".")) {
     if (typeof at !== "object" || at === null) return "";
-    at = (at as Record<string, unknown>)[part];
+    at = own(at, part);
   }
   if (at === undefined || at === null) return "";
   return typeof at === "string" ? at : JSON.stringify(at);

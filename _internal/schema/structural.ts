@@ -108,7 +108,7 @@ function check(schema: Schema, path: string, walk: Walk): void {
   }
   const node = schema as Record<string, unknown>;
   for (const key of Object.keys(node)) {
-    if (key in UNSUPPORTED) {
+    if (Object.hasOwn(UNSUPPORTED, key)) {
       out.push(forbidden(`${path}.${key}`, UNSUPPORTED[key]!));
     } else if (key === "uniqueItems") {
       if (node[key] === true) {
