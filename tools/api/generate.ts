@@ -259,7 +259,9 @@ class Generator {
         const itemRef = refName(items);
         if (mode === "apply" && keys && itemRef && this.isInterface(itemRef)) {
           const props = this.schemas.get(itemRef)!.schema.properties ?? {};
-          const needed = keys.filter((k) => props[k]?.default === undefined);
+          // A key the server defaults (a port's `protocol`) may be left out;
+          // a zero default ("" or 0) is only Go's empty value.
+          const needed = keys.filter((k) => !props[k]?.default);
           if (needed.length > 0) {
             imports.add("");
             item = `Keyed<${item}, ${

@@ -8,7 +8,7 @@
  * @module
  */
 
-import type { BuiltinResource } from "../../types.ts";
+import type { BuiltinResource, Keyed } from "../../types.ts";
 import type * as metaV1 from "../../meta/v1/mod.ts";
 
 /** ApplyConfiguration defines the desired configuration values of an object. */
@@ -453,7 +453,7 @@ export interface MutatingAdmissionPolicySpecApply {
   /** failurePolicy defines how to handle failures for the admission policy. */
   failurePolicy?: string;
   /** matchConditions is a list of conditions that must be met for a request to be validated. */
-  matchConditions?: MatchConditionApply[];
+  matchConditions?: (Keyed<MatchConditionApply, "name">)[];
   /** matchConstraints specifies what resources this policy is designed to validate. */
   matchConstraints?: MatchResourcesApply;
   /** mutations contain operations to perform on matching objects. */
@@ -564,7 +564,7 @@ export interface MutatingWebhookApply {
   /** failurePolicy defines how unrecognized errors from the admission endpoint are handled - allowed values are Ignore or Fail. */
   failurePolicy?: string;
   /** matchConditions is a list of conditions that must be met for a request to be sent to this webhook. */
-  matchConditions?: MatchConditionApply[];
+  matchConditions?: (Keyed<MatchConditionApply, "name">)[];
   /** matchPolicy defines how the "rules" list is used to match incoming requests. */
   matchPolicy?: string;
   /** name is the name of the admission webhook. */
@@ -608,7 +608,7 @@ export interface MutatingWebhookConfigurationApply {
   /** metadata is the standard object metadata; More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata. */
   metadata: metaV1.ObjectMetaApply;
   /** webhooks is a list of webhooks and the affected resources and operations. */
-  webhooks?: MutatingWebhookApply[];
+  webhooks?: (Keyed<MutatingWebhookApply, "name">)[];
 }
 
 /** MutatingWebhookConfigurationList is a list of MutatingWebhookConfiguration. */
@@ -1041,7 +1041,7 @@ export interface ValidatingAdmissionPolicySpecApply {
   /** failurePolicy defines how to handle failures for the admission policy. */
   failurePolicy?: string;
   /** matchConditions is a list of conditions that must be met for a request to be validated. */
-  matchConditions?: MatchConditionApply[];
+  matchConditions?: (Keyed<MatchConditionApply, "name">)[];
   /** matchConstraints specifies what resources this policy is designed to validate. */
   matchConstraints?: MatchResourcesApply;
   /** paramKind specifies the kind of resources used to parameterize this policy. */
@@ -1049,7 +1049,7 @@ export interface ValidatingAdmissionPolicySpecApply {
   /** validations contain CEL expressions which is used to apply the validation. */
   validations?: Validation[];
   /** variables contain definitions of variables that can be used in composition of other expressions. */
-  variables?: VariableApply[];
+  variables?: (Keyed<VariableApply, "name">)[];
 }
 
 /** ValidatingAdmissionPolicyStatus represents the status of an admission validation policy. */
@@ -1069,7 +1069,7 @@ export interface ValidatingAdmissionPolicyStatus {
  */
 export interface ValidatingAdmissionPolicyStatusApply {
   /** conditions represent the latest available observations of a policy's current state. */
-  conditions?: metaV1.ConditionApply[];
+  conditions?: (Keyed<metaV1.ConditionApply, "type">)[];
   /** observedGeneration is the generation observed by the controller. */
   observedGeneration?: number;
   /** typeChecking contains the results of type checking for each expression. */
@@ -1164,7 +1164,7 @@ export interface ValidatingWebhookApply {
   /** failurePolicy defines how unrecognized errors from the admission endpoint are handled - allowed values are Ignore or Fail. */
   failurePolicy?: string;
   /** matchConditions is a list of conditions that must be met for a request to be sent to this webhook. */
-  matchConditions?: MatchConditionApply[];
+  matchConditions?: (Keyed<MatchConditionApply, "name">)[];
   /** matchPolicy defines how the "rules" list is used to match incoming requests. */
   matchPolicy?: string;
   /** name is the name of the admission webhook. */
@@ -1206,7 +1206,7 @@ export interface ValidatingWebhookConfigurationApply {
   /** metadata is the standard object metadata; More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata. */
   metadata: metaV1.ObjectMetaApply;
   /** webhooks is a list of webhooks and the affected resources and operations. */
-  webhooks?: ValidatingWebhookApply[];
+  webhooks?: (Keyed<ValidatingWebhookApply, "name">)[];
 }
 
 /** ValidatingWebhookConfigurationList is a list of ValidatingWebhookConfiguration. */

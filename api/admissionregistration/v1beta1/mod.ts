@@ -8,7 +8,7 @@
  * @module
  */
 
-import type { BuiltinResource } from "../../types.ts";
+import type { BuiltinResource, Keyed } from "../../types.ts";
 import type * as metaV1 from "../../meta/v1/mod.ts";
 
 /** ApplyConfiguration defines the desired configuration values of an object. */
@@ -399,7 +399,7 @@ export interface MutatingAdmissionPolicySpecApply {
   /** failurePolicy defines how to handle failures for the admission policy. */
   failurePolicy?: string;
   /** matchConditions is a list of conditions that must be met for a request to be validated. */
-  matchConditions?: MatchConditionApply[];
+  matchConditions?: (Keyed<MatchConditionApply, "name">)[];
   /** matchConstraints specifies what resources this policy is designed to validate. */
   matchConstraints?: MatchResourcesApply;
   /** mutations contain operations to perform on matching objects. */

@@ -8,7 +8,7 @@
  * @module
  */
 
-import type { BuiltinResource } from "../../types.ts";
+import type { BuiltinResource, Keyed } from "../../types.ts";
 import type * as metaV1 from "../../meta/v1/mod.ts";
 
 /** CustomResourceColumnDefinition specifies a column for server side printing. */
@@ -243,7 +243,7 @@ export interface CustomResourceDefinitionStatusApply {
   /** acceptedNames are the names that are actually being used to serve discovery. */
   acceptedNames?: CustomResourceDefinitionNamesApply;
   /** conditions indicate state for particular aspects of a CustomResourceDefinition */
-  conditions?: CustomResourceDefinitionConditionApply[];
+  conditions?: (Keyed<CustomResourceDefinitionConditionApply, "type">)[];
   /** The generation observed by the CRD controller. */
   observedGeneration?: number;
   /** storedVersions lists all versions of CustomResources that were ever persisted. */
@@ -614,7 +614,7 @@ export interface JSONSchemaPropsApply {
   /** x-kubernetes-preserve-unknown-fields stops the API server decoding step from pruning fields which are not specified in the validation schema. */
   "x-kubernetes-preserve-unknown-fields"?: boolean;
   /** x-kubernetes-validations describes a list of validation rules written in the CEL expression language. */
-  "x-kubernetes-validations"?: ValidationRuleApply[];
+  "x-kubernetes-validations"?: (Keyed<ValidationRuleApply, "rule">)[];
 }
 
 /** JSONSchemaPropsOrArray represents a value that can either be a JSONSchemaProps or an array of JSONSchemaProps. Mainly here for serialization purposes. */

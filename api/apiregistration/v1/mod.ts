@@ -8,7 +8,7 @@
  * @module
  */
 
-import type { BuiltinResource } from "../../types.ts";
+import type { BuiltinResource, Keyed } from "../../types.ts";
 import type * as metaV1 from "../../meta/v1/mod.ts";
 
 /** APIService represents a server for a particular GroupVersion. Name must be "version.group". */
@@ -140,7 +140,7 @@ export interface APIServiceStatus {
  */
 export interface APIServiceStatusApply {
   /** Current service state of apiService. */
-  conditions?: APIServiceConditionApply[];
+  conditions?: (Keyed<APIServiceConditionApply, "type">)[];
 }
 
 /** ServiceReference holds a reference to Service.legacy.k8s.io */

@@ -8,7 +8,7 @@
  * @module
  */
 
-import type { BuiltinResource } from "../../types.ts";
+import type { BuiltinResource, Keyed } from "../../types.ts";
 import type * as coreV1 from "../../core/v1/mod.ts";
 import type * as metaV1 from "../../meta/v1/mod.ts";
 
@@ -197,7 +197,7 @@ export interface DaemonSetStatusApply {
   /** Count of hash collisions for the DaemonSet. */
   collisionCount?: number;
   /** Represents the latest available observations of a DaemonSet's current state. */
-  conditions?: DaemonSetConditionApply[];
+  conditions?: (Keyed<DaemonSetConditionApply, "type">)[];
   /** The number of nodes that are running at least 1 daemon pod and are supposed to run the daemon pod. */
   currentNumberScheduled?: number;
   /** The total number of nodes that should be running the daemon pod (including nodes correctly running the daemon pod). */
@@ -397,7 +397,7 @@ export interface DeploymentStatusApply {
   /** Count of hash collisions for the Deployment. */
   collisionCount?: number;
   /** Represents the latest available observations of a deployment's current state. */
-  conditions?: DeploymentConditionApply[];
+  conditions?: (Keyed<DeploymentConditionApply, "type">)[];
   /** The generation observed by the deployment controller. */
   observedGeneration?: number;
   /** Total number of non-terminating pods targeted by this Deployment with a Ready Condition. */
@@ -567,7 +567,7 @@ export interface ReplicaSetStatusApply {
   /** The number of available non-terminating pods (ready for at least minReadySeconds) for this replica set. */
   availableReplicas?: number;
   /** Represents the latest available observations of a replica set's current state. */
-  conditions?: ReplicaSetConditionApply[];
+  conditions?: (Keyed<ReplicaSetConditionApply, "type">)[];
   /** The number of non-terminating pods that have labels matching the labels of the pod template of the replicaset. */
   fullyLabeledReplicas?: number;
   /** ObservedGeneration reflects the generation of the most recently observed ReplicaSet. */
@@ -854,7 +854,7 @@ export interface StatefulSetStatusApply {
   /** collisionCount is the count of hash collisions for the StatefulSet. */
   collisionCount?: number;
   /** Represents the latest available observations of a statefulset's current state. */
-  conditions?: StatefulSetConditionApply[];
+  conditions?: (Keyed<StatefulSetConditionApply, "type">)[];
   /** currentReplicas is the number of Pods created by the StatefulSet controller from the StatefulSet version indicated by currentRevision. */
   currentReplicas?: number;
   /** currentRevision, if not empty, indicates the version of the StatefulSet used to generate Pods in the sequence [0,currentReplicas). */

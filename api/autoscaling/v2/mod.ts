@@ -8,7 +8,7 @@
  * @module
  */
 
-import type { BuiltinResource } from "../../types.ts";
+import type { BuiltinResource, Keyed } from "../../types.ts";
 import type * as metaV1 from "../../meta/v1/mod.ts";
 
 /** ContainerResourceMetricSource indicates how to scale on a resource metric known to Kubernetes, as specified in requests and limits, describing each pod in the current scale target (e.g. CPU or memory).  The values will be averaged together before being compared to the target.  Such metrics are built in to Kubernetes, and have special scaling options on top of those available to normal per-pod metrics using the "pods" source.  Only one "target" type should be set. */
@@ -283,7 +283,7 @@ export interface HorizontalPodAutoscalerStatus {
  */
 export interface HorizontalPodAutoscalerStatusApply {
   /** conditions is the set of conditions required for this autoscaler to scale its target, and indicates whether or not those conditions are met. */
-  conditions?: HorizontalPodAutoscalerConditionApply[];
+  conditions?: (Keyed<HorizontalPodAutoscalerConditionApply, "type">)[];
   /** currentMetrics is the last read state of the metrics used by this autoscaler. */
   currentMetrics?: MetricStatus[];
   /** currentReplicas is current number of replicas of pods managed by this autoscaler, as last seen by the autoscaler. */

@@ -8,7 +8,7 @@
  * @module
  */
 
-import type { BuiltinResource } from "../../types.ts";
+import type { BuiltinResource, Keyed } from "../../types.ts";
 import type * as coreV1 from "../../core/v1/mod.ts";
 import type * as metaV1 from "../../meta/v1/mod.ts";
 import type * as schedulingV1alpha3 from "../../scheduling/v1alpha3/mod.ts";
@@ -230,7 +230,7 @@ export interface JobSchedulingConfigurationApply {
   /** DisruptionMode defines the mode in which the Job's pods can be disrupted. */
   disruptionMode?: schedulingV1alpha3.WorkloadPodGroupDisruptionModeApply;
   /** ResourceClaims defines which ResourceClaims may be shared among Pods in the Job. */
-  resourceClaims?: schedulingV1alpha3.WorkloadPodGroupResourceClaimApply[];
+  resourceClaims?: (Keyed<schedulingV1alpha3.WorkloadPodGroupResourceClaimApply, "name">)[];
   /** SchedulingConstraints defines scheduling constraints (e.g. */
   schedulingConstraints?: schedulingV1alpha3.WorkloadPodGroupSchedulingConstraintsApply;
   /** SchedulingPolicy defines the scheduling policy for this Job. */

@@ -8,7 +8,7 @@
  * @module
  */
 
-import type { BuiltinResource } from "../../types.ts";
+import type { BuiltinResource, Keyed } from "../../types.ts";
 import type * as metaV1 from "../../meta/v1/mod.ts";
 
 /**
@@ -245,7 +245,7 @@ export interface CertificateSigningRequestStatusApply {
   /** certificate is populated with an issued certificate by the signer after an Approved condition is present. */
   certificate?: string;
   /** conditions applied to the request. */
-  conditions?: CertificateSigningRequestConditionApply[];
+  conditions?: (Keyed<CertificateSigningRequestConditionApply, "type">)[];
 }
 
 /**
@@ -500,7 +500,7 @@ export interface PodCertificateRequestStatusApply {
   /** certificateChain is populated with an issued certificate by the signer. */
   certificateChain?: string;
   /** conditions applied to the request. */
-  conditions?: metaV1.ConditionApply[];
+  conditions?: (Keyed<metaV1.ConditionApply, "type">)[];
   /** notAfter is the time at which the certificate expires. */
   notAfter?: metaV1.Time;
   /** notBefore is the time at which the certificate becomes valid. */

@@ -8,7 +8,7 @@
  * @module
  */
 
-import type { BuiltinResource } from "../../types.ts";
+import type { BuiltinResource, Keyed } from "../../types.ts";
 import type * as metaV1 from "../../meta/v1/mod.ts";
 
 /**
@@ -293,7 +293,7 @@ export interface PodCertificateRequestStatusApply {
   /** certificateChain is populated with an issued certificate by the signer. */
   certificateChain?: string;
   /** conditions applied to the request. */
-  conditions?: metaV1.ConditionApply[];
+  conditions?: (Keyed<metaV1.ConditionApply, "type">)[];
   /** notAfter is the time at which the certificate expires. */
   notAfter?: metaV1.Time;
   /** notBefore is the time at which the certificate becomes valid. */

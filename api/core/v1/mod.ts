@@ -477,7 +477,7 @@ export interface ComponentStatusApply {
   /** APIVersion defines the versioned schema of this representation of an object. */
   apiVersion: "v1";
   /** List of component conditions observed */
-  conditions?: ComponentConditionApply[];
+  conditions?: (Keyed<ComponentConditionApply, "type">)[];
   /** Kind is a string value representing the REST resource this object represents. */
   kind: "ComponentStatus";
   /** Standard object's metadata. */
@@ -753,7 +753,7 @@ export interface ContainerApply {
   /** Entrypoint array. */
   command?: string[];
   /** List of environment variables to set in the container. */
-  env?: EnvVarApply[];
+  env?: (Keyed<EnvVarApply, "name">)[];
   /** List of sources to populate environment variables in the container. */
   envFrom?: EnvFromSource[];
   /** Container image name. */
@@ -767,7 +767,7 @@ export interface ContainerApply {
   /** Name of the container specified as a DNS_LABEL. */
   name?: string;
   /** List of ports to expose from the container. */
-  ports?: ContainerPortApply[];
+  ports?: (Keyed<ContainerPortApply, "containerPort">)[];
   /** Periodic probe of container service readiness. */
   readinessProbe?: ProbeApply;
   /** Resources resize policy for the container. */
@@ -793,9 +793,9 @@ export interface ContainerApply {
   /** Whether this container should allocate a TTY for itself, also requires 'stdin' to be true. */
   tty?: boolean;
   /** volumeDevices is the list of block devices to be used by the container. */
-  volumeDevices?: VolumeDeviceApply[];
+  volumeDevices?: (Keyed<VolumeDeviceApply, "devicePath">)[];
   /** Pod volumes to mount into the container's filesystem. */
-  volumeMounts?: VolumeMountApply[];
+  volumeMounts?: (Keyed<VolumeMountApply, "mountPath">)[];
   /** Container's working directory. */
   workingDir?: string;
 }
@@ -1088,7 +1088,7 @@ export interface ContainerStatusApply {
   /** AllocatedResources represents the compute resources allocated for this container by the node. */
   allocatedResources?: Record<string, metaV1.Quantity>;
   /** AllocatedResourcesStatus represents the status of various resources allocated for this Pod. */
-  allocatedResourcesStatus?: ResourceStatusApply[];
+  allocatedResourcesStatus?: (Keyed<ResourceStatusApply, "name">)[];
   /** ContainerID is the ID of the container in the format '<type>://<container_id>'. */
   containerID?: string;
   /** Image is the name of container image that the container is running. */
@@ -1114,7 +1114,7 @@ export interface ContainerStatusApply {
   /** User represents user identity information initially attached to the first process of the container */
   user?: ContainerUserApply;
   /** Status of volume mounts. */
-  volumeMounts?: VolumeMountStatusApply[];
+  volumeMounts?: (Keyed<VolumeMountStatusApply, "mountPath">)[];
 }
 
 /** ContainerUser represents user identity information */
@@ -1647,7 +1647,7 @@ export interface EphemeralContainerApply {
   /** Entrypoint array. */
   command?: string[];
   /** List of environment variables to set in the container. */
-  env?: EnvVarApply[];
+  env?: (Keyed<EnvVarApply, "name">)[];
   /** List of sources to populate environment variables in the container. */
   envFrom?: EnvFromSource[];
   /** Container image name. */
@@ -1661,7 +1661,7 @@ export interface EphemeralContainerApply {
   /** Name of the ephemeral container specified as a DNS_LABEL. */
   name?: string;
   /** Ports are not allowed for ephemeral containers. */
-  ports?: ContainerPortApply[];
+  ports?: (Keyed<ContainerPortApply, "containerPort">)[];
   /** Probes are not allowed for ephemeral containers. */
   readinessProbe?: ProbeApply;
   /** Resources resize policy for the container. */
@@ -1689,9 +1689,9 @@ export interface EphemeralContainerApply {
   /** Whether this container should allocate a TTY for itself, also requires 'stdin' to be true. */
   tty?: boolean;
   /** volumeDevices is the list of block devices to be used by the container. */
-  volumeDevices?: VolumeDeviceApply[];
+  volumeDevices?: (Keyed<VolumeDeviceApply, "devicePath">)[];
   /** Pod volumes to mount into the container's filesystem. */
-  volumeMounts?: VolumeMountApply[];
+  volumeMounts?: (Keyed<VolumeMountApply, "mountPath">)[];
   /** Container's working directory. */
   workingDir?: string;
 }
@@ -2860,7 +2860,7 @@ export interface NamespaceStatus {
  */
 export interface NamespaceStatusApply {
   /** Represents the latest available observations of a namespace's current state. */
-  conditions?: NamespaceConditionApply[];
+  conditions?: (Keyed<NamespaceConditionApply, "type">)[];
   /** Phase is the current lifecycle phase of the namespace. */
   phase?: string;
 }
@@ -3026,9 +3026,9 @@ export interface NodeAllocatableResourceClaimStatusApply {
   /** Containers lists the names of all containers in this pod that reference the claim. */
   containers?: string[];
   /** Mapping contains allocations through devices mapped in the device spec's `nodeAllocatableResources[...].mapping` field. */
-  mapping?: NodeAllocatableMappedResourcesApply[];
+  mapping?: (Keyed<NodeAllocatableMappedResourcesApply, "name">)[];
   /** Overhead contains allocations through devices mapped in the device spec's `nodeAllocatableResources[...].overhead` field. */
-  overhead?: NodeAllocatableOverheadResourcesApply[];
+  overhead?: (Keyed<NodeAllocatableOverheadResourcesApply, "name">)[];
   /** ResourceClaimName is the resource claim referenced by the pod that resulted in this node allocatable resource allocation. */
   resourceClaimName?: string;
 }
@@ -3356,13 +3356,13 @@ export interface NodeStatus {
  */
 export interface NodeStatusApply {
   /** List of addresses reachable to the node. */
-  addresses?: NodeAddressApply[];
+  addresses?: (Keyed<NodeAddressApply, "type">)[];
   /** Allocatable represents the resources of a node that are available for scheduling. */
   allocatable?: Record<string, metaV1.Quantity>;
   /** Capacity represents the total resources of a node. */
   capacity?: Record<string, metaV1.Quantity>;
   /** Conditions is an array of current observed node conditions. */
-  conditions?: NodeConditionApply[];
+  conditions?: (Keyed<NodeConditionApply, "type">)[];
   /** Status of the config assigned to the node via the dynamic Kubelet config feature. */
   config?: NodeConfigStatusApply;
   /** Endpoints of daemons running on the Node. */
@@ -3766,7 +3766,7 @@ export interface PersistentVolumeClaimStatusApply {
   /** capacity represents the actual resources of the underlying volume. */
   capacity?: Record<string, metaV1.Quantity>;
   /** conditions is the current Condition of persistent volume claim. */
-  conditions?: PersistentVolumeClaimConditionApply[];
+  conditions?: (Keyed<PersistentVolumeClaimConditionApply, "type">)[];
   /** currentVolumeAttributesClassName is the current name of the VolumeAttributesClass the PVC is using. */
   currentVolumeAttributesClassName?: string;
   /** healthStatus contains the latest controller-reported health information for the volume bound to this claim. */
@@ -4684,7 +4684,7 @@ export interface PodSpecApply {
   /** AutomountServiceAccountToken indicates whether a service account token should be automatically mounted. */
   automountServiceAccountToken?: boolean;
   /** List of containers belonging to the pod. */
-  containers?: ContainerApply[];
+  containers?: (Keyed<ContainerApply, "name">)[];
   /** Specifies the DNS parameters of a pod. */
   dnsConfig?: PodDNSConfigApply;
   /** Set DNS policy for the pod. */
@@ -4692,11 +4692,11 @@ export interface PodSpecApply {
   /** EnableServiceLinks indicates whether information about services should be injected into pod's environment variables, matching the syntax of Docker links. */
   enableServiceLinks?: boolean;
   /** List of ephemeral containers run in this pod. */
-  ephemeralContainers?: EphemeralContainerApply[];
+  ephemeralContainers?: (Keyed<EphemeralContainerApply, "name">)[];
   /** evictionResponders reference responders that react to Evictions based on EvictionRequests. */
-  evictionResponders?: EvictionResponderApply[];
+  evictionResponders?: (Keyed<EvictionResponderApply, "name">)[];
   /** HostAliases is an optional list of hosts and IPs that will be injected into the pod's hosts file if specified. */
-  hostAliases?: HostAliasApply[];
+  hostAliases?: (Keyed<HostAliasApply, "ip">)[];
   /** Use the host's ipc namespace. */
   hostIPC?: boolean;
   /** Host networking requested for this pod. */
@@ -4710,9 +4710,9 @@ export interface PodSpecApply {
   /** HostnameOverride specifies an explicit override for the pod's hostname as perceived by the pod. */
   hostnameOverride?: string;
   /** ImagePullSecrets is an optional list of references to secrets in the same namespace to use for pulling any of the images used by this PodSpec. */
-  imagePullSecrets?: LocalObjectReferenceApply[];
+  imagePullSecrets?: (Keyed<LocalObjectReferenceApply, "name">)[];
   /** List of initialization containers belonging to the pod. */
-  initContainers?: ContainerApply[];
+  initContainers?: (Keyed<ContainerApply, "name">)[];
   /** NodeName indicates in which node this pod is scheduled. */
   nodeName?: string;
   /** NodeSelector is a selector which must be true for the pod to fit on a node. */
@@ -4730,7 +4730,7 @@ export interface PodSpecApply {
   /** If specified, all readiness gates will be evaluated for pod readiness. */
   readinessGates?: PodReadinessGate[];
   /** ResourceClaims defines which ResourceClaims must be allocated and reserved before the Pod is allowed to start. */
-  resourceClaims?: PodResourceClaimApply[];
+  resourceClaims?: (Keyed<PodResourceClaimApply, "name">)[];
   /** Resources is the total amount of CPU and Memory resources required by all containers in the pod. */
   resources?: ResourceRequirementsApply;
   /** Restart policy for all containers within the pod. */
@@ -4740,7 +4740,7 @@ export interface PodSpecApply {
   /** If specified, the pod will be dispatched by specified scheduler. */
   schedulerName?: string;
   /** SchedulingGates is an opaque list of values that if specified will block scheduling the pod. */
-  schedulingGates?: PodSchedulingGateApply[];
+  schedulingGates?: (Keyed<PodSchedulingGateApply, "name">)[];
   /** SchedulingGroup provides a reference to the immediate scheduling runtime grouping object that this Pod belongs to. */
   schedulingGroup?: PodSchedulingGroupApply;
   /** SecurityContext holds pod-level security attributes and common container settings. */
@@ -4760,9 +4760,9 @@ export interface PodSpecApply {
   /** If specified, the pod's tolerations. */
   tolerations?: Toleration[];
   /** TopologySpreadConstraints describes how a group of pods ought to spread across topology domains. */
-  topologySpreadConstraints?: TopologySpreadConstraintApply[];
+  topologySpreadConstraints?: (Keyed<TopologySpreadConstraintApply, "topologyKey" | "whenUnsatisfiable">)[];
   /** List of volumes that can be mounted by containers belonging to the pod. */
-  volumes?: VolumeApply[];
+  volumes?: (Keyed<VolumeApply, "name">)[];
 }
 
 /** PodStatus represents information about the status of a pod. Status may trail the actual state of a system, especially if the node that hosts the pod cannot contact the control plane. */
@@ -4828,7 +4828,7 @@ export interface PodStatusApply {
   /** AllocatedResources is the total requests allocated for this pod by the node. */
   allocatedResources?: Record<string, metaV1.Quantity>;
   /** Current service state of pod. */
-  conditions?: PodConditionApply[];
+  conditions?: (Keyed<PodConditionApply, "type">)[];
   /** Statuses of containers in this pod. */
   containerStatuses?: ContainerStatus[];
   /** Statuses for any ephemeral containers that have run in this pod. */
@@ -4844,7 +4844,7 @@ export interface PodStatusApply {
   /** A human readable message indicating details about why the pod is in this condition. */
   message?: string;
   /** NodeAllocatableResourceClaimStatuses contains the status of node-allocatable resources that were allocated for this pod through DRA claims. */
-  nodeAllocatableResourceClaimStatuses?: NodeAllocatableResourceClaimStatusApply[];
+  nodeAllocatableResourceClaimStatuses?: (Keyed<NodeAllocatableResourceClaimStatusApply, "resourceClaimName">)[];
   /** nominatedNodeName is set only when this pod preempts other pods on the node, but it cannot be scheduled right away as preemption victims receive their graceful termination periods. */
   nominatedNodeName?: string;
   /** If set, this represents the .metadata.generation that the pod status was set based upon. */
@@ -4854,7 +4854,7 @@ export interface PodStatusApply {
   /** podIP address allocated to the pod. */
   podIP?: string;
   /** podIPs holds the IP addresses allocated to the pod. */
-  podIPs?: PodIPApply[];
+  podIPs?: (Keyed<PodIPApply, "ip">)[];
   /** The Quality of Service (QOS) classification assigned to the pod based on resource requirements See PodQOSClass type for available QOS classes More info: https://kubernetes.io/docs/concepts/workloads/pods/pod-qos/#quality-of-service-classes */
   qosClass?: string;
   /** A brief CamelCase message indicating details about why the pod is in this state. */
@@ -4862,13 +4862,13 @@ export interface PodStatusApply {
   /** Status of resources resize desired for pod's containers. */
   resize?: string;
   /** Status of resource claims. */
-  resourceClaimStatuses?: PodResourceClaimStatusApply[];
+  resourceClaimStatuses?: (Keyed<PodResourceClaimStatusApply, "name">)[];
   /** Resources represents the compute resource requests and limits that have been applied at the pod level if pod-level requests or limits are set in PodSpec.Resources */
   resources?: ResourceRequirementsApply;
   /** RFC 3339 date and time at which the object was acknowledged by the Kubelet. */
   startTime?: metaV1.Time;
   /** volumeHealth contains node-reported health for each volume the pod is using. */
-  volumeHealth?: PodVolumeHealthApply[];
+  volumeHealth?: (Keyed<PodVolumeHealthApply, "name">)[];
 }
 
 /** PodTemplate describes a template for creating copies of a predefined pod. */
@@ -4948,7 +4948,7 @@ export interface PodVolumeHealth {
  */
 export interface PodVolumeHealthApply {
   /** conditions is the set of adverse conditions reported by the CSI node plugin for this volume on this node. */
-  healthConditions?: VolumeHealthConditionApply[];
+  healthConditions?: (Keyed<VolumeHealthConditionApply, "status" | "reason">)[];
   /** lastTransitionTime is when the current set of conditions first appeared. */
   lastTransitionTime?: metaV1.Time;
   /** name matches an entry in pod.spec.volumes. */
@@ -5357,7 +5357,7 @@ export interface ReplicationControllerStatusApply {
   /** The number of available replicas (ready for at least minReadySeconds) for this replication controller. */
   availableReplicas?: number;
   /** Represents the latest available observations of a replication controller's current state. */
-  conditions?: ReplicationControllerConditionApply[];
+  conditions?: (Keyed<ReplicationControllerConditionApply, "type">)[];
   /** The number of pods that have labels matching the labels of the pod template of the replication controller. */
   fullyLabeledReplicas?: number;
   /** ObservedGeneration reflects the generation of the most recently observed replication controller. */
@@ -5557,7 +5557,7 @@ export interface ResourceRequirements {
  */
 export interface ResourceRequirementsApply {
   /** Claims lists the names of resources, defined in spec.resourceClaims, that are used by this container. */
-  claims?: ResourceClaimApply[];
+  claims?: (Keyed<ResourceClaimApply, "name">)[];
   /** Limits describes the maximum amount of compute resources allowed. */
   limits?: Record<string, metaV1.Quantity>;
   /** Requests describes the minimum amount of compute resources required. */
@@ -5581,7 +5581,7 @@ export interface ResourceStatusApply {
   /** Name of the resource. */
   name?: string;
   /** List of unique resources health. */
-  resources?: ResourceHealthApply[];
+  resources?: (Keyed<ResourceHealthApply, "resourceID">)[];
 }
 
 /** ScaleIOPersistentVolumeSource represents a persistent ScaleIO volume */
@@ -6276,7 +6276,7 @@ export interface ServiceSpecApply {
   /** If specified and supported by the platform, this will restrict traffic through the cloud-provider load-balancer will be restricted to the specified client IPs. */
   loadBalancerSourceRanges?: string[];
   /** The list of ports that are exposed by this service. */
-  ports?: ServicePortApply[];
+  ports?: (Keyed<ServicePortApply, "port">)[];
   /** publishNotReadyAddresses indicates that any agent which deals with endpoints for this Service should disregard any indications of ready/not-ready. */
   publishNotReadyAddresses?: boolean;
   /** Route service traffic to pods with label keys and values matching this selector. */
@@ -6306,7 +6306,7 @@ export interface ServiceStatus {
  */
 export interface ServiceStatusApply {
   /** Current service state */
-  conditions?: metaV1.ConditionApply[];
+  conditions?: (Keyed<metaV1.ConditionApply, "type">)[];
   /** LoadBalancer contains the current status of the load-balancer, if one is present. */
   loadBalancer?: LoadBalancerStatusApply;
 }
@@ -6876,7 +6876,7 @@ export interface VolumeHealthStatus {
  */
 export interface VolumeHealthStatusApply {
   /** conditions is the set of adverse conditions reported by the CSI controller plugin. */
-  healthConditions?: VolumeHealthConditionApply[];
+  healthConditions?: (Keyed<VolumeHealthConditionApply, "status" | "reason">)[];
   /** lastTransitionTime is when the current set of conditions first appeared. */
   lastTransitionTime?: metaV1.Time;
 }

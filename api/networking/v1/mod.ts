@@ -8,7 +8,7 @@
  * @module
  */
 
-import type { BuiltinResource } from "../../types.ts";
+import type { BuiltinResource, Keyed } from "../../types.ts";
 import type * as coreV1 from "../../core/v1/mod.ts";
 import type * as metaV1 from "../../meta/v1/mod.ts";
 
@@ -763,7 +763,7 @@ export interface ServiceCIDRStatus {
  */
 export interface ServiceCIDRStatusApply {
   /** conditions holds an array of metav1.Condition that describe the state of the ServiceCIDR. */
-  conditions?: metaV1.ConditionApply[];
+  conditions?: (Keyed<metaV1.ConditionApply, "type">)[];
 }
 
 

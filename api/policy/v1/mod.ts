@@ -8,7 +8,7 @@
  * @module
  */
 
-import type { BuiltinResource } from "../../types.ts";
+import type { BuiltinResource, Keyed } from "../../types.ts";
 import type * as metaV1 from "../../meta/v1/mod.ts";
 
 /** Eviction evicts a pod from its node subject to certain policies and safety constraints. This is a subresource of Pod.  A request to cause such an eviction is created by POSTing to .../pods/<pod name>/evictions. */
@@ -156,7 +156,7 @@ export interface PodDisruptionBudgetStatus {
  */
 export interface PodDisruptionBudgetStatusApply {
   /** Conditions contain conditions for PDB. */
-  conditions?: metaV1.ConditionApply[];
+  conditions?: (Keyed<metaV1.ConditionApply, "type">)[];
   /** current number of healthy pods */
   currentHealthy?: number;
   /** minimum desired number of healthy pods */

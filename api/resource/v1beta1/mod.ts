@@ -57,7 +57,7 @@ export interface AllocatedDeviceStatus {
  */
 export interface AllocatedDeviceStatusApply {
   /** Conditions contains the latest observation of the device's state. */
-  conditions?: metaV1.ConditionApply[];
+  conditions?: (Keyed<metaV1.ConditionApply, "type">)[];
   /** Data contains arbitrary driver-specific data. */
   data?: metaV1.RawExtension;
   /** Device references one device instance via its name in the driver's resource pool. */
@@ -1514,9 +1514,9 @@ export interface ResourceClaimStatusApply {
   /** Allocation is set once the claim has been allocated successfully. */
   allocation?: AllocationResultApply;
   /** Devices contains the status of each device allocated for this claim, as reported by the driver. */
-  devices?: (Keyed<AllocatedDeviceStatusApply, "shareID">)[];
+  devices?: (Keyed<AllocatedDeviceStatusApply, "driver" | "device" | "pool" | "shareID">)[];
   /** ReservedFor indicates which entities are currently allowed to use the claim. */
-  reservedFor?: ResourceClaimConsumerReferenceApply[];
+  reservedFor?: (Keyed<ResourceClaimConsumerReferenceApply, "uid">)[];
 }
 
 /**

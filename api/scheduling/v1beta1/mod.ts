@@ -8,7 +8,7 @@
  * @module
  */
 
-import type { BuiltinResource } from "../../types.ts";
+import type { BuiltinResource, Keyed } from "../../types.ts";
 import type * as metaV1 from "../../meta/v1/mod.ts";
 
 /** AllCompositeDisruptionMode means that children of a CompositePodGroup can only be disrupted or preempted together. */
@@ -124,13 +124,13 @@ export interface CompositePodGroupTemplate {
  */
 export interface CompositePodGroupTemplateApply {
   /** compositePodGroupTemplates is the list of templates for children CompositePodGroups. */
-  compositePodGroupTemplates?: CompositePodGroupTemplateApply[];
+  compositePodGroupTemplates?: (Keyed<CompositePodGroupTemplateApply, "name">)[];
   /** disruptionMode defines the mode in which a given CompositePodGroup can be disrupted. */
   disruptionMode?: CompositeDisruptionModeApply;
   /** name is a unique identifier for the CompositePodGroupTemplate within the Workload. */
   name?: string;
   /** podGroupTemplates is the list of templates for children PodGroups. */
-  podGroupTemplates?: PodGroupTemplateApply[];
+  podGroupTemplates?: (Keyed<PodGroupTemplateApply, "name">)[];
   /** preemptionPolicy is the Policy for preempting pods/podgroups with lower priority. */
   preemptionPolicy?: string;
   /** priority is the value of priority of composite pod groups created from this template. */
@@ -368,7 +368,7 @@ export interface PodGroupSpecApply {
   /** priorityClassName defines the priority that should be considered when scheduling this pod group. */
   priorityClassName?: string;
   /** resourceClaims defines which ResourceClaims may be shared among Pods in the group. */
-  resourceClaims?: PodGroupResourceClaimApply[];
+  resourceClaims?: (Keyed<PodGroupResourceClaimApply, "name">)[];
   /** schedulingConstraints defines optional scheduling constraints (e.g. */
   schedulingConstraints?: PodGroupSchedulingConstraintsApply;
   /** schedulingPolicy defines the scheduling policy for this instance of the PodGroup. */
@@ -405,9 +405,9 @@ export interface PodGroupStatus {
  */
 export interface PodGroupStatusApply {
   /** conditions represent the latest observations of the PodGroup's state. */
-  conditions?: metaV1.ConditionApply[];
+  conditions?: (Keyed<metaV1.ConditionApply, "type">)[];
   /** resourceClaimStatuses is status of resource claims. */
-  resourceClaimStatuses?: PodGroupResourceClaimStatusApply[];
+  resourceClaimStatuses?: (Keyed<PodGroupResourceClaimStatusApply, "name">)[];
 }
 
 /** PodGroupTemplate represents a template for a set of pods with a scheduling policy. */
@@ -453,7 +453,7 @@ export interface PodGroupTemplateApply {
   /** priorityClassName indicates the priority that should be considered when scheduling a pod group created from this template. */
   priorityClassName?: string;
   /** resourceClaims defines which ResourceClaims may be shared among Pods in the group. */
-  resourceClaims?: PodGroupResourceClaimApply[];
+  resourceClaims?: (Keyed<PodGroupResourceClaimApply, "name">)[];
   /** schedulingConstraints defines optional scheduling constraints (e.g. */
   schedulingConstraints?: PodGroupSchedulingConstraintsApply;
   /** schedulingPolicy defines the scheduling policy for this PodGroupTemplate. */
@@ -587,11 +587,11 @@ export interface WorkloadSpec {
  */
 export interface WorkloadSpecApply {
   /** compositePodGroupTemplates is the list of CompositePodGroup templates that make up the Workload. */
-  compositePodGroupTemplates?: CompositePodGroupTemplateApply[];
+  compositePodGroupTemplates?: (Keyed<CompositePodGroupTemplateApply, "name">)[];
   /** controllerRef is an optional reference to the controlling object, such as a Deployment or Job. */
   controllerRef?: TypedLocalObjectReferenceApply;
   /** podGroupTemplates is the list of templates that make up the Workload. */
-  podGroupTemplates?: PodGroupTemplateApply[];
+  podGroupTemplates?: (Keyed<PodGroupTemplateApply, "name">)[];
 }
 
 

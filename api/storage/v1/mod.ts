@@ -8,7 +8,7 @@
  * @module
  */
 
-import type { BuiltinResource } from "../../types.ts";
+import type { BuiltinResource, Keyed } from "../../types.ts";
 import type * as coreV1 from "../../core/v1/mod.ts";
 import type * as metaV1 from "../../meta/v1/mod.ts";
 
@@ -276,7 +276,7 @@ export interface CSINodeSpec {
  */
 export interface CSINodeSpecApply {
   /** drivers is a list of information of all CSI Drivers existing on a node. */
-  drivers?: CSINodeDriverApply[];
+  drivers?: (Keyed<CSINodeDriverApply, "name">)[];
 }
 
 /** CSINodeStatus contains health and status information for storage on a node. */
@@ -292,7 +292,7 @@ export interface CSINodeStatus {
  */
 export interface CSINodeStatusApply {
   /** storageHealth contains backend health reports for CSI drivers registered on the node. */
-  storageHealth?: StorageHealthApply[];
+  storageHealth?: (Keyed<StorageHealthApply, "name">)[];
 }
 
 /**

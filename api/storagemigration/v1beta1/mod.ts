@@ -8,7 +8,7 @@
  * @module
  */
 
-import type { BuiltinResource } from "../../types.ts";
+import type { BuiltinResource, Keyed } from "../../types.ts";
 import type * as metaV1 from "../../meta/v1/mod.ts";
 
 /** StorageVersionMigration represents a migration of stored data to the latest storage version. */
@@ -86,7 +86,7 @@ export interface StorageVersionMigrationStatus {
  */
 export interface StorageVersionMigrationStatusApply {
   /** The latest available observations of the migration's current state. */
-  conditions?: metaV1.ConditionApply[];
+  conditions?: (Keyed<metaV1.ConditionApply, "type">)[];
   /** ResourceVersion to compare with the GC cache for performing the migration. */
   resourceVersion?: string;
 }
