@@ -42,6 +42,9 @@ async function reads(client: Client, ns: string): Promise<void> {
   const image: string | undefined = pod.spec?.containers[0]?.image;
   const cpu: Quantity | undefined = pod.spec?.containers[0]?.resources?.limits
     ?.["cpu"];
+  // @ts-expect-error a Quantity is a string, as the server answers it
+  const cores: number | undefined = pod.spec?.containers[0]?.resources?.limits
+    ?.["cpu"];
   // @ts-expect-error a Pod's spec has no replicas
   void pod.spec?.replicas;
 
@@ -110,13 +113,18 @@ async function reads(client: Client, ns: string): Promise<void> {
   const max: number = hpa.spec!.maxReplicas;
   const crd = await client.resource(CUSTOMRESOURCEDEFINITIONS).get("c");
   const plural: string = crd.spec.names.plural;
+  const schema = crd.spec.versions[0]?.schema?.openAPIV3Schema;
+  const specType: string | undefined = schema?.properties?.["spec"]?.type;
+  const items = schema?.items;
+  const itemType = Array.isArray(items) ? items[0]?.type : items?.type;
 
   // Every kind is a KubeObject, so the rest of the library takes it.
   const objects: KubeObject[] = [pod, deployment, job, crd, lease, node];
   void [isPod, image, cpu, replicas, apiVersion, serviceName, scheduled, ready];
   void [succeeded, completions, schedule, template, port, data, wrong, type];
   void [storage, pullSecrets, phase, address, host, types, verbs, roleName];
-  void [aggregation, holder, renewed, max, plural, objects];
+  void [aggregation, holder, renewed, max, plural, objects, cores, specType];
+  void itemType;
 }
 
 // Never called: apply configurations need their list-map keys.

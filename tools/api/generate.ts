@@ -117,6 +117,19 @@ function aliasOf(module: string): string {
   ).join("");
 }
 
+// Types whose OpenAPI says nothing useful (their Go types marshal
+// themselves): what they hold, as the Go code writes it.
+const OVERRIDES: Readonly<Record<string, string>> = {
+  // The API server always answers a string; the issue asks for strings.
+  "io.k8s.apimachinery.pkg.api.resource.Quantity": "string",
+  "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaPropsOrArray":
+    "JSONSchemaProps | JSONSchemaProps[]",
+  "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaPropsOrBool":
+    "JSONSchemaProps | boolean",
+  "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaPropsOrStringArray":
+    "JSONSchemaProps | string[]",
+};
+
 const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 
 function key(name: string): string {
@@ -390,9 +403,9 @@ class Generator {
         }}\n\n`;
       } else {
         body += doc(description, "");
-        body += `export type ${type} = ${
-          this.expression(schema, module, imports, "read", "")
-        };\n\n`;
+        const expression = OVERRIDES[name] ??
+          this.expression(schema, module, imports, "read", "");
+        body += `export type ${type} = ${expression};\n\n`;
       }
     }
     if (resources.length > 0) imports.add("");

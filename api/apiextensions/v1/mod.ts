@@ -618,13 +618,13 @@ export interface JSONSchemaPropsApply {
 }
 
 /** JSONSchemaPropsOrArray represents a value that can either be a JSONSchemaProps or an array of JSONSchemaProps. Mainly here for serialization purposes. */
-export type JSONSchemaPropsOrArray = unknown;
+export type JSONSchemaPropsOrArray = JSONSchemaProps | JSONSchemaProps[];
 
 /** JSONSchemaPropsOrBool represents JSONSchemaProps or a boolean value. Defaults to true for the boolean property. */
-export type JSONSchemaPropsOrBool = unknown;
+export type JSONSchemaPropsOrBool = JSONSchemaProps | boolean;
 
 /** JSONSchemaPropsOrStringArray represents a JSONSchemaProps or a string array. */
-export type JSONSchemaPropsOrStringArray = unknown;
+export type JSONSchemaPropsOrStringArray = JSONSchemaProps | string[];
 
 /** SelectableField specifies the JSON path of a field that may be used with field selectors. */
 export interface SelectableField {

@@ -543,7 +543,7 @@ export interface PreconditionsApply {
  *
  * This format is intended to make it difficult to use these numbers without writing some sort of special handling code in the hopes that that will cause implementors to also use a fixed point implementation.
  */
-export type Quantity = unknown;
+export type Quantity = string;
 
 /**
  * RawExtension is used to hold extensions in external versions.
