@@ -31,6 +31,7 @@ import { CLUSTERROLES, ROLEBINDINGS, ROLES } from "./rbac/v1/mod.ts";
 import { HORIZONTALPODAUTOSCALERS } from "./autoscaling/v2/mod.ts";
 import { CUSTOMRESOURCEDEFINITIONS } from "./apiextensions/v1/mod.ts";
 import type { Quantity } from "./meta/v1/mod.ts";
+import { defineResource, type ObjectOf } from "../resource/mod.ts";
 
 type Equal<A, B> = (<X>() => X extends A ? 1 : 2) extends
   (<X>() => X extends B ? 1 : 2) ? true : false;
@@ -127,6 +128,29 @@ async function reads(client: Client, ns: string): Promise<void> {
   void itemType;
 }
 
+// Never called: a definition's Resource infers as the built-in ones do.
+async function defined(client: Client): Promise<void> {
+  const GADGETS = defineResource({
+    group: "example.com",
+    version: "v1",
+    kind: "Gadget",
+    plural: "gadgets",
+    scope: "Namespaced",
+    schema: {
+      type: "object",
+      properties: {
+        spec: { type: "object", properties: { size: { type: "integer" } } },
+      },
+    },
+  });
+  const gadget = await client.resource(GADGETS).namespace("n").get("g");
+  const isGadget: Equal<typeof gadget, ObjectOf<typeof GADGETS>> = true;
+  const size: number | undefined = gadget.spec?.size;
+  // An explicit type still takes an untyped Resource.
+  const pods = client.resource<Pod>({ version: "v1", resource: "pods" });
+  void [isGadget, size, pods];
+}
+
 // Never called: apply configurations need their list-map keys.
 async function applies(client: Client): Promise<void> {
   const deployment: DeploymentApply = {
@@ -170,6 +194,7 @@ async function applies(client: Client): Promise<void> {
 Deno.test("api: the built-in Resources name their collections as discovery does", () => {
   assert.equal(typeof reads, "function");
   assert.equal(typeof applies, "function");
+  assert.equal(typeof defined, "function");
   assert.deepEqual(
     [DEPLOYMENTS.group, DEPLOYMENTS.version, DEPLOYMENTS.resource],
     ["apps", "v1", "deployments"],
