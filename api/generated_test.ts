@@ -13,8 +13,10 @@ async function committedModules(): Promise<string[]> {
     for await (
       const version of Deno.readDir(new URL(`api/${group.name}/`, ROOT))
     ) {
-      if (version.isDirectory) {
-        found.push(`api/${group.name}/${version.name}/mod.ts`);
+      if (!version.isDirectory) continue;
+      const folder = `api/${group.name}/${version.name}/`;
+      for await (const file of Deno.readDir(new URL(folder, ROOT))) {
+        found.push(`${folder}${file.name}`);
       }
     }
   }

@@ -46,4 +46,4 @@
  * @module
  */
 
-export type { BuiltinResource, Keyed } from "./types.ts";
+export type { BuiltinResource, BuiltinSchema, Keyed } from "./types.ts";

@@ -8,6 +8,7 @@
 
 import type { Resource } from "../apiclient/resource.ts";
 import type { KubeObject } from "../apiclient/types.ts";
+import type { Schema } from "../_internal/schema/types.ts";
 
 /**
  * A built-in kind's collection, as discovery describes it: a `Resource`
@@ -65,3 +66,26 @@ export interface BuiltinResource<T extends KubeObject> extends Resource<T> {
 export type Keyed<T, K extends keyof T> =
   & T
   & { [P in K]-?: Exclude<T[P], undefined> };
+
+/**
+ * A built-in type's schema as a CustomResourceDefinition embeds it (from a
+ * module's `schemas.ts`, such as `@liken/kubernetes/api/batch/v1/schemas`),
+ * typed by the object type it describes: `defineResource` infers that type
+ * for the field that holds it.
+ *
+ * @example
+ * ```ts
+ * import type { BuiltinSchema } from "@liken/kubernetes/api";
+ * import type { JobTemplateSpec } from "@liken/kubernetes/api/batch/v1";
+ * import { JOB_TEMPLATE_SPEC } from "@liken/kubernetes/api/batch/v1/schemas";
+ *
+ * const schema: BuiltinSchema<JobTemplateSpec> = JOB_TEMPLATE_SPEC;
+ * void schema;
+ * ```
+ *
+ * @typeParam T The type the schema describes.
+ */
+export type BuiltinSchema<T> = Schema & {
+  /** Type only, never set: the type the schema describes. */
+  readonly "~type"?: T;
+};

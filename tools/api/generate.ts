@@ -6,6 +6,8 @@
 //
 //   deno task api:generate
 //
+import { schemasModule } from "./schemas.ts";
+
 // Rules, in short:
 // - one module per schema package (`io.k8s.api.apps.v1` → api/apps/v1/mod.ts;
 //   apimachinery's meta/v1, resource, intstr, runtime and version → api/meta/v1);
@@ -547,6 +549,12 @@ export function generate(inputs: Inputs): Map<string, string> {
       `api/${module}/mod.ts`,
       generator.module(module, byModule.get(module) ?? []),
     );
+    const schemas = schemasModule(
+      { schemas: generator.schemas, aliasOf },
+      module,
+      RELEASE,
+    );
+    if (schemas !== undefined) out.set(`api/${module}/schemas.ts`, schemas);
   }
   return out;
 }
