@@ -371,6 +371,17 @@ class Generator {
     return out;
   }
 
+  /** Whether a default server lists the group-version (`/apis`). */
+  servedByDefault(groupVersion: string): boolean {
+    const apis = this.inputs.discovery["apis.json"] as
+      | { groups?: { versions?: { groupVersion?: string }[] }[] }
+      | undefined;
+    if (!groupVersion.includes("/") || apis?.groups === undefined) return true;
+    return apis.groups.some((g) =>
+      g.versions?.some((v) => v.groupVersion === groupVersion)
+    );
+  }
+
   module(module: string, resources: ResourceEntry[]): string {
     const definitions = [...this.schemas.values()].filter((d) =>
       d.module === module
@@ -465,8 +476,11 @@ class Generator {
     const subs = subresources.length
       ? `; subresources ${subresources.map((s) => `\`${s}\``).join(", ")}`
       : "";
+    const off = this.servedByDefault(groupVersion)
+      ? ""
+      : ` Not served by default: the API server serves it with \`--runtime-config=${groupVersion}=true\`.`;
     const text =
-      `The \`${r.name}\` collection of \`${groupVersion}\` (${scope}), of {@linkcode ${type}} objects${subs}.`;
+      `The \`${r.name}\` collection of \`${groupVersion}\` (${scope}), of {@linkcode ${type}} objects${subs}.${off}`;
     const fields = [
       `group: ${JSON.stringify(group)}`,
       `version: ${JSON.stringify(version)}`,
@@ -593,6 +607,18 @@ export const DATA: URL = new URL("./data/", import.meta.url);
 if (import.meta.main) {
   const root = new URL("../../", import.meta.url);
   const files = generate(await readInputs(DATA));
+  // A group-version the data no longer holds goes away.
+  for await (const group of Deno.readDir(new URL("api/", root))) {
+    if (!group.isDirectory) continue;
+    for await (
+      const version of Deno.readDir(new URL(`api/${group.name}/`, root))
+    ) {
+      const folder = `api/${group.name}/${version.name}`;
+      if (![...files.keys()].some((path) => path.startsWith(`${folder}/`))) {
+        await Deno.remove(new URL(folder, root), { recursive: true });
+      }
+    }
+  }
   let bytes = 0;
   for (const [path, text] of files) {
     const url = new URL(path, root);

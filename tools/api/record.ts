@@ -1,7 +1,9 @@
 // Records what the real API server serves into tools/api/data (issue 43):
 // `/openapi/v3` and each GA and beta group-version document under it, and
 // discovery (`/api`, `/apis`, each group-version, and the aggregated
-// `/apis` of apidiscovery.k8s.io/v2). Then it compares the recording with
+// `/apis` of apidiscovery.k8s.io/v2), from a default server; then the betas
+// a default server does not serve, from one started with
+// `--runtime-config=api/beta=true` (their group-version documents only). Then it compares the recording with
 // the same release's `api/openapi-spec/v3` and `api/discovery` from the
 // k8s.io/kubernetes module, when `--module DIR` names that `api/` folder,
 // and prints what differs.
@@ -46,7 +48,15 @@ export function fileStem(path: string): string {
   return path.replace(/^\//, "").replaceAll("/", "__");
 }
 
-async function record(plane: RealControlPlane): Promise<Recording> {
+/**
+ * Records one server: its GA and beta group-versions (those `wanted` says),
+ * and the root discovery documents when `roots`.
+ */
+async function record(
+  plane: RealControlPlane,
+  wanted: (path: string) => boolean,
+  roots: boolean,
+): Promise<Recording> {
   const get = async (
     path: string,
     accept = "application/json",
@@ -66,18 +76,23 @@ async function record(plane: RealControlPlane): Promise<Recording> {
     paths: Record<string, { serverRelativeURL: string }>;
   };
   for (const path of Object.keys(index.paths).sort()) {
-    if (!RECORDED.test(path)) continue;
+    if (!RECORDED.test(path) || !wanted(path)) continue;
     recording.openapi.set(
       `${fileStem(path)}_openapi.json`,
       await get(index.paths[path]!.serverRelativeURL),
     );
   }
-  recording.discovery.set("api.json", await get("/api"));
   const groups = await get("/apis") as {
     groups: { versions: { groupVersion: string }[] }[];
   };
-  recording.discovery.set("apis.json", groups);
-  recording.discovery.set("aggregated_v2.json", await get("/apis", AGGREGATED));
+  if (roots) {
+    recording.discovery.set("api.json", await get("/api"));
+    recording.discovery.set("apis.json", groups);
+    recording.discovery.set(
+      "aggregated_v2.json",
+      await get("/apis", AGGREGATED),
+    );
+  }
   const versions = ["api/v1"];
   for (const group of groups.groups) {
     for (const { groupVersion } of group.versions) {
@@ -85,7 +100,7 @@ async function record(plane: RealControlPlane): Promise<Recording> {
     }
   }
   for (const path of versions.sort()) {
-    if (!RECORDED.test(path)) continue;
+    if (!RECORDED.test(path) || !wanted(path)) continue;
     recording.discovery.set(`${fileStem(path)}.json`, await get(`/${path}`));
   }
   return recording;
@@ -228,12 +243,37 @@ if (import.meta.main) {
   if (args.includes("--compare-only")) {
     recording = await readData(data);
   } else {
-    await using plane = await RealControlPlane.start({ controllers: "" });
-    recording = await record(plane);
+    // A default server: what a cluster serves, and its discovery.
+    let version: string;
+    {
+      await using plane = await RealControlPlane.start({ controllers: "" });
+      version = plane.ready.version;
+      recording = await record(plane, () => true, true);
+    }
+    // The betas that are off by default, from a server that serves them;
+    // apis.json and the aggregated discovery above do not list them.
+    {
+      await using plane = await RealControlPlane.start({
+        controllers: "",
+        apiserverArgs: ["--runtime-config=api/beta=true"],
+      });
+      const betas = await record(
+        plane,
+        (path) =>
+          !recording.discovery.has(`${fileStem(path)}.json`) &&
+          /beta\d+$/.test(path),
+        false,
+      );
+      for (const part of ["openapi", "discovery"] as const) {
+        for (const [name, value] of betas[part]) {
+          recording[part].set(name, value);
+        }
+      }
+    }
     await write(data, recording);
     // deno-lint-ignore no-console
     console.log(
-      `recorded ${recording.openapi.size} OpenAPI and ${recording.discovery.size} discovery documents of kube-apiserver ${plane.ready.version} in ${
+      `recorded ${recording.openapi.size} OpenAPI and ${recording.discovery.size} discovery documents of kube-apiserver ${version} in ${
         Date.now() - started
       } ms`,
     );

@@ -227,6 +227,10 @@ export interface MatchResources {
    * - Equivalent: match a request if modifies a resource listed in rules, even via another API group or version. For example, if deployments can be modified via apps/v1, apps/v1beta1, and extensions/v1beta1, and "rules" only included `apiGroups:["apps"], apiVersions:["v1"], resources: ["deployments"]`, a request to apps/v1beta1 or extensions/v1beta1 would be converted to apps/v1 and sent to the ValidatingAdmissionPolicy.
    *
    * Defaults to "Equivalent"
+   *
+   * Possible enum values:
+   *  - `"Equivalent"` means requests should be sent to the webhook if they modify a resource listed in rules via another API group or version.
+   *  - `"Exact"` means requests should only be sent to the webhook if they exactly match a given rule.
    */
   matchPolicy?: string;
   /**
@@ -407,6 +411,10 @@ export interface MutatingAdmissionPolicySpec {
    * failurePolicy does not define how validations that evaluate to false are handled.
    *
    * Allowed values are Ignore or Fail. Defaults to Fail.
+   *
+   * Possible enum values:
+   *  - `"Fail"` means that an error calling the webhook causes the admission to fail.
+   *  - `"Ignore"` means that an error calling the webhook is ignored.
    */
   failurePolicy?: string;
   /**
@@ -434,6 +442,10 @@ export interface MutatingAdmissionPolicySpec {
    * Never: These mutations will not be called more than once per binding in a single admission evaluation.
    *
    * IfNeeded: These mutations may be invoked more than once per binding for a single admission request and there is no guarantee of order with respect to other admission plugins, admission webhooks, bindings of this policy and admission policies.  Mutations are only reinvoked when mutations change the object after this mutation is invoked. Required.
+   *
+   * Possible enum values:
+   *  - `"IfNeeded"` indicates that the mutation may be called at least one additional time as part of the admission evaluation if the object being admitted is modified by other admission plugins after the initial mutation call.
+   *  - `"Never"` indicates that the mutation must not be called more than once in a single admission evaluation.
    */
   reinvocationPolicy?: string;
   /**
@@ -472,7 +484,13 @@ export interface MutatingWebhook {
   admissionReviewVersions: string[];
   /** clientConfig defines how to communicate with the hook. Required */
   clientConfig: WebhookClientConfig;
-  /** failurePolicy defines how unrecognized errors from the admission endpoint are handled - allowed values are Ignore or Fail. Defaults to Fail. */
+  /**
+   * failurePolicy defines how unrecognized errors from the admission endpoint are handled - allowed values are Ignore or Fail. Defaults to Fail.
+   *
+   * Possible enum values:
+   *  - `"Fail"` means that an error calling the webhook causes the admission to fail.
+   *  - `"Ignore"` means that an error calling the webhook is ignored.
+   */
   failurePolicy?: string;
   /**
    * matchConditions is a list of conditions that must be met for a request to be sent to this webhook. Match conditions filter requests that have already been matched by the rules, namespaceSelector, and objectSelector. An empty list of matchConditions matches all requests. There are a maximum of 64 match conditions allowed.
@@ -493,6 +511,10 @@ export interface MutatingWebhook {
    * - Equivalent: match a request if modifies a resource listed in rules, even via another API group or version. For example, if deployments can be modified via apps/v1, apps/v1beta1, and extensions/v1beta1, and "rules" only included `apiGroups:["apps"], apiVersions:["v1"], resources: ["deployments"]`, a request to apps/v1beta1 or extensions/v1beta1 would be converted to apps/v1 and sent to the webhook.
    *
    * Defaults to "Equivalent"
+   *
+   * Possible enum values:
+   *  - `"Equivalent"` means requests should be sent to the webhook if they modify a resource listed in rules via another API group or version.
+   *  - `"Exact"` means requests should only be sent to the webhook if they exactly match a given rule.
    */
   matchPolicy?: string;
   /** name is the name of the admission webhook. Name should be fully qualified, e.g., imagepolicy.kubernetes.io, where "imagepolicy" is the name of the webhook, and kubernetes.io is the name of the organization. Required. */
@@ -541,11 +563,23 @@ export interface MutatingWebhook {
    * IfNeeded: the webhook will be called at least one additional time as part of the admission evaluation if the object being admitted is modified by other admission plugins after the initial webhook call. Webhooks that specify this option *must* be idempotent, able to process objects they previously admitted. Note: * the number of additional invocations is not guaranteed to be exactly one. * if additional invocations result in further modifications to the object, webhooks are not guaranteed to be invoked again. * webhooks that use this option may be reordered to minimize the number of additional invocations. * to validate an object after all mutations are guaranteed complete, use a validating admission webhook instead.
    *
    * Defaults to "Never".
+   *
+   * Possible enum values:
+   *  - `"IfNeeded"` indicates that the mutation may be called at least one additional time as part of the admission evaluation if the object being admitted is modified by other admission plugins after the initial mutation call.
+   *  - `"Never"` indicates that the mutation must not be called more than once in a single admission evaluation.
    */
   reinvocationPolicy?: string;
   /** rules describes what operations on what resources/subresources the webhook cares about. The webhook cares about an operation if it matches _any_ Rule. However, in order to prevent ValidatingAdmissionWebhooks and MutatingAdmissionWebhooks from putting the cluster in a state which cannot be recovered from without completely disabling the plugin, ValidatingAdmissionWebhooks and MutatingAdmissionWebhooks are never called on admission requests for ValidatingWebhookConfiguration and MutatingWebhookConfiguration objects. */
   rules?: RuleWithOperations[];
-  /** sideEffects states whether this webhook has side effects. Acceptable values are: None, NoneOnDryRun (webhooks created via v1beta1 may also specify Some or Unknown). Webhooks with side effects MUST implement a reconciliation system, since a request may be rejected by a future step in the admission chain and the side effects therefore need to be undone. Requests with the dryRun attribute will be auto-rejected if they match a webhook with sideEffects == Unknown or Some. */
+  /**
+   * sideEffects states whether this webhook has side effects. Acceptable values are: None, NoneOnDryRun (webhooks created via v1beta1 may also specify Some or Unknown). Webhooks with side effects MUST implement a reconciliation system, since a request may be rejected by a future step in the admission chain and the side effects therefore need to be undone. Requests with the dryRun attribute will be auto-rejected if they match a webhook with sideEffects == Unknown or Some.
+   *
+   * Possible enum values:
+   *  - `"None"` means that calling the webhook will have no side effects.
+   *  - `"NoneOnDryRun"` means that calling the webhook will possibly have side effects, but if the request being reviewed has the dry-run attribute, the side effects will be suppressed.
+   *  - `"Some"` means that calling the webhook will possibly have side effects. If a request with the dry-run attribute would trigger a call to this webhook, the request will instead fail.
+   *  - `"Unknown"` means that no information is known about the side effects of calling the webhook. If a request with the dry-run attribute would trigger a call to this webhook, the request will instead fail.
+   */
   sideEffects: string;
   /** timeoutSeconds specifies the timeout for this webhook. After the timeout passes, the webhook call will be ignored or the API call will fail based on the failure policy. The timeout value must be between 1 and 30 seconds. Default to 10 seconds. */
   timeoutSeconds?: number;
@@ -629,7 +663,14 @@ export interface Mutation {
   applyConfiguration?: ApplyConfiguration;
   /** jsonPatch defines a [JSON patch](https://jsonpatch.com/) operation to perform a mutation to the object. A CEL expression is used to create the JSON patch. */
   jsonPatch?: JSONPatch;
-  /** patchType indicates the patch strategy used. Allowed values are "ApplyConfiguration" and "JSONPatch". Required. */
+  /**
+   * patchType indicates the patch strategy used. Allowed values are "ApplyConfiguration" and "JSONPatch". Required.
+   *
+   *
+   * Possible enum values:
+   *  - `"ApplyConfiguration"` ApplyConfiguration indicates that the mutation is using apply configuration to mutate the object.
+   *  - `"JSONPatch"` JSONPatch indicates that the object is mutated through JSON Patch.
+   */
   patchType: string;
 }
 
@@ -667,7 +708,15 @@ export interface NamedRuleWithOperations {
    * Depending on the enclosing object, subresources might not be allowed. Required.
    */
   resources?: string[];
-  /** scope specifies the scope of this rule. Valid values are "Cluster", "Namespaced", and "*" "Cluster" means that only cluster-scoped resources will match this rule. Namespace API objects are cluster-scoped. "Namespaced" means that only namespaced resources will match this rule. "*" means that there are no scope restrictions. Subresources match the scope of their parent resource. Default is "*". */
+  /**
+   * scope specifies the scope of this rule. Valid values are "Cluster", "Namespaced", and "*" "Cluster" means that only cluster-scoped resources will match this rule. Namespace API objects are cluster-scoped. "Namespaced" means that only namespaced resources will match this rule. "*" means that there are no scope restrictions. Subresources match the scope of their parent resource. Default is "*".
+   *
+   *
+   * Possible enum values:
+   *  - `"*"` means that all scopes are included.
+   *  - `"Cluster"` means that scope is limited to cluster-scoped objects. Namespace objects are cluster-scoped.
+   *  - `"Namespaced"` means that scope is limited to namespaced objects.
+   */
   scope?: string;
 }
 
@@ -783,7 +832,15 @@ export interface RuleWithOperations {
    * Depending on the enclosing object, subresources might not be allowed. Required.
    */
   resources?: string[];
-  /** scope specifies the scope of this rule. Valid values are "Cluster", "Namespaced", and "*" "Cluster" means that only cluster-scoped resources will match this rule. Namespace API objects are cluster-scoped. "Namespaced" means that only namespaced resources will match this rule. "*" means that there are no scope restrictions. Subresources match the scope of their parent resource. Default is "*". */
+  /**
+   * scope specifies the scope of this rule. Valid values are "Cluster", "Namespaced", and "*" "Cluster" means that only cluster-scoped resources will match this rule. Namespace API objects are cluster-scoped. "Namespaced" means that only namespaced resources will match this rule. "*" means that there are no scope restrictions. Subresources match the scope of their parent resource. Default is "*".
+   *
+   *
+   * Possible enum values:
+   *  - `"*"` means that all scopes are included.
+   *  - `"Cluster"` means that scope is limited to cluster-scoped objects. Namespace objects are cluster-scoped.
+   *  - `"Namespaced"` means that scope is limited to namespaced objects.
+   */
   scope?: string;
 }
 
@@ -1001,6 +1058,10 @@ export interface ValidatingAdmissionPolicySpec {
    * When failurePolicy is set to Fail, ValidatingAdmissionPolicyBinding validationActions define how failures are enforced.
    *
    * Allowed values are Ignore or Fail. Defaults to Fail.
+   *
+   * Possible enum values:
+   *  - `"Fail"` means that an error calling the webhook causes the admission to fail.
+   *  - `"Ignore"` means that an error calling the webhook is ignored.
    */
   failurePolicy?: string;
   /**
@@ -1082,7 +1143,13 @@ export interface ValidatingWebhook {
   admissionReviewVersions: string[];
   /** clientConfig defines how to communicate with the hook. Required */
   clientConfig: WebhookClientConfig;
-  /** failurePolicy defines how unrecognized errors from the admission endpoint are handled - allowed values are Ignore or Fail. Defaults to Fail. */
+  /**
+   * failurePolicy defines how unrecognized errors from the admission endpoint are handled - allowed values are Ignore or Fail. Defaults to Fail.
+   *
+   * Possible enum values:
+   *  - `"Fail"` means that an error calling the webhook causes the admission to fail.
+   *  - `"Ignore"` means that an error calling the webhook is ignored.
+   */
   failurePolicy?: string;
   /**
    * matchConditions is a list of conditions that must be met for a request to be sent to this webhook. Match conditions filter requests that have already been matched by the rules, namespaceSelector, and objectSelector. An empty list of matchConditions matches all requests. There are a maximum of 64 match conditions allowed.
@@ -1103,6 +1170,10 @@ export interface ValidatingWebhook {
    * - Equivalent: match a request if modifies a resource listed in rules, even via another API group or version. For example, if deployments can be modified via apps/v1, apps/v1beta1, and extensions/v1beta1, and "rules" only included `apiGroups:["apps"], apiVersions:["v1"], resources: ["deployments"]`, a request to apps/v1beta1 or extensions/v1beta1 would be converted to apps/v1 and sent to the webhook.
    *
    * Defaults to "Equivalent"
+   *
+   * Possible enum values:
+   *  - `"Equivalent"` means requests should be sent to the webhook if they modify a resource listed in rules via another API group or version.
+   *  - `"Exact"` means requests should only be sent to the webhook if they exactly match a given rule.
    */
   matchPolicy?: string;
   /** name is the name of the admission webhook. Name should be fully qualified, e.g., imagepolicy.kubernetes.io, where "imagepolicy" is the name of the webhook, and kubernetes.io is the name of the organization. Required. */
@@ -1145,7 +1216,15 @@ export interface ValidatingWebhook {
   objectSelector?: metaV1.LabelSelector;
   /** rules describes what operations on what resources/subresources the webhook cares about. The webhook cares about an operation if it matches _any_ Rule. However, in order to prevent ValidatingAdmissionWebhooks and MutatingAdmissionWebhooks from putting the cluster in a state which cannot be recovered from without completely disabling the plugin, ValidatingAdmissionWebhooks and MutatingAdmissionWebhooks are never called on admission requests for ValidatingWebhookConfiguration and MutatingWebhookConfiguration objects. */
   rules?: RuleWithOperations[];
-  /** sideEffects states whether this webhook has side effects. Acceptable values are: None, NoneOnDryRun (webhooks created via v1beta1 may also specify Some or Unknown). Webhooks with side effects MUST implement a reconciliation system, since a request may be rejected by a future step in the admission chain and the side effects therefore need to be undone. Requests with the dryRun attribute will be auto-rejected if they match a webhook with sideEffects == Unknown or Some. */
+  /**
+   * sideEffects states whether this webhook has side effects. Acceptable values are: None, NoneOnDryRun (webhooks created via v1beta1 may also specify Some or Unknown). Webhooks with side effects MUST implement a reconciliation system, since a request may be rejected by a future step in the admission chain and the side effects therefore need to be undone. Requests with the dryRun attribute will be auto-rejected if they match a webhook with sideEffects == Unknown or Some.
+   *
+   * Possible enum values:
+   *  - `"None"` means that calling the webhook will have no side effects.
+   *  - `"NoneOnDryRun"` means that calling the webhook will possibly have side effects, but if the request being reviewed has the dry-run attribute, the side effects will be suppressed.
+   *  - `"Some"` means that calling the webhook will possibly have side effects. If a request with the dry-run attribute would trigger a call to this webhook, the request will instead fail.
+   *  - `"Unknown"` means that no information is known about the side effects of calling the webhook. If a request with the dry-run attribute would trigger a call to this webhook, the request will instead fail.
+   */
   sideEffects: string;
   /** timeoutSeconds specifies the timeout for this webhook. After the timeout passes, the webhook call will be ignored or the API call will fail based on the failure policy. The timeout value must be between 1 and 30 seconds. Default to 10 seconds. */
   timeoutSeconds?: number;

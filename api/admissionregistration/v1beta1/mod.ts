@@ -380,6 +380,10 @@ export interface MutatingAdmissionPolicySpec {
    * Never: These mutations will not be called more than once per binding in a single admission evaluation.
    *
    * IfNeeded: These mutations may be invoked more than once per binding for a single admission request and there is no guarantee of order with respect to other admission plugins, admission webhooks, bindings of this policy and admission policies.  Mutations are only reinvoked when mutations change the object after this mutation is invoked. Required.
+   *
+   * Possible enum values:
+   *  - `"IfNeeded"` indicates that the mutation may be called at least one additional time as part of the admission evaluation if the object being admitted is modified by other admission plugins after the initial mutation call.
+   *  - `"Never"` indicates that the mutation must not be called more than once in a single admission evaluation.
    */
   reinvocationPolicy?: string;
   /**
@@ -418,7 +422,14 @@ export interface Mutation {
   applyConfiguration?: ApplyConfiguration;
   /** jsonPatch defines a [JSON patch](https://jsonpatch.com/) operation to perform a mutation to the object. A CEL expression is used to create the JSON patch. */
   jsonPatch?: JSONPatch;
-  /** patchType indicates the patch strategy used. Allowed values are "ApplyConfiguration" and "JSONPatch". Required. */
+  /**
+   * patchType indicates the patch strategy used. Allowed values are "ApplyConfiguration" and "JSONPatch". Required.
+   *
+   *
+   * Possible enum values:
+   *  - `"ApplyConfiguration"` ApplyConfiguration indicates that the mutation is using apply configuration to mutate the object.
+   *  - `"JSONPatch"` JSONPatch indicates that the object is mutated through JSON Patch.
+   */
   patchType: string;
 }
 
@@ -456,7 +467,15 @@ export interface NamedRuleWithOperations {
    * Depending on the enclosing object, subresources might not be allowed. Required.
    */
   resources?: string[];
-  /** scope specifies the scope of this rule. Valid values are "Cluster", "Namespaced", and "*" "Cluster" means that only cluster-scoped resources will match this rule. Namespace API objects are cluster-scoped. "Namespaced" means that only namespaced resources will match this rule. "*" means that there are no scope restrictions. Subresources match the scope of their parent resource. Default is "*". */
+  /**
+   * scope specifies the scope of this rule. Valid values are "Cluster", "Namespaced", and "*" "Cluster" means that only cluster-scoped resources will match this rule. Namespace API objects are cluster-scoped. "Namespaced" means that only namespaced resources will match this rule. "*" means that there are no scope restrictions. Subresources match the scope of their parent resource. Default is "*".
+   *
+   *
+   * Possible enum values:
+   *  - `"*"` means that all scopes are included.
+   *  - `"Cluster"` means that scope is limited to cluster-scoped objects. Namespace objects are cluster-scoped.
+   *  - `"Namespaced"` means that scope is limited to namespaced objects.
+   */
   scope?: string;
 }
 
@@ -575,7 +594,7 @@ export interface VariableApply {
 }
 
 
-/** The `mutatingadmissionpolicies` collection of `admissionregistration.k8s.io/v1beta1` (cluster-scoped), of {@linkcode MutatingAdmissionPolicy} objects. */
+/** The `mutatingadmissionpolicies` collection of `admissionregistration.k8s.io/v1beta1` (cluster-scoped), of {@linkcode MutatingAdmissionPolicy} objects. Not served by default: the API server serves it with `--runtime-config=admissionregistration.k8s.io/v1beta1=true`. */
 export const MUTATINGADMISSIONPOLICIES: BuiltinResource<MutatingAdmissionPolicy> = {
   group: "admissionregistration.k8s.io",
   version: "v1beta1",
@@ -587,7 +606,7 @@ export const MUTATINGADMISSIONPOLICIES: BuiltinResource<MutatingAdmissionPolicy>
   verbs: ["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"],
 };
 
-/** The `mutatingadmissionpolicybindings` collection of `admissionregistration.k8s.io/v1beta1` (cluster-scoped), of {@linkcode MutatingAdmissionPolicyBinding} objects. */
+/** The `mutatingadmissionpolicybindings` collection of `admissionregistration.k8s.io/v1beta1` (cluster-scoped), of {@linkcode MutatingAdmissionPolicyBinding} objects. Not served by default: the API server serves it with `--runtime-config=admissionregistration.k8s.io/v1beta1=true`. */
 export const MUTATINGADMISSIONPOLICYBINDINGS: BuiltinResource<MutatingAdmissionPolicyBinding> = {
   group: "admissionregistration.k8s.io",
   version: "v1beta1",

@@ -220,7 +220,13 @@ export interface DaemonSetStatusApply {
 export interface DaemonSetUpdateStrategy {
   /** Rolling update config params. Present only if type = "RollingUpdate". */
   rollingUpdate?: RollingUpdateDaemonSet;
-  /** Type of daemon set update. Can be "RollingUpdate" or "OnDelete". Default is RollingUpdate. */
+  /**
+   * Type of daemon set update. Can be "RollingUpdate" or "OnDelete". Default is RollingUpdate.
+   *
+   * Possible enum values:
+   *  - `"OnDelete"` Replace the old daemons only when it's killed
+   *  - `"RollingUpdate"` Replace the old daemons by new ones using rolling update i.e replace them on each node one after the other.
+   */
   type?: string;
 }
 
@@ -416,7 +422,13 @@ export interface DeploymentStatusApply {
 export interface DeploymentStrategy {
   /** Rolling update config params. Present only if DeploymentStrategyType = RollingUpdate. */
   rollingUpdate?: RollingUpdateDeployment;
-  /** Type of deployment. Can be "Recreate" or "RollingUpdate". Default is RollingUpdate. */
+  /**
+   * Type of deployment. Can be "Recreate" or "RollingUpdate". Default is RollingUpdate.
+   *
+   * Possible enum values:
+   *  - `"Recreate"` Kill all existing pods before creating new ones.
+   *  - `"RollingUpdate"` Replace the old ReplicaSets by new one using rolling update i.e gradually scale down the old ReplicaSets and scale up the new one.
+   */
   type?: string;
 }
 
@@ -771,7 +783,13 @@ export interface StatefulSetSpec {
   ordinals?: StatefulSetOrdinals;
   /** persistentVolumeClaimRetentionPolicy describes the lifecycle of persistent volume claims created from volumeClaimTemplates. By default, all persistent volume claims are created as needed and retained until manually deleted. This policy allows the lifecycle to be altered, for example by deleting persistent volume claims when their stateful set is deleted, or when their pod is scaled down. */
   persistentVolumeClaimRetentionPolicy?: StatefulSetPersistentVolumeClaimRetentionPolicy;
-  /** podManagementPolicy controls how pods are created during initial scale up, when replacing pods on nodes, or when scaling down. The default policy is `OrderedReady`, where pods are created in increasing order (pod-0, then pod-1, etc) and the controller will wait until each pod is ready before continuing. When scaling down, the pods are removed in the opposite order. The alternative policy is `Parallel` which will create pods in parallel to match the desired scale without waiting, and on scale down will delete all pods at once. */
+  /**
+   * podManagementPolicy controls how pods are created during initial scale up, when replacing pods on nodes, or when scaling down. The default policy is `OrderedReady`, where pods are created in increasing order (pod-0, then pod-1, etc) and the controller will wait until each pod is ready before continuing. When scaling down, the pods are removed in the opposite order. The alternative policy is `Parallel` which will create pods in parallel to match the desired scale without waiting, and on scale down will delete all pods at once.
+   *
+   * Possible enum values:
+   *  - `"OrderedReady"` will create pods in strictly increasing order on scale up and strictly decreasing order on scale down, progressing only when the previous pod is ready or terminated. At most one pod will be changed at any time.
+   *  - `"Parallel"` will create and delete pods as soon as the stateful set replica count is changed, and will not wait for pods to be ready or complete termination.
+   */
   podManagementPolicy?: string;
   /** replicas is the desired number of replicas of the given Template. These are replicas in the sense that they are instantiations of the same Template, but individual replicas also have a consistent identity. If unspecified, defaults to 1. */
   replicas?: number;
@@ -875,7 +893,14 @@ export interface StatefulSetStatusApply {
 export interface StatefulSetUpdateStrategy {
   /** RollingUpdate is used to communicate parameters when Type is RollingUpdateStatefulSetStrategyType. */
   rollingUpdate?: RollingUpdateStatefulSetStrategy;
-  /** Type indicates the type of the StatefulSetUpdateStrategy. Default is RollingUpdate. */
+  /**
+   * Type indicates the type of the StatefulSetUpdateStrategy. Default is RollingUpdate.
+   *
+   * Possible enum values:
+   *  - `"OnDelete"` disables ordered rolling restarts. Version tracking is done on a best-effort basis - the controller will try to eventually converge StatefulSet's currentRevision with updateRevision. Pods are recreated from the StatefulSetSpec when they are manually deleted. When a scale operation is performed with this strategy, new Pods will be created from the specification version indicated by the StatefulSet's updateRevision.
+   *  - `"Recreate"` indicates that all existing pods will be deleted and fully terminated before any new-revision pods are created. This ensures that old and new revision Pods never run at the same time. This is an alpha type and requires enabling StatefulSetRecreateStrategy feature gate. Switching to the Recreate strategy is allowed when the feature gate is enabled, and switching away from it to a different update strategy is also allowed. +featureGate=StatefulSetRecreateStrategy
+   *  - `"RollingUpdate"` indicates that update will be applied to all Pods in the StatefulSet with respect to the StatefulSet ordering constraints. When a scale operation is performed with this strategy, new Pods will be created from the specification version indicated by the StatefulSet's updateRevision.
+   */
   type?: string;
 }
 

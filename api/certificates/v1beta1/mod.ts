@@ -301,7 +301,7 @@ export interface PodCertificateRequestStatusApply {
 }
 
 
-/** The `clustertrustbundles` collection of `certificates.k8s.io/v1beta1` (cluster-scoped), of {@linkcode ClusterTrustBundle} objects. */
+/** The `clustertrustbundles` collection of `certificates.k8s.io/v1beta1` (cluster-scoped), of {@linkcode ClusterTrustBundle} objects. Not served by default: the API server serves it with `--runtime-config=certificates.k8s.io/v1beta1=true`. */
 export const CLUSTERTRUSTBUNDLES: BuiltinResource<ClusterTrustBundle> = {
   group: "certificates.k8s.io",
   version: "v1beta1",
@@ -313,7 +313,7 @@ export const CLUSTERTRUSTBUNDLES: BuiltinResource<ClusterTrustBundle> = {
   verbs: ["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"],
 };
 
-/** The `podcertificaterequests` collection of `certificates.k8s.io/v1beta1` (namespaced), of {@linkcode PodCertificateRequest} objects; subresources `status`. */
+/** The `podcertificaterequests` collection of `certificates.k8s.io/v1beta1` (namespaced), of {@linkcode PodCertificateRequest} objects; subresources `status`. Not served by default: the API server serves it with `--runtime-config=certificates.k8s.io/v1beta1=true`. */
 export const PODCERTIFICATEREQUESTS: BuiltinResource<PodCertificateRequest> = {
   group: "certificates.k8s.io",
   version: "v1beta1",

@@ -88,7 +88,7 @@ export interface LeaseCandidateSpecApply {
 }
 
 
-/** The `leasecandidates` collection of `coordination.k8s.io/v1beta1` (namespaced), of {@linkcode LeaseCandidate} objects. */
+/** The `leasecandidates` collection of `coordination.k8s.io/v1beta1` (namespaced), of {@linkcode LeaseCandidate} objects. Not served by default: the API server serves it with `--runtime-config=coordination.k8s.io/v1beta1=true`. */
 export const LEASECANDIDATES: BuiltinResource<LeaseCandidate> = {
   group: "coordination.k8s.io",
   version: "v1beta1",

@@ -44,6 +44,11 @@ export interface AppArmorProfile {
    *   Localhost - a profile pre-loaded on the node.
    *   RuntimeDefault - the container runtime's default profile.
    *   Unconfined - no AppArmor enforcement.
+   *
+   * Possible enum values:
+   *  - `"Localhost"` indicates that a profile pre-loaded on the node should be used.
+   *  - `"RuntimeDefault"` indicates that the container runtime's default AppArmor profile should be used.
+   *  - `"Unconfined"` indicates that no AppArmor profile should be enforced.
    */
   type: string;
 }
@@ -114,7 +119,14 @@ export interface AWSElasticBlockStoreVolumeSourceApply {
 
 /** AzureDisk represents an Azure Data Disk mount on the host and bind mount to the pod. */
 export interface AzureDiskVolumeSource {
-  /** cachingMode is the Host Caching mode: None, Read Only, Read Write. */
+  /**
+   * cachingMode is the Host Caching mode: None, Read Only, Read Write.
+   *
+   * Possible enum values:
+   *  - `"None"`
+   *  - `"ReadOnly"`
+   *  - `"ReadWrite"`
+   */
   cachingMode?: string;
   /** diskName is the Name of the data disk in the blob storage */
   diskName: string;
@@ -122,7 +134,14 @@ export interface AzureDiskVolumeSource {
   diskURI: string;
   /** fsType is Filesystem type to mount. Must be a filesystem type supported by the host operating system. Ex. "ext4", "xfs", "ntfs". Implicitly inferred to be "ext4" if unspecified. */
   fsType?: string;
-  /** kind expected values are Shared: multiple blob disks per storage account  Dedicated: single blob disk per storage account  Managed: azure managed data disk (only in managed availability set). defaults to shared */
+  /**
+   * kind expected values are Shared: multiple blob disks per storage account  Dedicated: single blob disk per storage account  Managed: azure managed data disk (only in managed availability set). defaults to shared
+   *
+   * Possible enum values:
+   *  - `"Dedicated"`
+   *  - `"Managed"`
+   *  - `"Shared"`
+   */
   kind?: string;
   /** readOnly Defaults to false (read/write). ReadOnly here will force the ReadOnly setting in VolumeMounts. */
   readOnly?: boolean;
@@ -700,7 +719,14 @@ export interface Container {
   envFrom?: EnvFromSource[];
   /** Container image name. More info: https://kubernetes.io/docs/concepts/containers/images This field is optional to allow higher level config management to default or override container images in workload controllers like Deployments and StatefulSets. */
   image?: string;
-  /** Image pull policy. One of Always, Never, IfNotPresent. Defaults to Always if :latest tag is specified, or IfNotPresent otherwise. Cannot be updated. More info: https://kubernetes.io/docs/concepts/containers/images#updating-images */
+  /**
+   * Image pull policy. One of Always, Never, IfNotPresent. Defaults to Always if :latest tag is specified, or IfNotPresent otherwise. Cannot be updated. More info: https://kubernetes.io/docs/concepts/containers/images#updating-images
+   *
+   * Possible enum values:
+   *  - `"Always"` means that kubelet always attempts to pull the latest image. Container will fail If the pull fails.
+   *  - `"IfNotPresent"` means that kubelet pulls if the image isn't present on disk. Container will fail if the image isn't present and the pull fails.
+   *  - `"Never"` means that kubelet never pulls an image, but only uses a local image. Container will fail if the image isn't present
+   */
   imagePullPolicy?: string;
   /** Actions that the management system should take in response to container lifecycle events. Cannot be updated. */
   lifecycle?: Lifecycle;
@@ -730,7 +756,13 @@ export interface Container {
   stdinOnce?: boolean;
   /** Optional: Path at which the file to which the container's termination message will be written is mounted into the container's filesystem. Message written is intended to be brief final status, such as an assertion failure message. Will be truncated by the node if greater than 4096 bytes. The total message length across all containers will be limited to 12kb. Defaults to /dev/termination-log. Cannot be updated. */
   terminationMessagePath?: string;
-  /** Indicate how the termination message should be populated. File will use the contents of terminationMessagePath to populate the container status message on both success and failure. FallbackToLogsOnError will use the last chunk of container log output if the termination message file is empty and the container exited with an error. The log output is limited to 2048 bytes or 80 lines, whichever is smaller. Defaults to File. Cannot be updated. */
+  /**
+   * Indicate how the termination message should be populated. File will use the contents of terminationMessagePath to populate the container status message on both success and failure. FallbackToLogsOnError will use the last chunk of container log output if the termination message file is empty and the container exited with an error. The log output is limited to 2048 bytes or 80 lines, whichever is smaller. Defaults to File. Cannot be updated.
+   *
+   * Possible enum values:
+   *  - `"FallbackToLogsOnError"` will read the most recent contents of the container logs for the container status message when the container exits with an error and the terminationMessagePath has no contents.
+   *  - `"File"` is the default behavior and will set the container status message to the contents of the container's terminationMessagePath when the container exits.
+   */
   terminationMessagePolicy?: string;
   /** Whether this container should allocate a TTY for itself, also requires 'stdin' to be true. Default is false. */
   tty?: boolean;
@@ -854,7 +886,14 @@ export interface ContainerPort {
   hostPort?: number;
   /** If specified, this must be an IANA_SVC_NAME and unique within the pod. Each named port in a pod must have a unique name. Name for the port that can be referred to by services. */
   name?: string;
-  /** Protocol for port. Must be UDP, TCP, or SCTP. Defaults to "TCP". */
+  /**
+   * Protocol for port. Must be UDP, TCP, or SCTP. Defaults to "TCP".
+   *
+   * Possible enum values:
+   *  - `"SCTP"` is the SCTP protocol.
+   *  - `"TCP"` is the TCP protocol.
+   *  - `"UDP"` is the UDP protocol.
+   */
   protocol?: string;
 }
 
@@ -1071,7 +1110,76 @@ export interface ContainerStatus {
   started?: boolean;
   /** State holds details about the container's current condition. */
   state?: ContainerState;
-  /** StopSignal reports the effective stop signal for this container */
+  /**
+   * StopSignal reports the effective stop signal for this container
+   *
+   * Possible enum values:
+   *  - `"SIGABRT"`
+   *  - `"SIGALRM"`
+   *  - `"SIGBUS"`
+   *  - `"SIGCHLD"`
+   *  - `"SIGCLD"`
+   *  - `"SIGCONT"`
+   *  - `"SIGFPE"`
+   *  - `"SIGHUP"`
+   *  - `"SIGILL"`
+   *  - `"SIGINT"`
+   *  - `"SIGIO"`
+   *  - `"SIGIOT"`
+   *  - `"SIGKILL"`
+   *  - `"SIGPIPE"`
+   *  - `"SIGPOLL"`
+   *  - `"SIGPROF"`
+   *  - `"SIGPWR"`
+   *  - `"SIGQUIT"`
+   *  - `"SIGRTMAX"`
+   *  - `"SIGRTMAX-1"`
+   *  - `"SIGRTMAX-10"`
+   *  - `"SIGRTMAX-11"`
+   *  - `"SIGRTMAX-12"`
+   *  - `"SIGRTMAX-13"`
+   *  - `"SIGRTMAX-14"`
+   *  - `"SIGRTMAX-2"`
+   *  - `"SIGRTMAX-3"`
+   *  - `"SIGRTMAX-4"`
+   *  - `"SIGRTMAX-5"`
+   *  - `"SIGRTMAX-6"`
+   *  - `"SIGRTMAX-7"`
+   *  - `"SIGRTMAX-8"`
+   *  - `"SIGRTMAX-9"`
+   *  - `"SIGRTMIN"`
+   *  - `"SIGRTMIN+1"`
+   *  - `"SIGRTMIN+10"`
+   *  - `"SIGRTMIN+11"`
+   *  - `"SIGRTMIN+12"`
+   *  - `"SIGRTMIN+13"`
+   *  - `"SIGRTMIN+14"`
+   *  - `"SIGRTMIN+15"`
+   *  - `"SIGRTMIN+2"`
+   *  - `"SIGRTMIN+3"`
+   *  - `"SIGRTMIN+4"`
+   *  - `"SIGRTMIN+5"`
+   *  - `"SIGRTMIN+6"`
+   *  - `"SIGRTMIN+7"`
+   *  - `"SIGRTMIN+8"`
+   *  - `"SIGRTMIN+9"`
+   *  - `"SIGSEGV"`
+   *  - `"SIGSTKFLT"`
+   *  - `"SIGSTOP"`
+   *  - `"SIGSYS"`
+   *  - `"SIGTERM"`
+   *  - `"SIGTRAP"`
+   *  - `"SIGTSTP"`
+   *  - `"SIGTTIN"`
+   *  - `"SIGTTOU"`
+   *  - `"SIGURG"`
+   *  - `"SIGUSR1"`
+   *  - `"SIGUSR2"`
+   *  - `"SIGVTALRM"`
+   *  - `"SIGWINCH"`
+   *  - `"SIGXCPU"`
+   *  - `"SIGXFSZ"`
+   */
   stopSignal?: string;
   /** User represents user identity information initially attached to the first process of the container */
   user?: ContainerUser;
@@ -1109,7 +1217,7 @@ export interface ContainerStatusApply {
   started?: boolean;
   /** State holds details about the container's current condition. */
   state?: ContainerStateApply;
-  /** StopSignal reports the effective stop signal for this container */
+  /** StopSignal reports the effective stop signal for this container Possible enum values: - `"SIGABRT"` - `"SIGALRM"` - `"SIGBUS"` - `"SIGCHLD"` - `"SIGCLD"` - `"SIGCONT"` - `"SIGFPE"` - `"SIGHUP"` - `"SIGILL"` - `"SIGINT"` - `"SIGIO"` - `"S… */
   stopSignal?: string;
   /** User represents user identity information initially attached to the first process of the container */
   user?: ContainerUserApply;
@@ -1376,7 +1484,14 @@ export interface EndpointPort {
   name?: string;
   /** The port number of the endpoint. */
   port: number;
-  /** The IP protocol for this port. Must be UDP, TCP, or SCTP. Default is TCP. */
+  /**
+   * The IP protocol for this port. Must be UDP, TCP, or SCTP. Default is TCP.
+   *
+   * Possible enum values:
+   *  - `"SCTP"` is the SCTP protocol.
+   *  - `"TCP"` is the TCP protocol.
+   *  - `"UDP"` is the UDP protocol.
+   */
   protocol?: string;
 }
 
@@ -1588,7 +1703,14 @@ export interface EphemeralContainer {
   envFrom?: EnvFromSource[];
   /** Container image name. More info: https://kubernetes.io/docs/concepts/containers/images */
   image?: string;
-  /** Image pull policy. One of Always, Never, IfNotPresent. Defaults to Always if :latest tag is specified, or IfNotPresent otherwise. Cannot be updated. More info: https://kubernetes.io/docs/concepts/containers/images#updating-images */
+  /**
+   * Image pull policy. One of Always, Never, IfNotPresent. Defaults to Always if :latest tag is specified, or IfNotPresent otherwise. Cannot be updated. More info: https://kubernetes.io/docs/concepts/containers/images#updating-images
+   *
+   * Possible enum values:
+   *  - `"Always"` means that kubelet always attempts to pull the latest image. Container will fail If the pull fails.
+   *  - `"IfNotPresent"` means that kubelet pulls if the image isn't present on disk. Container will fail if the image isn't present and the pull fails.
+   *  - `"Never"` means that kubelet never pulls an image, but only uses a local image. Container will fail if the image isn't present
+   */
   imagePullPolicy?: string;
   /** Lifecycle is not allowed for ephemeral containers. */
   lifecycle?: Lifecycle;
@@ -1624,7 +1746,13 @@ export interface EphemeralContainer {
   targetContainerName?: string;
   /** Optional: Path at which the file to which the container's termination message will be written is mounted into the container's filesystem. Message written is intended to be brief final status, such as an assertion failure message. Will be truncated by the node if greater than 4096 bytes. The total message length across all containers will be limited to 12kb. Defaults to /dev/termination-log. Cannot be updated. */
   terminationMessagePath?: string;
-  /** Indicate how the termination message should be populated. File will use the contents of terminationMessagePath to populate the container status message on both success and failure. FallbackToLogsOnError will use the last chunk of container log output if the termination message file is empty and the container exited with an error. The log output is limited to 2048 bytes or 80 lines, whichever is smaller. Defaults to File. Cannot be updated. */
+  /**
+   * Indicate how the termination message should be populated. File will use the contents of terminationMessagePath to populate the container status message on both success and failure. FallbackToLogsOnError will use the last chunk of container log output if the termination message file is empty and the container exited with an error. The log output is limited to 2048 bytes or 80 lines, whichever is smaller. Defaults to File. Cannot be updated.
+   *
+   * Possible enum values:
+   *  - `"FallbackToLogsOnError"` will read the most recent contents of the container logs for the container status message when the container exits with an error and the terminationMessagePath has no contents.
+   *  - `"File"` is the default behavior and will set the container status message to the contents of the container's terminationMessagePath when the container exits.
+   */
   terminationMessagePolicy?: string;
   /** Whether this container should allocate a TTY for itself, also requires 'stdin' to be true. Default is false. */
   tty?: boolean;
@@ -2160,7 +2288,13 @@ export interface GlusterfsVolumeSourceApply {
 
 /** GRPCAction specifies an action involving a GRPC service. */
 export interface GRPCAction {
-  /** mode specifies the connection mode for the gRPC health probe. Set to "TLS" to use TLS without certificate verification. Set to "Plaintext" to use a plaintext (insecure) connection explicitly. If not specified, the probe uses a plaintext (insecure) connection. */
+  /**
+   * mode specifies the connection mode for the gRPC health probe. Set to "TLS" to use TLS without certificate verification. Set to "Plaintext" to use a plaintext (insecure) connection explicitly. If not specified, the probe uses a plaintext (insecure) connection.
+   *
+   * Possible enum values:
+   *  - `"Plaintext"` indicates that the probe should use a plaintext (insecure) gRPC connection.
+   *  - `"TLS"` indicates that the probe should connect using TLS without certificate verification.
+   */
   mode?: string;
   /** Port number of the gRPC service. Number must be in the range 1 to 65535. */
   port: number;
@@ -2226,7 +2360,19 @@ export interface HostIPApply {
 export interface HostPathVolumeSource {
   /** path of the directory on the host. If the path is a symlink, it will follow the link to the real path. More info: https://kubernetes.io/docs/concepts/storage/volumes#hostpath */
   path: string;
-  /** type for HostPath Volume Defaults to "" More info: https://kubernetes.io/docs/concepts/storage/volumes#hostpath */
+  /**
+   * type for HostPath Volume Defaults to "" More info: https://kubernetes.io/docs/concepts/storage/volumes#hostpath
+   *
+   * Possible enum values:
+   *  - `""` For backwards compatible, leave it empty if unset
+   *  - `"BlockDevice"` A block device must exist at the given path
+   *  - `"CharDevice"` A character device must exist at the given path
+   *  - `"Directory"` A directory must exist at the given path
+   *  - `"DirectoryOrCreate"` If nothing exists at the given path, an empty directory will be created there as needed with file mode 0755, having the same group and ownership with Kubelet.
+   *  - `"File"` A file must exist at the given path
+   *  - `"FileOrCreate"` If nothing exists at the given path, an empty file will be created there as needed with file mode 0644, having the same group and ownership with Kubelet.
+   *  - `"Socket"` A UNIX socket must exist at the given path
+   */
   type?: string;
 }
 
@@ -2238,7 +2384,7 @@ export interface HostPathVolumeSource {
 export interface HostPathVolumeSourceApply {
   /** path of the directory on the host. */
   path?: string;
-  /** type for HostPath Volume Defaults to "" More info: https://kubernetes.io/docs/concepts/storage/volumes#hostpath */
+  /** type for HostPath Volume Defaults to "" More info: https://kubernetes.io/docs/concepts/storage/volumes#hostpath Possible enum values: - `""` For backwards compatible, leave it empty if unset - `"BlockDevice"` A block device must exist at… */
   type?: string;
 }
 
@@ -2252,9 +2398,21 @@ export interface HTTPGetAction {
   path?: string;
   /** Name or number of the port to access on the container. Number must be in the range 1 to 65535. Name must be an IANA_SVC_NAME. */
   port: metaV1.IntOrString;
-  /** Protocol selects the wire protocol for the probe connection. Nil defaults to HTTP/1.1. */
+  /**
+   * Protocol selects the wire protocol for the probe connection. Nil defaults to HTTP/1.1.
+   *
+   * Possible enum values:
+   *  - `"HTTP1"` uses HTTP/1.1 (the existing default).
+   *  - `"HTTP2"` uses HTTP/2. Currently, only cleartext with prior knowledge (h2c) is supported, and must be used with scheme HTTP.
+   */
   protocol?: string;
-  /** Scheme to use for connecting to the host. Defaults to HTTP. */
+  /**
+   * Scheme to use for connecting to the host. Defaults to HTTP.
+   *
+   * Possible enum values:
+   *  - `"HTTP"` means that the scheme used will be http://
+   *  - `"HTTPS"` means that the scheme used will be https://
+   */
   scheme?: string;
 }
 
@@ -2300,7 +2458,14 @@ export interface HTTPHeaderApply {
 
 /** ImageVolumeSource represents a image volume resource. */
 export interface ImageVolumeSource {
-  /** Policy for pulling OCI objects. Possible values are: Always: the kubelet always attempts to pull the reference. Container creation will fail If the pull fails. Never: the kubelet never pulls the reference and only uses a local image or artifact. Container creation will fail if the reference isn't present. IfNotPresent: the kubelet pulls if the reference isn't already present on disk. Container creation will fail if the reference isn't present and the pull fails. Defaults to Always if :latest tag is specified, or IfNotPresent otherwise. */
+  /**
+   * Policy for pulling OCI objects. Possible values are: Always: the kubelet always attempts to pull the reference. Container creation will fail If the pull fails. Never: the kubelet never pulls the reference and only uses a local image or artifact. Container creation will fail if the reference isn't present. IfNotPresent: the kubelet pulls if the reference isn't already present on disk. Container creation will fail if the reference isn't present and the pull fails. Defaults to Always if :latest tag is specified, or IfNotPresent otherwise.
+   *
+   * Possible enum values:
+   *  - `"Always"` means that kubelet always attempts to pull the latest image. Container will fail If the pull fails.
+   *  - `"IfNotPresent"` means that kubelet pulls if the image isn't present on disk. Container will fail if the image isn't present and the pull fails.
+   *  - `"Never"` means that kubelet never pulls an image, but only uses a local image. Container will fail if the image isn't present
+   */
   pullPolicy?: string;
   /** Required: Image or artifact reference to be used. Behaves in the same way as pod.spec.containers[*].image. Pull secrets will be assembled in the same way as for the container image by looking up node credentials, SA image pull secrets, and pod spec image pull secrets. More info: https://kubernetes.io/docs/concepts/containers/images This field is optional to allow higher level config management to default or override container images in workload controllers like Deployments and StatefulSets. */
   reference?: string;
@@ -2480,7 +2645,76 @@ export interface Lifecycle {
   postStart?: LifecycleHandler;
   /** PreStop is called immediately before a container is terminated due to an API request or management event such as liveness/startup probe failure, preemption, resource contention, etc. The handler is not called if the container crashes or exits. The Pod's termination grace period countdown begins before the PreStop hook is executed. Regardless of the outcome of the handler, the container will eventually terminate within the Pod's termination grace period (unless delayed by finalizers). Other management of the container blocks until the hook completes or until the termination grace period is reached. More info: https://kubernetes.io/docs/concepts/containers/container-lifecycle-hooks/#container-hooks */
   preStop?: LifecycleHandler;
-  /** StopSignal defines which signal will be sent to a container when it is being stopped. If not specified, the default is defined by the container runtime in use. StopSignal can only be set for Pods with a non-empty .spec.os.name */
+  /**
+   * StopSignal defines which signal will be sent to a container when it is being stopped. If not specified, the default is defined by the container runtime in use. StopSignal can only be set for Pods with a non-empty .spec.os.name
+   *
+   * Possible enum values:
+   *  - `"SIGABRT"`
+   *  - `"SIGALRM"`
+   *  - `"SIGBUS"`
+   *  - `"SIGCHLD"`
+   *  - `"SIGCLD"`
+   *  - `"SIGCONT"`
+   *  - `"SIGFPE"`
+   *  - `"SIGHUP"`
+   *  - `"SIGILL"`
+   *  - `"SIGINT"`
+   *  - `"SIGIO"`
+   *  - `"SIGIOT"`
+   *  - `"SIGKILL"`
+   *  - `"SIGPIPE"`
+   *  - `"SIGPOLL"`
+   *  - `"SIGPROF"`
+   *  - `"SIGPWR"`
+   *  - `"SIGQUIT"`
+   *  - `"SIGRTMAX"`
+   *  - `"SIGRTMAX-1"`
+   *  - `"SIGRTMAX-10"`
+   *  - `"SIGRTMAX-11"`
+   *  - `"SIGRTMAX-12"`
+   *  - `"SIGRTMAX-13"`
+   *  - `"SIGRTMAX-14"`
+   *  - `"SIGRTMAX-2"`
+   *  - `"SIGRTMAX-3"`
+   *  - `"SIGRTMAX-4"`
+   *  - `"SIGRTMAX-5"`
+   *  - `"SIGRTMAX-6"`
+   *  - `"SIGRTMAX-7"`
+   *  - `"SIGRTMAX-8"`
+   *  - `"SIGRTMAX-9"`
+   *  - `"SIGRTMIN"`
+   *  - `"SIGRTMIN+1"`
+   *  - `"SIGRTMIN+10"`
+   *  - `"SIGRTMIN+11"`
+   *  - `"SIGRTMIN+12"`
+   *  - `"SIGRTMIN+13"`
+   *  - `"SIGRTMIN+14"`
+   *  - `"SIGRTMIN+15"`
+   *  - `"SIGRTMIN+2"`
+   *  - `"SIGRTMIN+3"`
+   *  - `"SIGRTMIN+4"`
+   *  - `"SIGRTMIN+5"`
+   *  - `"SIGRTMIN+6"`
+   *  - `"SIGRTMIN+7"`
+   *  - `"SIGRTMIN+8"`
+   *  - `"SIGRTMIN+9"`
+   *  - `"SIGSEGV"`
+   *  - `"SIGSTKFLT"`
+   *  - `"SIGSTOP"`
+   *  - `"SIGSYS"`
+   *  - `"SIGTERM"`
+   *  - `"SIGTRAP"`
+   *  - `"SIGTSTP"`
+   *  - `"SIGTTIN"`
+   *  - `"SIGTTOU"`
+   *  - `"SIGURG"`
+   *  - `"SIGUSR1"`
+   *  - `"SIGUSR2"`
+   *  - `"SIGVTALRM"`
+   *  - `"SIGWINCH"`
+   *  - `"SIGXCPU"`
+   *  - `"SIGXFSZ"`
+   */
   stopSignal?: string;
 }
 
@@ -2735,6 +2969,11 @@ export interface ModifyVolumeStatus {
    *   Infeasible indicates that the request has been rejected as invalid by the CSI driver. To
    * 	  resolve the error, a valid VolumeAttributesClass needs to be specified.
    * Note: New statuses can be added in the future. Consumers should check for unknown statuses and fail appropriately.
+   *
+   * Possible enum values:
+   *  - `"InProgress"` InProgress indicates that the volume is being modified
+   *  - `"Infeasible"` Infeasible indicates that the request has been rejected as invalid by the CSI driver. To resolve the error, a valid VolumeAttributesClass needs to be specified
+   *  - `"Pending"` Pending indicates that the PersistentVolumeClaim cannot be modified due to unmet requirements, such as the specified VolumeAttributesClass not existing
    */
   status: string;
   /** targetVolumeAttributesClassName is the name of the VolumeAttributesClass the PVC currently being reconciled */
@@ -2849,7 +3088,13 @@ export interface NamespaceSpecApply {
 export interface NamespaceStatus {
   /** Represents the latest available observations of a namespace's current state. */
   conditions?: NamespaceCondition[];
-  /** Phase is the current lifecycle phase of the namespace. More info: https://kubernetes.io/docs/tasks/administer-cluster/namespaces/ */
+  /**
+   * Phase is the current lifecycle phase of the namespace. More info: https://kubernetes.io/docs/tasks/administer-cluster/namespaces/
+   *
+   * Possible enum values:
+   *  - `"Active"` means the namespace is available for use in the system
+   *  - `"Terminating"` means the namespace is undergoing graceful termination
+   */
   phase?: string;
 }
 
@@ -3233,7 +3478,17 @@ export interface NodeSelectorApply {
 export interface NodeSelectorRequirement {
   /** The label key that the selector applies to. */
   key: string;
-  /** Represents a key's relationship to a set of values. Valid operators are In, NotIn, Exists, DoesNotExist. Gt, and Lt. */
+  /**
+   * Represents a key's relationship to a set of values. Valid operators are In, NotIn, Exists, DoesNotExist. Gt, and Lt.
+   *
+   * Possible enum values:
+   *  - `"DoesNotExist"`
+   *  - `"Exists"`
+   *  - `"Gt"`
+   *  - `"In"`
+   *  - `"Lt"`
+   *  - `"NotIn"`
+   */
   operator: string;
   /** An array of string values. If the operator is In or NotIn, the values array must be non-empty. If the operator is Exists or DoesNotExist, the values array must be empty. If the operator is Gt or Lt, the values array must have a single element, which will be interpreted as an integer. This array is replaced during a strategic merge patch. */
   values?: string[];
@@ -3339,7 +3594,14 @@ export interface NodeStatus {
   images?: ContainerImage[];
   /** Set of ids/uuids to uniquely identify the node. More info: https://kubernetes.io/docs/reference/node/node-status/#info */
   nodeInfo?: NodeSystemInfo;
-  /** NodePhase is the recently observed lifecycle phase of the node. More info: https://kubernetes.io/docs/concepts/nodes/node/#phase The field is never populated, and now is deprecated. */
+  /**
+   * NodePhase is the recently observed lifecycle phase of the node. More info: https://kubernetes.io/docs/concepts/nodes/node/#phase The field is never populated, and now is deprecated.
+   *
+   * Possible enum values:
+   *  - `"Pending"` means the node has been created/added by the system, but not configured.
+   *  - `"Running"` means the node has been configured and has Kubernetes components running.
+   *  - `"Terminated"` means the node has been removed from the cluster.
+   */
   phase?: string;
   /** The available runtime handlers. */
   runtimeHandlers?: NodeRuntimeHandler[];
@@ -3658,7 +3920,13 @@ export interface PersistentVolumeClaimSpec {
   storageClassName?: string;
   /** volumeAttributesClassName may be used to set the VolumeAttributesClass used by this claim. If specified, the CSI driver will create or update the volume with the attributes defined in the corresponding VolumeAttributesClass. This has a different purpose than storageClassName, it can be changed after the claim is created. An empty string or nil value indicates that no VolumeAttributesClass will be applied to the claim. If the claim enters an Infeasible error state, this field can be reset to its previous value (including nil) to cancel the modification. If the resource referred to by volumeAttributesClass does not exist, this PersistentVolumeClaim will be set to a Pending state, as reflected by the modifyVolumeStatus field, until such as a resource exists. More info: https://kubernetes.io/docs/concepts/storage/volume-attributes-classes/ */
   volumeAttributesClassName?: string;
-  /** volumeMode defines what type of volume is required by the claim. Value of Filesystem is implied when not included in claim spec. */
+  /**
+   * volumeMode defines what type of volume is required by the claim. Value of Filesystem is implied when not included in claim spec.
+   *
+   * Possible enum values:
+   *  - `"Block"` means the volume will not be formatted with a filesystem and will remain a raw block device.
+   *  - `"Filesystem"` means the volume will be or is formatted with a filesystem.
+   */
   volumeMode?: string;
   /** volumeName is the binding reference to the PersistentVolume backing this claim. */
   volumeName?: string;
@@ -3747,7 +4015,14 @@ export interface PersistentVolumeClaimStatus {
   healthStatus?: VolumeHealthStatus;
   /** ModifyVolumeStatus represents the status object of ControllerModifyVolume operation. When this is unset, there is no ModifyVolume operation being attempted. */
   modifyVolumeStatus?: ModifyVolumeStatus;
-  /** phase represents the current phase of PersistentVolumeClaim. */
+  /**
+   * phase represents the current phase of PersistentVolumeClaim.
+   *
+   * Possible enum values:
+   *  - `"Bound"` used for PersistentVolumeClaims that are bound
+   *  - `"Lost"` used for PersistentVolumeClaims that lost their underlying PersistentVolume. The claim was bound to a PersistentVolume and this volume does not exist any longer and all data on it was lost.
+   *  - `"Pending"` used for PersistentVolumeClaims that are not yet bound
+   */
   phase?: string;
 }
 
@@ -3871,7 +4146,14 @@ export interface PersistentVolumeSpec {
   nfs?: NFSVolumeSource;
   /** nodeAffinity defines constraints that limit what nodes this volume can be accessed from. This field influences the scheduling of pods that use this volume. This field is mutable if MutablePVNodeAffinity feature gate is enabled. */
   nodeAffinity?: VolumeNodeAffinity;
-  /** persistentVolumeReclaimPolicy defines what happens to a persistent volume when released from its claim. Valid options are Retain (default for manually created PersistentVolumes), Delete (default for dynamically provisioned PersistentVolumes), and Recycle (deprecated). Recycle must be supported by the volume plugin underlying this PersistentVolume. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#reclaiming */
+  /**
+   * persistentVolumeReclaimPolicy defines what happens to a persistent volume when released from its claim. Valid options are Retain (default for manually created PersistentVolumes), Delete (default for dynamically provisioned PersistentVolumes), and Recycle (deprecated). Recycle must be supported by the volume plugin underlying this PersistentVolume. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#reclaiming
+   *
+   * Possible enum values:
+   *  - `"Delete"` means the volume will be deleted from Kubernetes on release from its claim. The volume plugin must support Deletion.
+   *  - `"Recycle"` means the volume will be recycled back into the pool of unbound persistent volumes on release from its claim. The volume plugin must support Recycling.
+   *  - `"Retain"` means the volume will be left in its current phase (Released) for manual reclamation by the administrator. The default policy is Retain.
+   */
   persistentVolumeReclaimPolicy?: string;
   /** photonPersistentDisk represents a PhotonController persistent disk attached and mounted on kubelets host machine. Deprecated: PhotonPersistentDisk is deprecated and the in-tree photonPersistentDisk type is no longer supported. */
   photonPersistentDisk?: PhotonPersistentDiskVolumeSource;
@@ -3889,7 +4171,13 @@ export interface PersistentVolumeSpec {
   storageos?: StorageOSPersistentVolumeSource;
   /** Name of VolumeAttributesClass to which this persistent volume belongs. Empty value is not allowed. When this field is not set, it indicates that this volume does not belong to any VolumeAttributesClass. This field is mutable and can be changed by the CSI driver after a volume has been updated successfully to a new class. For an unbound PersistentVolume, the volumeAttributesClassName will be matched with unbound PersistentVolumeClaims during the binding process. */
   volumeAttributesClassName?: string;
-  /** volumeMode defines if a volume is intended to be used with a formatted filesystem or to remain in raw block state. Value of Filesystem is implied when not included in spec. */
+  /**
+   * volumeMode defines if a volume is intended to be used with a formatted filesystem or to remain in raw block state. Value of Filesystem is implied when not included in spec.
+   *
+   * Possible enum values:
+   *  - `"Block"` means the volume will not be formatted with a filesystem and will remain a raw block device.
+   *  - `"Filesystem"` means the volume will be or is formatted with a filesystem.
+   */
   volumeMode?: string;
   /** vsphereVolume represents a vSphere volume attached and mounted on kubelets host machine. Deprecated: VsphereVolume is deprecated. All operations for the in-tree vsphereVolume type are redirected to the csi.vsphere.vmware.com CSI driver. */
   vsphereVolume?: VsphereVirtualDiskVolumeSource;
@@ -3971,7 +4259,16 @@ export interface PersistentVolumeStatus {
   lastPhaseTransitionTime?: metaV1.Time;
   /** message is a human-readable message indicating details about why the volume is in this state. */
   message?: string;
-  /** phase indicates if a volume is available, bound to a claim, or released by a claim. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#phase */
+  /**
+   * phase indicates if a volume is available, bound to a claim, or released by a claim. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#phase
+   *
+   * Possible enum values:
+   *  - `"Available"` used for PersistentVolumes that are not yet bound Available volumes are held by the binder and matched to PersistentVolumeClaims
+   *  - `"Bound"` used for PersistentVolumes that are bound
+   *  - `"Failed"` used for PersistentVolumes that failed to be correctly recycled or deleted after being released from a claim
+   *  - `"Pending"` used for PersistentVolumes that are not available
+   *  - `"Released"` used for PersistentVolumes where the bound PersistentVolumeClaim was deleted released volumes must be recycled before becoming available again this phase is used by the persistent volume claim binder to signal to another process to reclaim the resource
+   */
   phase?: string;
   /** reason is a brief CamelCase string that describes any failure and is meant for machine parsing and tidy display in the CLI. */
   reason?: string;
@@ -4479,7 +4776,13 @@ export interface PodSecurityContext {
    * If unset, the Kubelet will not modify the ownership and permissions of any volume. Note that this field cannot be set when spec.os.name is windows.
    */
   fsGroup?: number;
-  /** fsGroupChangePolicy defines behavior of changing ownership and permission of the volume before being exposed inside Pod. This field will only apply to volume types which support fsGroup based ownership(and permissions). It will have no effect on ephemeral volume types such as: secret, configmaps and emptydir. Valid values are "OnRootMismatch" and "Always". If not specified, "Always" is used. Note that this field cannot be set when spec.os.name is windows. */
+  /**
+   * fsGroupChangePolicy defines behavior of changing ownership and permission of the volume before being exposed inside Pod. This field will only apply to volume types which support fsGroup based ownership(and permissions). It will have no effect on ephemeral volume types such as: secret, configmaps and emptydir. Valid values are "OnRootMismatch" and "Always". If not specified, "Always" is used. Note that this field cannot be set when spec.os.name is windows.
+   *
+   * Possible enum values:
+   *  - `"Always"` indicates that volume's ownership and permissions should always be changed whenever volume is mounted inside a Pod. This the default behavior.
+   *  - `"OnRootMismatch"` indicates that volume's ownership and permissions will be changed only when permission and ownership of root directory does not match with expected permissions on the volume. This can help shorten the time it takes to change ownership and permissions of a volume.
+   */
   fsGroupChangePolicy?: string;
   /** The GID to run the entrypoint of the container process. Uses runtime default if unset. May also be set in SecurityContext.  If set in both SecurityContext and PodSecurityContext, the value specified in SecurityContext takes precedence for that container. Note that this field cannot be set when spec.os.name is windows. */
   runAsGroup?: number;
@@ -4507,7 +4810,13 @@ export interface PodSecurityContext {
   seccompProfile?: SeccompProfile;
   /** A list of groups applied to the first process run in each container, in addition to the container's primary GID and fsGroup (if specified).  If the SupplementalGroupsPolicy feature is enabled, the supplementalGroupsPolicy field determines whether these are in addition to or instead of any group memberships defined in the container image. If unspecified, no additional groups are added, though group memberships defined in the container image may still be used, depending on the supplementalGroupsPolicy field. Note that this field cannot be set when spec.os.name is windows. */
   supplementalGroups?: number[];
-  /** Defines how supplemental groups of the first container processes are calculated. Valid values are "Merge" and "Strict". If not specified, "Merge" is used. (Alpha) Using the field requires the SupplementalGroupsPolicy feature gate to be enabled and the container runtime must implement support for this feature. Note that this field cannot be set when spec.os.name is windows. */
+  /**
+   * Defines how supplemental groups of the first container processes are calculated. Valid values are "Merge" and "Strict". If not specified, "Merge" is used. (Alpha) Using the field requires the SupplementalGroupsPolicy feature gate to be enabled and the container runtime must implement support for this feature. Note that this field cannot be set when spec.os.name is windows.
+   *
+   * Possible enum values:
+   *  - `"Merge"` means that the container's provided SupplementalGroups and FsGroup (specified in SecurityContext) will be merged with the primary user's groups as defined in the container image (in /etc/group).
+   *  - `"Strict"` means that the container's provided SupplementalGroups and FsGroup (specified in SecurityContext) will be used instead of any groups defined in the container image.
+   */
   supplementalGroupsPolicy?: string;
   /** Sysctls hold a list of namespaced sysctls used for the pod. Pods with unsupported sysctls (by the container runtime) might fail to launch. Note that this field cannot be set when spec.os.name is windows. */
   sysctls?: Sysctl[];
@@ -4561,7 +4870,15 @@ export interface PodSpec {
   containers: Container[];
   /** Specifies the DNS parameters of a pod. Parameters specified here will be merged to the generated DNS configuration based on DNSPolicy. */
   dnsConfig?: PodDNSConfig;
-  /** Set DNS policy for the pod. Defaults to "ClusterFirst". Valid values are 'ClusterFirstWithHostNet', 'ClusterFirst', 'Default' or 'None'. DNS parameters given in DNSConfig will be merged with the policy selected with DNSPolicy. To have DNS options set along with hostNetwork, you have to specify DNS policy explicitly to 'ClusterFirstWithHostNet'. */
+  /**
+   * Set DNS policy for the pod. Defaults to "ClusterFirst". Valid values are 'ClusterFirstWithHostNet', 'ClusterFirst', 'Default' or 'None'. DNS parameters given in DNSConfig will be merged with the policy selected with DNSPolicy. To have DNS options set along with hostNetwork, you have to specify DNS policy explicitly to 'ClusterFirstWithHostNet'.
+   *
+   * Possible enum values:
+   *  - `"ClusterFirst"` indicates that the pod should use cluster DNS first unless hostNetwork is true, if it is available, then fall back on the default (as determined by kubelet) DNS settings.
+   *  - `"ClusterFirstWithHostNet"` indicates that the pod should use cluster DNS first, if it is available, then fall back on the default (as determined by kubelet) DNS settings.
+   *  - `"Default"` indicates that the pod should use the default (as determined by kubelet) DNS settings.
+   *  - `"None"` indicates that the pod should use empty DNS settings. DNS parameters such as nameservers and search paths should be defined via DNSConfig.
+   */
   dnsPolicy?: string;
   /** EnableServiceLinks indicates whether information about services should be injected into pod's environment variables, matching the syntax of Docker links. Optional: Defaults to true. */
   enableServiceLinks?: boolean;
@@ -4611,7 +4928,13 @@ export interface PodSpec {
   os?: PodOS;
   /** Overhead represents the resource overhead associated with running a pod for a given RuntimeClass. This field will be autopopulated at admission time by the RuntimeClass admission controller. If the RuntimeClass admission controller is enabled, overhead must not be set in Pod create requests. The RuntimeClass admission controller will reject Pod create requests which have the overhead already set. If RuntimeClass is configured and selected in the PodSpec, Overhead will be set to the value defined in the corresponding RuntimeClass, otherwise it will remain unset and treated as zero. More info: https://git.k8s.io/enhancements/keps/sig-node/688-pod-overhead/README.md */
   overhead?: Record<string, metaV1.Quantity>;
-  /** PreemptionPolicy is the Policy for preempting pods with lower priority. One of Never, PreemptLowerPriority. When Priority Admission Controller is enabled, it prevents users from setting this field. The admission controller populates this field from PriorityClassName. Defaults to PreemptLowerPriority if unset. */
+  /**
+   * PreemptionPolicy is the Policy for preempting pods with lower priority. One of Never, PreemptLowerPriority. When Priority Admission Controller is enabled, it prevents users from setting this field. The admission controller populates this field from PriorityClassName. Defaults to PreemptLowerPriority if unset.
+   *
+   * Possible enum values:
+   *  - `"Never"` means that pod never preempts other pods with lower priority.
+   *  - `"PreemptLowerPriority"` means that pod can preempt other pods with lower priority.
+   */
   preemptionPolicy?: string;
   /** The priority value. Various system components use this field to find the priority of the pod. When Priority Admission Controller is enabled, it prevents users from setting this field. The admission controller populates this field from PriorityClassName. The higher the value, the higher the priority. */
   priority?: number;
@@ -4635,7 +4958,14 @@ export interface PodSpec {
    * This is an alpha field and requires enabling the PodLevelResources feature gate.
    */
   resources?: ResourceRequirements;
-  /** Restart policy for all containers within the pod. One of Always, OnFailure, Never. In some contexts, only a subset of those values may be permitted. Default to Always. More info: https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle/#restart-policy */
+  /**
+   * Restart policy for all containers within the pod. One of Always, OnFailure, Never. In some contexts, only a subset of those values may be permitted. Default to Always. More info: https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle/#restart-policy
+   *
+   * Possible enum values:
+   *  - `"Always"`
+   *  - `"Never"`
+   *  - `"OnFailure"`
+   */
   restartPolicy?: string;
   /** RuntimeClassName refers to a RuntimeClass object in the node.k8s.io group, which should be used to run this pod.  If no RuntimeClass resource matches the named class, the pod will not be run. If unset or empty, the "legacy" RuntimeClass will be used, which is an implicit class with an empty definition that uses the default runtime handler. More info: https://git.k8s.io/enhancements/keps/sig-node/585-runtime-class */
   runtimeClassName?: string;
@@ -4797,13 +5127,27 @@ export interface PodStatus {
    * Pending: The pod has been accepted by the Kubernetes system, but one or more of the container images has not been created. This includes time before being scheduled as well as time spent downloading images over the network, which could take a while. Running: The pod has been bound to a node, and all of the containers have been created. At least one container is still running, or is in the process of starting or restarting. Succeeded: All containers in the pod have terminated in success, and will not be restarted. Failed: All containers in the pod have terminated, and at least one container has terminated in failure. The container either exited with non-zero status or was terminated by the system. Unknown: For some reason the state of the pod could not be obtained, typically due to an error in communicating with the host of the pod.
    *
    * More info: https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle#pod-phase
+   *
+   * Possible enum values:
+   *  - `"Failed"` means that all containers in the pod have terminated, and at least one container has terminated in a failure (exited with a non-zero exit code or was stopped by the system).
+   *  - `"Pending"` means the pod has been accepted by the system, but one or more of the containers has not been started. This includes time before being bound to a node, as well as time spent pulling images onto the host.
+   *  - `"Running"` means the pod has been bound to a node and all of the containers have been started. At least one container is still running or is in the process of being restarted.
+   *  - `"Succeeded"` means that all containers in the pod have voluntarily terminated with a container exit code of 0, and the system is not going to restart any of these containers.
+   *  - `"Unknown"` means that for some reason the state of the pod could not be obtained, typically due to an error in communicating with the host of the pod. Deprecated: It isn't being set since 2015 (74da3b14b0c0f658b3bb8d2def5094686d0e9095)
    */
   phase?: string;
   /** podIP address allocated to the pod. Routable at least within the cluster. Empty if not yet allocated. */
   podIP?: string;
   /** podIPs holds the IP addresses allocated to the pod. If this field is specified, the 0th entry must match the podIP field. Pods may be allocated at most 1 value for each of IPv4 and IPv6. This list is empty if no IPs have been allocated yet. */
   podIPs?: PodIP[];
-  /** The Quality of Service (QOS) classification assigned to the pod based on resource requirements See PodQOSClass type for available QOS classes More info: https://kubernetes.io/docs/concepts/workloads/pods/pod-qos/#quality-of-service-classes */
+  /**
+   * The Quality of Service (QOS) classification assigned to the pod based on resource requirements See PodQOSClass type for available QOS classes More info: https://kubernetes.io/docs/concepts/workloads/pods/pod-qos/#quality-of-service-classes
+   *
+   * Possible enum values:
+   *  - `"BestEffort"` is the BestEffort qos class.
+   *  - `"Burstable"` is the Burstable qos class.
+   *  - `"Guaranteed"` is the Guaranteed qos class.
+   */
   qosClass?: string;
   /** A brief CamelCase message indicating details about why the pod is in this state. e.g. 'Evicted' */
   reason?: string;
@@ -4855,7 +5199,7 @@ export interface PodStatusApply {
   podIP?: string;
   /** podIPs holds the IP addresses allocated to the pod. */
   podIPs?: (Keyed<PodIPApply, "ip">)[];
-  /** The Quality of Service (QOS) classification assigned to the pod based on resource requirements See PodQOSClass type for available QOS classes More info: https://kubernetes.io/docs/concepts/workloads/pods/pod-qos/#quality-of-service-classes */
+  /** The Quality of Service (QOS) classification assigned to the pod based on resource requirements See PodQOSClass type for available QOS classes More info: https://kubernetes.io/docs/concepts/workloads/pods/pod-qos/#quality-of-service-class… */
   qosClass?: string;
   /** A brief CamelCase message indicating details about why the pod is in this state. */
   reason?: string;
@@ -4966,7 +5310,14 @@ export interface PortStatus {
   error?: string;
   /** Port is the port number of the service port of which status is recorded here */
   port: number;
-  /** Protocol is the protocol of the service port of which status is recorded here The supported values are: "TCP", "UDP", "SCTP" */
+  /**
+   * Protocol is the protocol of the service port of which status is recorded here The supported values are: "TCP", "UDP", "SCTP"
+   *
+   * Possible enum values:
+   *  - `"SCTP"` is the SCTP protocol.
+   *  - `"TCP"` is the TCP protocol.
+   *  - `"UDP"` is the UDP protocol.
+   */
   protocol: string;
 }
 
@@ -4980,7 +5331,7 @@ export interface PortStatusApply {
   error?: string;
   /** Port is the port number of the service port of which status is recorded here */
   port?: number;
-  /** Protocol is the protocol of the service port of which status is recorded here The supported values are: "TCP", "UDP", "SCTP" */
+  /** Protocol is the protocol of the service port of which status is recorded here The supported values are: "TCP", "UDP", "SCTP" Possible enum values: - `"SCTP"` is the SCTP protocol. */
   protocol?: string;
 }
 
@@ -5690,9 +6041,28 @@ export interface ScaleIOVolumeSourceApply {
 
 /** A scoped-resource selector requirement is a selector that contains values, a scope name, and an operator that relates the scope name and values. */
 export interface ScopedResourceSelectorRequirement {
-  /** Represents a scope's relationship to a set of values. Valid operators are In, NotIn, Exists, DoesNotExist. */
+  /**
+   * Represents a scope's relationship to a set of values. Valid operators are In, NotIn, Exists, DoesNotExist.
+   *
+   * Possible enum values:
+   *  - `"DoesNotExist"`
+   *  - `"Exists"`
+   *  - `"In"`
+   *  - `"NotIn"`
+   */
   operator: string;
-  /** The name of the scope that the selector applies to. */
+  /**
+   * The name of the scope that the selector applies to.
+   *
+   * Possible enum values:
+   *  - `"BestEffort"` Match all pod objects that have best effort quality of service
+   *  - `"CrossNamespacePodAffinity"` Match all pod objects that have cross-namespace pod (anti)affinity mentioned.
+   *  - `"NotBestEffort"` Match all pod objects that do not have best effort quality of service
+   *  - `"NotTerminating"` Match all pod objects where spec.activeDeadlineSeconds is nil
+   *  - `"PriorityClass"` Match all pod objects that have priority class mentioned
+   *  - `"Terminating"` Match all pod objects where spec.activeDeadlineSeconds >=0
+   *  - `"VolumeAttributesClass"` Match all pvc objects that have volume attributes class mentioned.
+   */
   scopeName: string;
   /** An array of string values. If the operator is In or NotIn, the values array must be non-empty. If the operator is Exists or DoesNotExist, the values array must be empty. This array is replaced during a strategic merge patch. */
   values?: string[];
@@ -5736,6 +6106,11 @@ export interface SeccompProfile {
    * type indicates which kind of seccomp profile will be applied. Valid options are:
    *
    * Localhost - a profile defined in a file on the node should be used. RuntimeDefault - the container runtime default profile should be used. Unconfined - no profile should be applied.
+   *
+   * Possible enum values:
+   *  - `"Localhost"` indicates a profile defined in a file on the node should be used. The file's location relative to <kubelet-root-dir>/seccomp.
+   *  - `"RuntimeDefault"` represents the default container runtime seccomp profile.
+   *  - `"Unconfined"` indicates no seccomp profile is applied (A.K.A. unconfined).
    */
   type: string;
 }
@@ -5946,7 +6321,13 @@ export interface SecurityContext {
   capabilities?: Capabilities;
   /** Run container in privileged mode. Processes in privileged containers are essentially equivalent to root on the host. Defaults to false. Note that this field cannot be set when spec.os.name is windows. */
   privileged?: boolean;
-  /** procMount denotes the type of proc mount to use for the containers. The default value is Default which uses the container runtime defaults for readonly paths and masked paths. Note that this field cannot be set when spec.os.name is windows. */
+  /**
+   * procMount denotes the type of proc mount to use for the containers. The default value is Default which uses the container runtime defaults for readonly paths and masked paths. Note that this field cannot be set when spec.os.name is windows.
+   *
+   * Possible enum values:
+   *  - `"Default"` uses the container runtime defaults for readonly and masked paths for /proc. Most container runtimes mask certain paths in /proc to avoid accidental security exposure of special devices or information.
+   *  - `"Unmasked"` bypasses the default masking behavior of the container runtime and ensures the newly created /proc the container stays in tact with no modifications.
+   */
   procMount?: string;
   /** Whether this container has a read-only root filesystem. Default is false. Note that this field cannot be set when spec.os.name is windows. */
   readOnlyRootFilesystem?: boolean;
@@ -6165,7 +6546,14 @@ export interface ServicePort {
   nodePort?: number;
   /** The port that will be exposed by this service. */
   port: number;
-  /** The IP protocol for this port. Supports "TCP", "UDP", and "SCTP". Default is TCP. */
+  /**
+   * The IP protocol for this port. Supports "TCP", "UDP", and "SCTP". Default is TCP.
+   *
+   * Possible enum values:
+   *  - `"SCTP"` is the SCTP protocol.
+   *  - `"TCP"` is the TCP protocol.
+   *  - `"UDP"` is the UDP protocol.
+   */
   protocol?: string;
   /** Number or name of the port to access on the pods targeted by the service. Number must be in the range 1 to 65535. Name must be an IANA_SVC_NAME. If this is a string, it will be looked up as a named port in the target Pod's container ports. If this is not specified, the value of the 'port' field is used (an identity map). This field is ignored for services with clusterIP=None, and should be omitted or set equal to the 'port' field. More info: https://kubernetes.io/docs/concepts/services-networking/service/#defining-a-service */
   targetPort?: metaV1.IntOrString;
@@ -6207,11 +6595,23 @@ export interface ServiceSpec {
   externalIPs?: string[];
   /** externalName is the external reference that discovery mechanisms will return as an alias for this service (e.g. a DNS CNAME record). No proxying will be involved.  Must be a lowercase RFC-1123 hostname (https://tools.ietf.org/html/rfc1123) and requires `type` to be "ExternalName". */
   externalName?: string;
-  /** externalTrafficPolicy describes how nodes distribute service traffic they receive on one of the Service's "externally-facing" addresses (NodePorts, ExternalIPs, and LoadBalancer IPs). If set to "Local", the proxy will configure the service in a way that assumes that external load balancers will take care of balancing the service traffic between nodes, and so each node will deliver traffic only to the node-local endpoints of the service, without masquerading the client source IP. (Traffic mistakenly sent to a node with no endpoints will be dropped.) The default value, "Cluster", uses the standard behavior of routing to all endpoints evenly (possibly modified by topology and other features). Note that traffic sent to an External IP or LoadBalancer IP from within the cluster will always get "Cluster" semantics, but clients sending to a NodePort from within the cluster may need to take traffic policy into account when picking a node. */
+  /**
+   * externalTrafficPolicy describes how nodes distribute service traffic they receive on one of the Service's "externally-facing" addresses (NodePorts, ExternalIPs, and LoadBalancer IPs). If set to "Local", the proxy will configure the service in a way that assumes that external load balancers will take care of balancing the service traffic between nodes, and so each node will deliver traffic only to the node-local endpoints of the service, without masquerading the client source IP. (Traffic mistakenly sent to a node with no endpoints will be dropped.) The default value, "Cluster", uses the standard behavior of routing to all endpoints evenly (possibly modified by topology and other features). Note that traffic sent to an External IP or LoadBalancer IP from within the cluster will always get "Cluster" semantics, but clients sending to a NodePort from within the cluster may need to take traffic policy into account when picking a node.
+   *
+   * Possible enum values:
+   *  - `"Cluster"` routes traffic to all endpoints.
+   *  - `"Local"` preserves the source IP of the traffic by routing only to endpoints on the same node as the traffic was received on (dropping the traffic if there are no local endpoints).
+   */
   externalTrafficPolicy?: string;
   /** healthCheckNodePort specifies the healthcheck nodePort for the service. This only applies when type is set to LoadBalancer and externalTrafficPolicy is set to Local. If a value is specified, is in-range, and is not in use, it will be used.  If not specified, a value will be automatically allocated.  External systems (e.g. load-balancers) can use this port to determine if a given node holds endpoints for this service or not.  If this field is specified when creating a Service which does not need it, creation will fail. This field will be wiped when updating a Service to no longer need it (e.g. changing type). This field cannot be updated once set. */
   healthCheckNodePort?: number;
-  /** InternalTrafficPolicy describes how nodes distribute service traffic they receive on the ClusterIP. If set to "Local", the proxy will assume that pods only want to talk to endpoints of the service on the same node as the pod, dropping the traffic if there are no local endpoints. The default value, "Cluster", uses the standard behavior of routing to all endpoints evenly (possibly modified by topology and other features). */
+  /**
+   * InternalTrafficPolicy describes how nodes distribute service traffic they receive on the ClusterIP. If set to "Local", the proxy will assume that pods only want to talk to endpoints of the service on the same node as the pod, dropping the traffic if there are no local endpoints. The default value, "Cluster", uses the standard behavior of routing to all endpoints evenly (possibly modified by topology and other features).
+   *
+   * Possible enum values:
+   *  - `"Cluster"` routes traffic to all endpoints.
+   *  - `"Local"` routes traffic only to endpoints on the same node as the client pod (dropping the traffic if there are no local endpoints).
+   */
   internalTrafficPolicy?: string;
   /**
    * IPFamilies is a list of IP families (e.g. IPv4, IPv6) assigned to this service. This field is usually assigned automatically based on cluster configuration and the ipFamilyPolicy field. If this field is specified manually, the requested family is available in the cluster, and ipFamilyPolicy allows it, it will be used; otherwise creation of the service will fail. This field is conditionally mutable: it allows for adding or removing a secondary IP family, but it does not allow changing the primary IP family of the Service. Valid values are "IPv4" and "IPv6".  This field only applies to Services of types ClusterIP, NodePort, and LoadBalancer, and does apply to "headless" services. This field will be wiped when updating a Service to type ExternalName.
@@ -6219,7 +6619,14 @@ export interface ServiceSpec {
    * This field may hold a maximum of two entries (dual-stack families, in either order).  These families must correspond to the values of the clusterIPs field, if specified. Both clusterIPs and ipFamilies are governed by the ipFamilyPolicy field.
    */
   ipFamilies?: string[];
-  /** IPFamilyPolicy represents the dual-stack-ness requested or required by this Service. If there is no value provided, then this field will be set to SingleStack. Services can be "SingleStack" (a single IP family), "PreferDualStack" (two IP families on dual-stack configured clusters or a single IP family on single-stack clusters), or "RequireDualStack" (two IP families on dual-stack configured clusters, otherwise fail). The ipFamilies and clusterIPs fields depend on the value of this field. This field will be wiped when updating a service to type ExternalName. */
+  /**
+   * IPFamilyPolicy represents the dual-stack-ness requested or required by this Service. If there is no value provided, then this field will be set to SingleStack. Services can be "SingleStack" (a single IP family), "PreferDualStack" (two IP families on dual-stack configured clusters or a single IP family on single-stack clusters), or "RequireDualStack" (two IP families on dual-stack configured clusters, otherwise fail). The ipFamilies and clusterIPs fields depend on the value of this field. This field will be wiped when updating a service to type ExternalName.
+   *
+   * Possible enum values:
+   *  - `"PreferDualStack"` indicates that this service prefers dual-stack when the cluster is configured for dual-stack. If the cluster is not configured for dual-stack the service will be assigned a single IPFamily. If the IPFamily is not set in service.spec.ipFamilies then the service will be assigned the default IPFamily configured on the cluster
+   *  - `"RequireDualStack"` indicates that this service requires dual-stack. Using IPFamilyPolicyRequireDualStack on a single stack cluster will result in validation errors. The IPFamilies (and their order) assigned to this service is based on service.spec.ipFamilies. If service.spec.ipFamilies was not provided then it will be assigned according to how they are configured on the cluster. If service.spec.ipFamilies has only one entry then the alternative IPFamily will be added by apiserver
+   *  - `"SingleStack"` indicates that this service is required to have a single IPFamily. The IPFamily assigned is based on the default IPFamily used by the cluster or as identified by service.spec.ipFamilies field
+   */
   ipFamilyPolicy?: string;
   /** loadBalancerClass is the class of the load balancer implementation this Service belongs to. If specified, the value of this field must be a label-style identifier, with an optional prefix, e.g. "internal-vip" or "example.com/internal-vip". Unprefixed names are reserved for end-users. This field can only be set when the Service type is 'LoadBalancer'. If not set, the default load balancer implementation is used, today this is typically done through the cloud provider integration, but should apply for any default implementation. If set, it is assumed that a load balancer implementation is watching for Services with a matching class. Any default load balancer implementation (e.g. cloud providers) should ignore Services that set this field. This field can only be set when creating or updating a Service to type 'LoadBalancer'. Once set, it can not be changed. This field will be wiped when a service is updated to a non 'LoadBalancer' type. */
   loadBalancerClass?: string;
@@ -6233,13 +6640,27 @@ export interface ServiceSpec {
   publishNotReadyAddresses?: boolean;
   /** Route service traffic to pods with label keys and values matching this selector. If empty or not present, the service is assumed to have an external process managing its endpoints, which Kubernetes will not modify. Only applies to types ClusterIP, NodePort, and LoadBalancer. Ignored if type is ExternalName. More info: https://kubernetes.io/docs/concepts/services-networking/service/ */
   selector?: Record<string, string>;
-  /** Supports "ClientIP" and "None". Used to maintain session affinity. Enable client IP based session affinity. Must be ClientIP or None. Defaults to None. More info: https://kubernetes.io/docs/concepts/services-networking/service/#virtual-ips-and-service-proxies */
+  /**
+   * Supports "ClientIP" and "None". Used to maintain session affinity. Enable client IP based session affinity. Must be ClientIP or None. Defaults to None. More info: https://kubernetes.io/docs/concepts/services-networking/service/#virtual-ips-and-service-proxies
+   *
+   * Possible enum values:
+   *  - `"ClientIP"` is the Client IP based.
+   *  - `"None"` - no session affinity.
+   */
   sessionAffinity?: string;
   /** sessionAffinityConfig contains the configurations of session affinity. */
   sessionAffinityConfig?: SessionAffinityConfig;
   /** TrafficDistribution offers a way to express preferences for how traffic is distributed to Service endpoints. Implementations can use this field as a hint, but are not required to guarantee strict adherence. If the field is not set, the implementation will apply its default routing strategy. If set to "PreferClose", implementations should prioritize endpoints that are in the same zone. */
   trafficDistribution?: string;
-  /** type determines how the Service is exposed. Defaults to ClusterIP. Valid options are ExternalName, ClusterIP, NodePort, and LoadBalancer. "ClusterIP" allocates a cluster-internal IP address for load-balancing to endpoints. Endpoints are determined by the selector or if that is not specified, by manual construction of an Endpoints object or EndpointSlice objects. If clusterIP is "None", no virtual IP is allocated and the endpoints are published as a set of endpoints rather than a virtual IP. "NodePort" builds on ClusterIP and allocates a port on every node which routes to the same endpoints as the clusterIP. "LoadBalancer" builds on NodePort and creates an external load-balancer (if supported in the current cloud) which routes to the same endpoints as the clusterIP. "ExternalName" aliases this service to the specified externalName. Several other fields do not apply to ExternalName services. More info: https://kubernetes.io/docs/concepts/services-networking/service/#publishing-services-service-types */
+  /**
+   * type determines how the Service is exposed. Defaults to ClusterIP. Valid options are ExternalName, ClusterIP, NodePort, and LoadBalancer. "ClusterIP" allocates a cluster-internal IP address for load-balancing to endpoints. Endpoints are determined by the selector or if that is not specified, by manual construction of an Endpoints object or EndpointSlice objects. If clusterIP is "None", no virtual IP is allocated and the endpoints are published as a set of endpoints rather than a virtual IP. "NodePort" builds on ClusterIP and allocates a port on every node which routes to the same endpoints as the clusterIP. "LoadBalancer" builds on NodePort and creates an external load-balancer (if supported in the current cloud) which routes to the same endpoints as the clusterIP. "ExternalName" aliases this service to the specified externalName. Several other fields do not apply to ExternalName services. More info: https://kubernetes.io/docs/concepts/services-networking/service/#publishing-services-service-types
+   *
+   * Possible enum values:
+   *  - `"ClusterIP"` means a service will only be accessible inside the cluster, via the cluster IP.
+   *  - `"ExternalName"` means a service consists of only a reference to an external name that kubedns or equivalent will return as a CNAME record, with no exposing or proxying of any pods involved.
+   *  - `"LoadBalancer"` means a service will be exposed via an external load balancer (if the cloud provider supports it), in addition to 'NodePort' type.
+   *  - `"NodePort"` means a service will be exposed on one port of every node, in addition to 'ClusterIP' type.
+   */
   type?: string;
 }
 
@@ -6429,7 +6850,14 @@ export interface SysctlApply {
 
 /** The node this Taint is attached to has the "effect" on any pod that does not tolerate the Taint. */
 export interface Taint {
-  /** Required. The effect of the taint on pods that do not tolerate the taint. Valid effects are NoSchedule, PreferNoSchedule and NoExecute. */
+  /**
+   * Required. The effect of the taint on pods that do not tolerate the taint. Valid effects are NoSchedule, PreferNoSchedule and NoExecute.
+   *
+   * Possible enum values:
+   *  - `"NoExecute"` Evict any already-running pods that do not tolerate the taint. Currently enforced by NodeController.
+   *  - `"NoSchedule"` Do not allow new pods to schedule onto the node unless they tolerate the taint, but allow all pods submitted to Kubelet without going through the scheduler to start, and allow all already-running pods to continue running. Enforced by the scheduler.
+   *  - `"PreferNoSchedule"` Like TaintEffectNoSchedule, but the scheduler tries not to schedule new pods onto the node, rather than prohibiting new pods from scheduling onto the node entirely. Enforced by the scheduler.
+   */
   effect: string;
   /** Required. The taint key to be applied to a node. */
   key: string;
@@ -6477,11 +6905,26 @@ export interface TCPSocketActionApply {
 
 /** The pod this Toleration is attached to tolerates any taint that matches the triple <key,value,effect> using the matching operator <operator>. */
 export interface Toleration {
-  /** Effect indicates the taint effect to match. Empty means match all taint effects. When specified, allowed values are NoSchedule, PreferNoSchedule and NoExecute. */
+  /**
+   * Effect indicates the taint effect to match. Empty means match all taint effects. When specified, allowed values are NoSchedule, PreferNoSchedule and NoExecute.
+   *
+   * Possible enum values:
+   *  - `"NoExecute"` Evict any already-running pods that do not tolerate the taint. Currently enforced by NodeController.
+   *  - `"NoSchedule"` Do not allow new pods to schedule onto the node unless they tolerate the taint, but allow all pods submitted to Kubelet without going through the scheduler to start, and allow all already-running pods to continue running. Enforced by the scheduler.
+   *  - `"PreferNoSchedule"` Like TaintEffectNoSchedule, but the scheduler tries not to schedule new pods onto the node, rather than prohibiting new pods from scheduling onto the node entirely. Enforced by the scheduler.
+   */
   effect?: string;
   /** Key is the taint key that the toleration applies to. Empty means match all taint keys. If the key is empty, operator must be Exists; this combination means to match all values and all keys. */
   key?: string;
-  /** Operator represents a key's relationship to the value. Valid operators are Exists, Equal, Lt, and Gt. Defaults to Equal. Exists is equivalent to wildcard for value, so that a pod can tolerate all taints of a particular category. Lt and Gt perform numeric comparisons (requires feature gate TaintTolerationComparisonOperators). */
+  /**
+   * Operator represents a key's relationship to the value. Valid operators are Exists, Equal, Lt, and Gt. Defaults to Equal. Exists is equivalent to wildcard for value, so that a pod can tolerate all taints of a particular category. Lt and Gt perform numeric comparisons (requires feature gate TaintTolerationComparisonOperators).
+   *
+   * Possible enum values:
+   *  - `"Equal"`
+   *  - `"Exists"`
+   *  - `"Gt"`
+   *  - `"Lt"`
+   */
   operator?: string;
   /** TolerationSeconds represents the period of time the toleration (which must be of effect NoExecute, otherwise this field is ignored) tolerates the taint. By default, it is not set, which means tolerate the taint forever (do not evict). Zero and negative values will be treated as 0 (evict immediately) by the system. */
   tolerationSeconds?: number;
@@ -6565,12 +7008,20 @@ export interface TopologySpreadConstraint {
    * NodeAffinityPolicy indicates how we will treat Pod's nodeAffinity/nodeSelector when calculating pod topology spread skew. Options are: - Honor: only nodes matching nodeAffinity/nodeSelector are included in the calculations. - Ignore: nodeAffinity/nodeSelector are ignored. All nodes are included in the calculations.
    *
    * If this value is nil, the behavior is equivalent to the Honor policy.
+   *
+   * Possible enum values:
+   *  - `"Honor"` means use this scheduling directive when calculating pod topology spread skew.
+   *  - `"Ignore"` means ignore this scheduling directive when calculating pod topology spread skew.
    */
   nodeAffinityPolicy?: string;
   /**
    * NodeTaintsPolicy indicates how we will treat node taints when calculating pod topology spread skew. Options are: - Honor: nodes without taints, along with tainted nodes for which the incoming pod has a toleration, are included. - Ignore: node taints are ignored. All nodes are included.
    *
    * If this value is nil, the behavior is equivalent to the Ignore policy.
+   *
+   * Possible enum values:
+   *  - `"Honor"` means use this scheduling directive when calculating pod topology spread skew.
+   *  - `"Ignore"` means ignore this scheduling directive when calculating pod topology spread skew.
    */
   nodeTaintsPolicy?: string;
   /** TopologyKey is the key of node labels. Nodes that have a label with this key and identical values are considered to be in the same topology. We consider each <key, value> as a "bucket", and try to put balanced number of pods into each bucket. We define a domain as a particular instance of a topology. Also, we define an eligible domain as a domain whose nodes meet the requirements of nodeAffinityPolicy and nodeTaintsPolicy. e.g. If TopologyKey is "kubernetes.io/hostname", each Node is a domain of that topology. And, if TopologyKey is "topology.kubernetes.io/zone", each zone is a domain of that topology. It's a required field. */
@@ -6580,6 +7031,10 @@ export interface TopologySpreadConstraint {
    *   but giving higher precedence to topologies that would help reduce the
    *   skew.
    * A constraint is considered "Unsatisfiable" for an incoming pod if and only if every possible node assignment for that pod would violate "MaxSkew" on some topology. For example, in a 3-zone cluster, MaxSkew is set to 1, and pods with the same labelSelector spread as 3/1/1: | zone1 | zone2 | zone3 | | P P P |   P   |   P   | If WhenUnsatisfiable is set to DoNotSchedule, incoming pod can only be scheduled to zone2(zone3) to become 3/2/1(3/1/2) as ActualSkew(2-1) on zone2(zone3) satisfies MaxSkew(1). In other words, the cluster can still be imbalanced, but scheduler won't make it *more* imbalanced. It's a required field.
+   *
+   * Possible enum values:
+   *  - `"DoNotSchedule"` instructs the scheduler not to schedule the pod when constraints are not satisfied.
+   *  - `"ScheduleAnyway"` instructs the scheduler to schedule the pod even if constraints are not satisfied.
    */
   whenUnsatisfiable: string;
 }
@@ -6843,7 +7298,14 @@ export interface VolumeHealthCondition {
   message?: string;
   /** reason is a brief CamelCase machine-parseable reason. Together with status it forms the unique identity of a condition entry. Maximum permitted length of a reason is 256 bytes. */
   reason: string;
-  /** status is the machine-parseable health category. Possible values: - "Inaccessible": the volume cannot be accessed. - "DataLoss": data loss has been detected on the volume. - "Degraded": the volume is functioning with reduced capability. */
+  /**
+   * status is the machine-parseable health category. Possible values: - "Inaccessible": the volume cannot be accessed. - "DataLoss": data loss has been detected on the volume. - "Degraded": the volume is functioning with reduced capability.
+   *
+   * Possible enum values:
+   *  - `"DataLoss"` indicates data loss has been detected on the volume.
+   *  - `"Degraded"` indicates the volume is functioning but with reduced capability.
+   *  - `"Inaccessible"` indicates the volume cannot be accessed.
+   */
   status: string;
 }
 
@@ -6887,7 +7349,14 @@ export interface VolumeMount {
   bindMountOptions?: string[];
   /** Path within the container at which the volume should be mounted. */
   mountPath: string;
-  /** mountPropagation determines how mounts are propagated from the host to container and the other way around. When not set, MountPropagationNone is used. This field is beta in 1.10. When RecursiveReadOnly is set to IfPossible or to Enabled, MountPropagation must be None or unspecified (which defaults to None). */
+  /**
+   * mountPropagation determines how mounts are propagated from the host to container and the other way around. When not set, MountPropagationNone is used. This field is beta in 1.10. When RecursiveReadOnly is set to IfPossible or to Enabled, MountPropagation must be None or unspecified (which defaults to None).
+   *
+   * Possible enum values:
+   *  - `"Bidirectional"` means that the volume in a container will receive new mounts from the host or other containers, and its own mounts will be propagated from the container to the host or other containers. Note that this mode is recursively applied to all mounts in the volume ("rshared" in Linux terminology).
+   *  - `"HostToContainer"` means that the volume in a container will receive new mounts from the host or other containers, but filesystems mounted inside the container won't be propagated to the host or other containers. Note that this mode is recursively applied to all mounts in the volume ("rslave" in Linux terminology).
+   *  - `"None"` means that the volume in a container will not receive new mounts from the host or other containers, and filesystems mounted inside the container won't be propagated to the host or other containers. Note that this mode corresponds to "private" in Linux terminology.
+   */
   mountPropagation?: string;
   /** This must match the Name of a Volume. */
   name: string;

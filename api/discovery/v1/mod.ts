@@ -119,7 +119,14 @@ export interface EndpointPort {
   name?: string;
   /** port represents the port number of the endpoint. If the EndpointSlice is derived from a Kubernetes service, this must be set to the service's target port. EndpointSlices used for other purposes may have a nil port. */
   port?: number;
-  /** protocol represents the IP protocol for this port. Must be UDP, TCP, or SCTP. Default is TCP. */
+  /**
+   * protocol represents the IP protocol for this port. Must be UDP, TCP, or SCTP. Default is TCP.
+   *
+   * Possible enum values:
+   *  - `"SCTP"` is the SCTP protocol.
+   *  - `"TCP"` is the TCP protocol.
+   *  - `"UDP"` is the UDP protocol.
+   */
   protocol?: string;
 }
 
@@ -141,7 +148,14 @@ export interface EndpointPortApply {
 
 /** EndpointSlice represents a set of service endpoints. Most EndpointSlices are created by the EndpointSlice controller to represent the Pods selected by Service objects. For a given service there may be multiple EndpointSlice objects which must be joined to produce the full set of endpoints; you can find all of the slices for a given service by listing EndpointSlices in the service's namespace whose `kubernetes.io/service-name` label contains the service's name. */
 export interface EndpointSlice {
-  /** addressType specifies the type of address carried by this EndpointSlice. All addresses in this slice must be the same type. This field is immutable after creation. The following address types are currently supported: * IPv4: Represents an IPv4 Address. * IPv6: Represents an IPv6 Address. * FQDN: Represents a Fully Qualified Domain Name. (Deprecated) The EndpointSlice controller only generates, and kube-proxy only processes, slices of addressType "IPv4" and "IPv6". No semantics are defined for the "FQDN" type. */
+  /**
+   * addressType specifies the type of address carried by this EndpointSlice. All addresses in this slice must be the same type. This field is immutable after creation. The following address types are currently supported: * IPv4: Represents an IPv4 Address. * IPv6: Represents an IPv6 Address. * FQDN: Represents a Fully Qualified Domain Name. (Deprecated) The EndpointSlice controller only generates, and kube-proxy only processes, slices of addressType "IPv4" and "IPv6". No semantics are defined for the "FQDN" type.
+   *
+   * Possible enum values:
+   *  - `"FQDN"` represents a FQDN.
+   *  - `"IPv4"` represents an IPv4 Address.
+   *  - `"IPv6"` represents an IPv6 Address.
+   */
   addressType: string;
   /** APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources */
   apiVersion?: "discovery.k8s.io/v1";

@@ -30,6 +30,11 @@ export interface HTTPIngressPath {
    *   the IngressClass. Implementations can treat this as a separate PathType
    *   or treat it identically to Prefix or Exact path types.
    * Implementations are required to support all path types.
+   *
+   * Possible enum values:
+   *  - `"Exact"` matches the URL path exactly and with case sensitivity.
+   *  - `"ImplementationSpecific"` matching is up to the IngressClass. Implementations can treat this as a separate PathType or treat it identically to Prefix or Exact path types.
+   *  - `"Prefix"` matches based on a URL path prefix split by '/'. Matching is case sensitive and done on a path element by element basis. A path element refers to the list of labels in the path split by the '/' separator. A request is a match for path p if every p is an element-wise prefix of p of the request path. Note that if the last element of the path is a substring of the last element in request path, it is not a match (e.g. /foo/bar matches /foo/bar/baz, but does not match /foo/barbaz). If multiple matching paths exist in an Ingress spec, the longest matching path is given priority. Examples: - /foo/bar does not match requests to /foo/barbaz - /foo/bar matches request to /foo/bar and /foo/bar/baz - /foo and /foo/ both match requests to /foo and /foo/. If both paths are present in an Ingress spec, the longest matching path (/foo/) is given priority.
    */
   pathType: string;
 }
@@ -271,7 +276,14 @@ export interface IngressPortStatus {
   error?: string;
   /** port is the port number of the ingress port. */
   port: number;
-  /** protocol is the protocol of the ingress port. The supported values are: "TCP", "UDP", "SCTP" */
+  /**
+   * protocol is the protocol of the ingress port. The supported values are: "TCP", "UDP", "SCTP"
+   *
+   * Possible enum values:
+   *  - `"SCTP"` is the SCTP protocol.
+   *  - `"TCP"` is the TCP protocol.
+   *  - `"UDP"` is the UDP protocol.
+   */
   protocol: string;
 }
 
@@ -596,7 +608,14 @@ export interface NetworkPolicyPort {
   endPort?: number;
   /** port represents the port on the given protocol. This can either be a numerical or named port on a pod. If this field is not provided, this matches all port names and numbers. If present, only traffic on the specified protocol AND port will be matched. */
   port?: metaV1.IntOrString;
-  /** protocol represents the protocol (TCP, UDP, or SCTP) which traffic must match. If not specified, this field defaults to TCP. */
+  /**
+   * protocol represents the protocol (TCP, UDP, or SCTP) which traffic must match. If not specified, this field defaults to TCP.
+   *
+   * Possible enum values:
+   *  - `"SCTP"` is the SCTP protocol.
+   *  - `"TCP"` is the TCP protocol.
+   *  - `"UDP"` is the UDP protocol.
+   */
   protocol?: string;
 }
 

@@ -472,7 +472,14 @@ export interface DeviceAllocationConfiguration {
    * References to subrequests must include the name of the main request and may include the subrequest using the format <main request>[/<subrequest>]. If just the main request is given, the configuration applies to all subrequests.
    */
   requests?: string[];
-  /** Source records whether the configuration comes from a class and thus is not something that a normal user would have been able to set or from a claim. */
+  /**
+   * Source records whether the configuration comes from a class and thus is not something that a normal user would have been able to set or from a claim.
+   *
+   *
+   * Possible enum values:
+   *  - `"FromClaim"`
+   *  - `"FromClass"`
+   */
   source: string;
 }
 
@@ -891,6 +898,11 @@ export interface DeviceRequest {
    * This field can only be set when deviceClassName is set and no subrequests are specified in the firstAvailable list.
    *
    * More modes may get added in the future. Clients must refuse to handle requests with unknown modes.
+   *
+   *
+   * Possible enum values:
+   *  - `"All"`
+   *  - `"ExactCount"`
    */
   allocationMode?: string;
   /**
@@ -1119,6 +1131,11 @@ export interface DeviceSubRequest {
    * If AllocationMode is not specified, the default mode is ExactCount. If the mode is ExactCount and count is not specified, the default count is one. Any other subrequests must specify this field.
    *
    * More modes may get added in the future. Clients must refuse to handle requests with unknown modes.
+   *
+   *
+   * Possible enum values:
+   *  - `"All"`
+   *  - `"ExactCount"`
    */
   allocationMode?: string;
   /**
@@ -1203,6 +1220,12 @@ export interface DeviceTaint {
    * The effect of the taint on claims that do not tolerate the taint and through such claims on the pods using them.
    *
    * Valid effects are None, NoSchedule and NoExecute. PreferNoSchedule as used for nodes is not valid here. More effects may get added in the future. Consumers must treat unknown effects like None.
+   *
+   *
+   * Possible enum values:
+   *  - `"NoExecute"` Evict any already-running pods that do not tolerate the device taint.
+   *  - `"NoSchedule"` Do not allow new pods to schedule which use a tainted device unless they tolerate the taint, but allow all pods submitted to Kubelet without going through the scheduler to start, and allow all already-running pods to continue running.
+   *  - `"None"` No effect, the taint is purely informational.
    */
   effect: string;
   /** The taint key to be applied to a device. Must be a label name. */
@@ -1235,11 +1258,26 @@ export interface DeviceTaintApply {
 
 /** The ResourceClaim this DeviceToleration is attached to tolerates any taint that matches the triple <key,value,effect> using the matching operator <operator>. */
 export interface DeviceToleration {
-  /** Effect indicates the taint effect to match. Empty means match all taint effects. When specified, allowed values are NoSchedule and NoExecute. */
+  /**
+   * Effect indicates the taint effect to match. Empty means match all taint effects. When specified, allowed values are NoSchedule and NoExecute.
+   *
+   *
+   * Possible enum values:
+   *  - `"NoExecute"` Evict any already-running pods that do not tolerate the device taint.
+   *  - `"NoSchedule"` Do not allow new pods to schedule which use a tainted device unless they tolerate the taint, but allow all pods submitted to Kubelet without going through the scheduler to start, and allow all already-running pods to continue running.
+   *  - `"None"` No effect, the taint is purely informational.
+   */
   effect?: string;
   /** Key is the taint key that the toleration applies to. Empty means match all taint keys. If the key is empty, operator must be Exists; this combination means to match all values and all keys. Must be a label name. */
   key?: string;
-  /** Operator represents a key's relationship to the value. Valid operators are Exists and Equal. Defaults to Equal. Exists is equivalent to wildcard for value, so that a ResourceClaim can tolerate all taints of a particular category. */
+  /**
+   * Operator represents a key's relationship to the value. Valid operators are Exists and Equal. Defaults to Equal. Exists is equivalent to wildcard for value, so that a ResourceClaim can tolerate all taints of a particular category.
+   *
+   *
+   * Possible enum values:
+   *  - `"Equal"`
+   *  - `"Exists"`
+   */
   operator?: string;
   /** TolerationSeconds represents the period of time the toleration (which must be of effect NoExecute, otherwise this field is ignored) tolerates the taint. By default, it is not set, which means tolerate the taint forever (do not evict). Zero and negative values will be treated as 0 (evict immediately) by the system. If larger than zero, the time when the pod needs to be evicted is calculated as <time when taint was adedd> + <toleration seconds>. */
   tolerationSeconds?: number;
@@ -1783,7 +1821,7 @@ export interface ResourceSliceSpecApply {
 }
 
 
-/** The `deviceclasses` collection of `resource.k8s.io/v1beta1` (cluster-scoped), of {@linkcode DeviceClass} objects. */
+/** The `deviceclasses` collection of `resource.k8s.io/v1beta1` (cluster-scoped), of {@linkcode DeviceClass} objects. Not served by default: the API server serves it with `--runtime-config=resource.k8s.io/v1beta1=true`. */
 export const DEVICECLASSES: BuiltinResource<DeviceClass> = {
   group: "resource.k8s.io",
   version: "v1beta1",
@@ -1795,7 +1833,7 @@ export const DEVICECLASSES: BuiltinResource<DeviceClass> = {
   verbs: ["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"],
 };
 
-/** The `resourceclaims` collection of `resource.k8s.io/v1beta1` (namespaced), of {@linkcode ResourceClaim} objects; subresources `status`. */
+/** The `resourceclaims` collection of `resource.k8s.io/v1beta1` (namespaced), of {@linkcode ResourceClaim} objects; subresources `status`. Not served by default: the API server serves it with `--runtime-config=resource.k8s.io/v1beta1=true`. */
 export const RESOURCECLAIMS: BuiltinResource<ResourceClaim> = {
   group: "resource.k8s.io",
   version: "v1beta1",
@@ -1807,7 +1845,7 @@ export const RESOURCECLAIMS: BuiltinResource<ResourceClaim> = {
   verbs: ["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"],
 };
 
-/** The `resourceclaimtemplates` collection of `resource.k8s.io/v1beta1` (namespaced), of {@linkcode ResourceClaimTemplate} objects. */
+/** The `resourceclaimtemplates` collection of `resource.k8s.io/v1beta1` (namespaced), of {@linkcode ResourceClaimTemplate} objects. Not served by default: the API server serves it with `--runtime-config=resource.k8s.io/v1beta1=true`. */
 export const RESOURCECLAIMTEMPLATES: BuiltinResource<ResourceClaimTemplate> = {
   group: "resource.k8s.io",
   version: "v1beta1",
@@ -1819,7 +1857,7 @@ export const RESOURCECLAIMTEMPLATES: BuiltinResource<ResourceClaimTemplate> = {
   verbs: ["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"],
 };
 
-/** The `resourceslices` collection of `resource.k8s.io/v1beta1` (cluster-scoped), of {@linkcode ResourceSlice} objects. */
+/** The `resourceslices` collection of `resource.k8s.io/v1beta1` (cluster-scoped), of {@linkcode ResourceSlice} objects. Not served by default: the API server serves it with `--runtime-config=resource.k8s.io/v1beta1=true`. */
 export const RESOURCESLICES: BuiltinResource<ResourceSlice> = {
   group: "resource.k8s.io",
   version: "v1beta1",

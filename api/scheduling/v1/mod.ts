@@ -23,7 +23,13 @@ export interface PriorityClass {
   kind?: "PriorityClass";
   /** metadata is the standard object metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata */
   metadata: metaV1.ObjectMeta;
-  /** preemptionPolicy is the Policy for preempting pods with lower priority. One of Never, PreemptLowerPriority. Defaults to PreemptLowerPriority if unset. */
+  /**
+   * preemptionPolicy is the Policy for preempting pods with lower priority. One of Never, PreemptLowerPriority. Defaults to PreemptLowerPriority if unset.
+   *
+   * Possible enum values:
+   *  - `"Never"` means that pod never preempts other pods with lower priority.
+   *  - `"PreemptLowerPriority"` means that pod can preempt other pods with lower priority.
+   */
   preemptionPolicy?: string;
   /** value represents the integer value of this priority class. This is the actual priority that pods receive when they have the name of this class in their pod spec. */
   value?: number;

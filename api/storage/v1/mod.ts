@@ -393,9 +393,22 @@ export interface StorageClass {
   parameters?: Record<string, string>;
   /** provisioner indicates the type of the provisioner. */
   provisioner: string;
-  /** reclaimPolicy controls the reclaimPolicy for dynamically provisioned PersistentVolumes of this storage class. Defaults to Delete. */
+  /**
+   * reclaimPolicy controls the reclaimPolicy for dynamically provisioned PersistentVolumes of this storage class. Defaults to Delete.
+   *
+   * Possible enum values:
+   *  - `"Delete"` means the volume will be deleted from Kubernetes on release from its claim. The volume plugin must support Deletion.
+   *  - `"Recycle"` means the volume will be recycled back into the pool of unbound persistent volumes on release from its claim. The volume plugin must support Recycling.
+   *  - `"Retain"` means the volume will be left in its current phase (Released) for manual reclamation by the administrator. The default policy is Retain.
+   */
   reclaimPolicy?: string;
-  /** volumeBindingMode indicates how PersistentVolumeClaims should be provisioned and bound.  When unset, VolumeBindingImmediate is used. This field is only honored by servers that enable the VolumeScheduling feature. */
+  /**
+   * volumeBindingMode indicates how PersistentVolumeClaims should be provisioned and bound.  When unset, VolumeBindingImmediate is used. This field is only honored by servers that enable the VolumeScheduling feature.
+   *
+   * Possible enum values:
+   *  - `"Immediate"` indicates that PersistentVolumeClaims should be immediately provisioned and bound. This is the default mode.
+   *  - `"WaitForFirstConsumer"` indicates that PersistentVolumeClaims should not be provisioned and bound until the first Pod is created that references the PeristentVolumeClaim. The volume provisioning and binding will occur during Pod scheduing.
+   */
   volumeBindingMode?: string;
 }
 
@@ -461,7 +474,15 @@ export interface StorageHealthApply {
 
 /** StorageHealthCondition represents an adverse health condition reported by a CSI driver for its storage backend on a node. */
 export interface StorageHealthCondition {
-  /** accessMode is the access mode affected. Nil means all access modes are affected. */
+  /**
+   * accessMode is the access mode affected. Nil means all access modes are affected.
+   *
+   * Possible enum values:
+   *  - `"ReadOnlyMany"` can be mounted in read-only mode to many hosts
+   *  - `"ReadWriteMany"` can be mounted in read/write mode to many hosts
+   *  - `"ReadWriteOnce"` can be mounted in read/write mode to exactly 1 host
+   *  - `"ReadWriteOncePod"` can be mounted in read/write mode to exactly 1 pod cannot be used in combination with other access modes
+   */
   accessMode?: string;
   /** lastTransitionTime is when this condition first appeared at its current state. */
   lastTransitionTime?: metaV1.Time;
@@ -469,9 +490,21 @@ export interface StorageHealthCondition {
   message?: string;
   /** reason is a brief CamelCase machine-parseable reason. Maximum permitted length of a reason is 256 characters. */
   reason: string;
-  /** status is the health status category. One of "StorageUnreachable", "StorageDegraded". */
+  /**
+   * status is the health status category. One of "StorageUnreachable", "StorageDegraded".
+   *
+   * Possible enum values:
+   *  - `"StorageDegraded"` indicates the storage backend is functioning with reduced capability.
+   *  - `"StorageUnreachable"` indicates the storage backend is unreachable.
+   */
   status: string;
-  /** volumeMode is the volume mode affected. Nil means both are affected. */
+  /**
+   * volumeMode is the volume mode affected. Nil means both are affected.
+   *
+   * Possible enum values:
+   *  - `"Block"` means the volume will not be formatted with a filesystem and will remain a raw block device.
+   *  - `"Filesystem"` means the volume will be or is formatted with a filesystem.
+   */
   volumeMode?: string;
 }
 

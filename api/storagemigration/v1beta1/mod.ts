@@ -92,7 +92,7 @@ export interface StorageVersionMigrationStatusApply {
 }
 
 
-/** The `storageversionmigrations` collection of `storagemigration.k8s.io/v1beta1` (cluster-scoped), of {@linkcode StorageVersionMigration} objects; subresources `status`. */
+/** The `storageversionmigrations` collection of `storagemigration.k8s.io/v1beta1` (cluster-scoped), of {@linkcode StorageVersionMigration} objects; subresources `status`. Not served by default: the API server serves it with `--runtime-config=storagemigration.k8s.io/v1beta1=true`. */
 export const STORAGEVERSIONMIGRATIONS: BuiltinResource<StorageVersionMigration> = {
   group: "storagemigration.k8s.io",
   version: "v1beta1",
