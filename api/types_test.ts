@@ -32,6 +32,8 @@ import { HORIZONTALPODAUTOSCALERS } from "./autoscaling/v2/mod.ts";
 import { CUSTOMRESOURCEDEFINITIONS } from "./apiextensions/v1/mod.ts";
 import type { Quantity } from "./meta/v1/mod.ts";
 import { defineResource, type ObjectOf } from "../resource/mod.ts";
+import type { Primary } from "../controller/mod.ts";
+import type { Source } from "../informer/mod.ts";
 
 type Equal<A, B> = (<X>() => X extends A ? 1 : 2) extends
   (<X>() => X extends B ? 1 : 2) ? true : false;
@@ -128,6 +130,14 @@ async function reads(client: Client, ns: string): Promise<void> {
   void itemType;
 }
 
+// Never called: a built-in Resource is a controller's primary, child or
+// watch source as it is.
+function sources(): void {
+  const primary: Primary = { ...DEPLOYMENTS, namespace: "n" };
+  const owned: Source[] = [REPLICASETS, { ...PODS, labelSelector: "app=x" }];
+  void [primary, owned];
+}
+
 // Never called: a definition's Resource infers as the built-in ones do.
 async function defined(client: Client): Promise<void> {
   const GADGETS = defineResource({
@@ -195,6 +205,7 @@ Deno.test("api: the built-in Resources name their collections as discovery does"
   assert.equal(typeof reads, "function");
   assert.equal(typeof applies, "function");
   assert.equal(typeof defined, "function");
+  assert.equal(typeof sources, "function");
   assert.deepEqual(
     [DEPLOYMENTS.group, DEPLOYMENTS.version, DEPLOYMENTS.resource],
     ["apps", "v1", "deployments"],
