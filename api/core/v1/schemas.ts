@@ -320,7 +320,7 @@ export const CEPH_FS_PERSISTENT_VOLUME_SOURCE: BuiltinSchema<types.CephFSPersist
 export const LOCAL_OBJECT_REFERENCE: BuiltinSchema<types.LocalObjectReference> = {
   type: "object",
   properties: {
-    name: { type: "string" },
+    name: { type: "string", default: "" },
   },
   "x-kubernetes-map-type": "atomic",
 };
