@@ -362,3 +362,15 @@ Deno.test("a list-map key that is neither required nor defaulted", () => {
     assert.throws(() => refusal(spec(list(taken))), /The schema was taken/);
   }
 });
+
+Deno.test("a list type on a node that is not an array", () => {
+  assert.deepEqual(
+    refusal(spec({ type: "string", "x-kubernetes-list-type": "atomic" })),
+    [{
+      field: `${X}.type`,
+      reason: "FieldValueInvalid",
+      message:
+        'Invalid value: "string": must be array if x-kubernetes-list-type is specified',
+    }],
+  );
+});

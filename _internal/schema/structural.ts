@@ -262,6 +262,15 @@ function typeRules(
       ),
     );
   }
+  if (listType !== undefined && type !== "array") {
+    out.push(
+      invalid(
+        `${path}.type`,
+        type ?? "",
+        "must be array if x-kubernetes-list-type is specified",
+      ),
+    );
+  }
   // Items merge by their keys, so every item has them: each key is
   // required or defaulted (the API server's rule; an embedded
   // imagePullSecrets list found it).

@@ -19,6 +19,7 @@ import {
 } from "../../api/core/v1/schemas.ts";
 import { INGRESS_SPEC } from "../../api/networking/v1/schemas.ts";
 import { defineResource, SchemaError } from "../../resource/mod.ts";
+import { everySchema } from "../../api/_schemas_test_util.ts";
 import { eventually } from "./_eventually.ts";
 import { suite } from "./_plane.ts";
 
@@ -118,6 +119,17 @@ suite("api: built-in schemas embedded in a CRD", [
         ]]);
         return true;
       });
+    },
+  ],
+  [
+    "the server takes every generated schema as a CRD field",
+    async ({ plane }) => {
+      const admin = plane.client();
+      const { count, definitions } = await everySchema("every.example.com");
+      assert.ok(count > 600, `only ${count} schemas`);
+      for (const definition of definitions) {
+        await admin.create(CRD_PATH, definition.crd());
+      }
     },
   ],
 ]);

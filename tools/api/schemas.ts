@@ -148,6 +148,19 @@ class Emitter {
     return `${this.definitions.aliasOf(definition.module)}.${constant}`;
   }
 
+  /** Whether each key of a list's items is required or has a default. */
+  keyed(items: Schema, keys: readonly string[]): boolean {
+    const name = refName(items);
+    const item = name === undefined
+      ? items
+      : this.definitions.schemas.get(name)?.schema ?? {};
+    return keys.every((key) =>
+      (item.required ?? []).includes(key) ||
+      (item.properties?.[key]?.default !== undefined && name !== undefined &&
+        this.keys.has(`${name}.${key}`))
+    );
+  }
+
   /** The structural schema of a node, as a TypeScript expression. */
   /**
    * `owner`: the definition's name, for its own properties; `keyZero`: keep
@@ -213,12 +226,21 @@ class Emitter {
     if (schema["x-kubernetes-preserve-unknown-fields"]) {
       fields.push(`"x-kubernetes-preserve-unknown-fields": true`);
     }
-    const listType = schema["x-kubernetes-list-type"];
+    // List markers only on arrays ([]byte is a string with one), and a map
+    // list only where the API server takes it: each key required or
+    // defaulted. A key that is neither (an optional `shareID`, a
+    // ServiceAccount's secret `name`) leaves the list atomic.
+    let listType = schema.type === "array"
+      ? schema["x-kubernetes-list-type"]
+      : undefined;
+    const keys = schema["x-kubernetes-list-map-keys"];
+    if (listType === "map" && !this.keyed(schema.items ?? {}, keys ?? [])) {
+      listType = "atomic";
+    }
     if (listType) {
       fields.push(`"x-kubernetes-list-type": ${JSON.stringify(listType)}`);
     }
-    const keys = schema["x-kubernetes-list-map-keys"];
-    if (keys) {
+    if (listType === "map" && keys) {
       fields.push(`"x-kubernetes-list-map-keys": ${JSON.stringify(keys)}`);
     }
     const mapType = schema["x-kubernetes-map-type"];

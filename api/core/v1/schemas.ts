@@ -3396,8 +3396,7 @@ export const SERVICE_ACCOUNT: BuiltinSchema<types.ServiceAccount> = {
     secrets: {
       type: "array",
       items: OBJECT_REFERENCE,
-      "x-kubernetes-list-type": "map",
-      "x-kubernetes-list-map-keys": ["name"],
+      "x-kubernetes-list-type": "atomic",
     },
   },
 };
