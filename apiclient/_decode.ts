@@ -189,9 +189,18 @@ export function errorFor(
   const usable = typeof stated === "string";
   const detail = usable ? stated : text;
   const statusText = response.statusText ? ` ${response.statusText}` : "";
+  // The API server's plain "404 page not found" (no Status) on a custom
+  // resource's path: nothing serves the collection, most often because its
+  // CustomResourceDefinition is not installed.
+  const definition = status === 404 && statusObject === undefined
+    ? customResourceOf(path)
+    : undefined;
+  const hint = definition === undefined
+    ? ""
+    : `; the CustomResourceDefinition ${definition} may be missing`;
   const message = `${method} ${path}: ${status}${statusText}${
     detail ? `: ${detail}` : ""
-  }`;
+  }${hint}`;
   const options: ApiErrorOptions = {
     method,
     path,
@@ -209,6 +218,25 @@ export function errorFor(
     );
   }
   return new ApiError(message, options);
+}
+
+/**
+ * The CustomResourceDefinition name (`<plural>.<group>`) of a collection or
+ * object path of a group with a dot (every custom resource's group has one;
+ * `apps`, `batch` and the core group do not), or `undefined`.
+ */
+function customResourceOf(path: string): string | undefined {
+  const query = path.indexOf("?");
+  const parts = (query === -1 ? path : path.slice(0, query)).split("/");
+  // ["", "apis", group, version, ...rest]
+  if (parts[1] !== "apis") return undefined;
+  const group = parts[2] ?? "";
+  const rest = parts.slice(4);
+  const plural = rest[0] === "namespaces" && rest.length >= 3
+    ? rest[2]
+    : rest[0];
+  if (!group.includes(".") || !plural) return undefined;
+  return `${plural}.${group}`;
 }
 
 /**

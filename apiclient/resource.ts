@@ -191,3 +191,42 @@ export function objectRef(
   if (slash !== -1) ref.namespace = key.slice(0, slash);
   return ref;
 }
+
+/**
+ * Where a client bound with `Client.withMemo` notes its writes: the
+ * `Versions` memo of `@liken/kubernetes/memo` is one. `send` runs one
+ * request of the object in its turn (after the object's earlier requests
+ * through the memo) and notes the resourceVersion it answers (`""`:
+ * unknown).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import type { Memo, ObjectRef } from "@liken/kubernetes/apiclient";
+ *
+ * const notes: string[] = [];
+ * const memo: Memo = {
+ *   send: async (ref: ObjectRef, request: () => Promise<string>) => {
+ *     notes.push(`${ref.name}@${await request()}`);
+ *   },
+ * };
+ * await memo.send({ version: "v1", resource: "configmaps", name: "a" }, async () => "7");
+ * assert.deepEqual(notes, ["a@7"]);
+ * ```
+ */
+export interface Memo {
+  /**
+   * Sends `request` in the object's turn and notes the version it answers.
+   *
+   * @param ref The object the request writes.
+   * @param request Sends the request and answers the copy's resourceVersion.
+   * @param options A signal that ends the wait for the object's turn.
+   * @returns Settles once the answer is noted; rejects with the request's
+   *   error.
+   */
+  send(
+    ref: ObjectRef,
+    request: () => Promise<string>,
+    options?: { signal?: AbortSignal | undefined },
+  ): Promise<void>;
+}

@@ -1,5 +1,10 @@
 // Which changes wake a controller: the rules of controller-runtime's
 // GenerationChangedPredicate, widened to the metadata a reconcile reads.
+import {
+  objectKey,
+  type ObjectRef,
+  type Resource,
+} from "../apiclient/resource.ts";
 import type { KubeObject } from "../apiclient/types.ts";
 
 /**
@@ -46,4 +51,83 @@ export function meaningfulChange(old: KubeObject, object: KubeObject): boolean {
 function sameJson(a: unknown, b: unknown): boolean {
   if (a === b) return true;
   return JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
+}
+
+/**
+ * The name of the index every `owns` collection of a controller keeps:
+ * children by the uid of their controlling owner
+ * ({@linkcode controllerUid}). A registration of the same collection on
+ * shared `Collections` may ask for this index too, with that very function.
+ */
+export const CONTROLLER_UID_INDEX = "controllerUID";
+
+/**
+ * The index function behind {@linkcode CONTROLLER_UID_INDEX}: the uid of an
+ * object's controlling owner (the `ownerReferences` entry with `controller:
+ * true`, of any kind), or none. A uid names one object in the whole
+ * cluster, so one index serves every owner kind.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { controllerUid } from "@liken/kubernetes/controller";
+ *
+ * const child = {
+ *   metadata: {
+ *     name: "web-1",
+ *     ownerReferences: [
+ *       { apiVersion: "v1", kind: "ConfigMap", name: "x", uid: "u0" },
+ *       { apiVersion: "apps/v1", kind: "ReplicaSet", name: "web", uid: "u1", controller: true },
+ *     ],
+ *   },
+ * };
+ * assert.deepEqual(controllerUid(child), ["u1"]);
+ * assert.deepEqual(controllerUid({ metadata: { name: "orphan" } }), []);
+ * ```
+ *
+ * @param object The child object.
+ * @returns The controlling owner's uid, or nothing.
+ */
+export function controllerUid(object: KubeObject): string[] {
+  const refs = object.metadata?.ownerReferences;
+  if (!Array.isArray(refs)) return [];
+  for (const ref of refs) {
+    if (ref?.controller === true && typeof ref.uid === "string" && ref.uid) {
+      return [ref.uid];
+    }
+  }
+  return [];
+}
+
+/**
+ * The key of a primary object a `watches[].map` answered: its ref must name
+ * the primary collection (group and resource), with a namespace for a
+ * namespaced primary and none for a cluster-scoped one.
+ */
+export function primaryKey(
+  primary: Resource & { kind: string; namespaced?: boolean | undefined },
+  ref: ObjectRef,
+): string {
+  if (
+    ref?.resource !== primary.resource ||
+    (ref.group ?? "") !== (primary.group ?? "")
+  ) {
+    throw new TypeError(
+      `map answered ${
+        ref?.group ? `${ref.resource}.${ref.group}` : ref?.resource
+      } ${ref?.name}, not a ref of the primary ${primary.kind}`,
+    );
+  }
+  if (typeof ref.name !== "string" || ref.name === "") {
+    throw new TypeError(`map answered a ${primary.kind} ref without a name`);
+  }
+  const namespaced = primary.namespaced !== false;
+  if (namespaced !== Boolean(ref.namespace)) {
+    throw new TypeError(
+      namespaced
+        ? `map answered the ${primary.kind} ${ref.name} without a namespace`
+        : `map answered the cluster-scoped ${primary.kind} ${ref.name} in namespace ${ref.namespace}`,
+    );
+  }
+  return objectKey(ref);
 }

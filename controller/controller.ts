@@ -1,21 +1,35 @@
 // The reconcile loop: watches that feed a work queue, workers that
 // reconcile one key at a time each, and the shutdown order of an operator.
 import type { Client } from "../apiclient/client.ts";
-import { NotFoundError } from "../apiclient/errors.ts";
-import { objectKey, type ObjectRef, objectRef } from "../apiclient/resource.ts";
+import {
+  type Memo,
+  objectKey,
+  objectRef,
+  type Resource,
+} from "../apiclient/resource.ts";
 import type { KubeObject } from "../apiclient/types.ts";
 import { type Diagnostics, diagnostics } from "../_internal/diagnostics.ts";
 import { sleep } from "../_internal/sleep.ts";
 import type { Lead } from "../election/lead.ts";
 import type { Recorder } from "../events/recorder.ts";
-import { readOne } from "../informer/cache.ts";
 import { Collection } from "../informer/collection.ts";
 import type { Registration } from "../informer/shared.ts";
 import { DeletedFinalStateUnknown, finalState } from "../informer/tombstone.ts";
+import type { Indexers } from "../informer/store.ts";
 import type { CollectionOptions, Handler, Source } from "../informer/types.ts";
 import { Versions } from "../memo/versions.ts";
-import { controllerOf } from "../apiclient/owners.ts";
-import { meaningfulChange } from "./changes.ts";
+import {
+  CONTROLLER_UID_INDEX,
+  controllerUid,
+  meaningfulChange,
+  primaryKey,
+} from "./changes.ts";
+import {
+  childHandler,
+  readChildren,
+  type Reader,
+  readObject,
+} from "./_children.ts";
 import {
   applyChild,
   deleteChild,
@@ -47,7 +61,7 @@ export const MIN_RESYNC = 1_000;
  *
  * @typeParam T The kind of the watched objects.
  */
-export type Watched<T extends KubeObject = KubeObject> = Pick<
+export type WatchedCollection<T extends KubeObject = KubeObject> = Pick<
   Registration<T>,
   "source" | "store" | "metadataOnly" | "synced" | "current" | "view" | "stop"
 >;
@@ -110,7 +124,7 @@ export class Controller<T extends KubeObject = KubeObject>
   /** The work queue of primary keys. */
   readonly queue: WorkQueue;
   /** The watch of the primary collection. */
-  readonly primary: Watched<T>;
+  readonly primary: WatchedCollection<T>;
   /** The memo of versions the reads and writes share. */
   readonly versions: Versions;
   /**
@@ -124,7 +138,13 @@ export class Controller<T extends KubeObject = KubeObject>
   readonly done: Promise<void>;
   #options: ControllerOptions<T>;
   #client: Client;
-  #collections: Watched<KubeObject>[] = [];
+  // #client bound to the memo for the watched collections: what a
+  // reconcile writes with, so its writes never escape the memo.
+  #noting: Client;
+  #collections: WatchedCollection<KubeObject>[] = [];
+  /** The `owns` watches, for the children reads. */
+  #owned: WatchedCollection<KubeObject>[] = [];
+  #reader: Reader;
   #stop = new AbortController();
   #terms: Terms;
   #diagnostics: Diagnostics;
@@ -166,6 +186,13 @@ export class Controller<T extends KubeObject = KubeObject>
       ? wiring.client
       : wiring.client.withWriteGuard(lead.mayWrite);
     this.recorder = recorderOf(this.#client, options);
+    this.#noting = this.#client.withMemo(
+      watchedMemo(this.versions, [
+        options.for,
+        ...(options.owns ?? []),
+        ...(options.watches ?? []).map((watch) => watch.source),
+      ]),
+    );
     this.queue = new WorkQueue(wiring.queue);
     this.done = this.#ended.promise;
     const signal = this.#stop.signal;
@@ -201,32 +228,24 @@ export class Controller<T extends KubeObject = KubeObject>
       onError,
       ...(primaryHooks as CollectionOptions<T>),
     });
-    this.#collections.push(this.primary as unknown as Watched<KubeObject>);
-    const { group, kind, namespaced = true } = options.for;
+    this.#collections.push(
+      this.primary as unknown as WatchedCollection<KubeObject>,
+    );
     for (const source of options.owns ?? []) {
-      const toOwner = (child: KubeObject | undefined): void => {
-        if (child === undefined) return;
-        // No check of the owner's uid against the primary store: a store
-        // that lags would drop the event. The reconcile reads the owner.
-        const owner = controllerOf(child, { group, kind, namespaced });
-        if (owner !== undefined) enqueue(owner.key);
-      };
-      this.#watch(shardSource(options, source), {
-        add: toOwner,
-        // Both copies: a child whose owner changed wakes the old one too.
-        update: (old, child) => {
-          toOwner(old);
-          toOwner(child);
-        },
-        delete: (child) => toOwner(finalState(child)),
-      });
+      const handler = childHandler(options.for, source, this.versions, enqueue);
+      const indexers = { [CONTROLLER_UID_INDEX]: controllerUid };
+      this.#owned.push(
+        this.#watch(shardSource(options, source), handler, indexers),
+      );
     }
     for (const watch of options.watches ?? []) {
       const { source } = watch;
       const map = (object: KubeObject | undefined): void => {
         if (object === undefined) return;
         try {
-          for (const key of watch.map(object)) enqueue(key);
+          for (const ref of watch.map(object)) {
+            enqueue(primaryKey(options.for, ref));
+          }
         } catch (error) {
           onError(
             new WatchMapError(options.name, {
@@ -246,6 +265,14 @@ export class Controller<T extends KubeObject = KubeObject>
         delete: (object) => map(finalState(object)),
       });
     }
+    this.#reader = {
+      name: this.name,
+      primary: options.for,
+      watches: this.#collections,
+      owned: this.#owned,
+      client: this.#client,
+      versions: this.versions,
+    };
     const outer = options.signal;
     if (outer?.aborted) void this.stop();
     else {
@@ -303,23 +330,28 @@ export class Controller<T extends KubeObject = KubeObject>
     await this.stop();
   }
 
-  #watch(source: Source, handler: Handler<KubeObject>): void {
+  #watch(
+    source: Source,
+    handler: Handler<KubeObject>,
+    indexers?: Indexers<KubeObject>,
+  ): WatchedCollection<KubeObject> {
     const synced = Promise.withResolvers<void>();
     this.#synced.push(synced.promise);
-    this.#collections.push(
-      this.#open(source, {
-        signal: this.#stop.signal,
-        onError: this.#diagnostics.onError,
-        ...this.#hooks(source, { synced: synced.resolve, handler }),
-      }),
-    );
+    const watch = this.#open(source, {
+      signal: this.#stop.signal,
+      onError: this.#diagnostics.onError,
+      ...(indexers === undefined ? {} : { indexers }),
+      ...this.#hooks(source, { synced: synced.resolve, handler }),
+    });
+    this.#collections.push(watch);
+    return watch;
   }
 
   /** A watch of its own, or a registration on the shared collections. */
   #open<C extends KubeObject>(
     source: Source,
     options: CollectionOptions<C>,
-  ): Watched<C> {
+  ): WatchedCollection<C> {
     const shared = this.#options.collections;
     return shared === undefined
       ? new Collection<C>(this.#client, source, options)
@@ -473,7 +505,8 @@ export class Controller<T extends KubeObject = KubeObject>
     const started = Date.now();
     let context: ReconcileContext<T> | undefined;
     try {
-      const read = (): Promise<T | undefined> => this.#read<T>(ref, signal);
+      const read = (): Promise<T | undefined> =>
+        readObject<T>(this.#reader, ref, signal);
       const object = this.#shard === undefined
         ? await read()
         : await this.#shard.read(ref, { read, client: this.#client, signal });
@@ -481,7 +514,7 @@ export class Controller<T extends KubeObject = KubeObject>
       const writer: Writer = {
         name: this.name,
         primary: options.for,
-        client: this.#client,
+        client: this.#noting,
         versions: this.versions,
         recorder: this.recorder,
         applyForce: options.applyForce ?? true,
@@ -494,11 +527,13 @@ export class Controller<T extends KubeObject = KubeObject>
         key,
         ref,
         object,
-        client: this.#client,
+        client: this.#noting,
         versions: this.versions,
         signal,
         retries: this.queue.retries(key),
-        read: (other) => this.#read(other, signal),
+        read: (other) => readObject(this.#reader, other, signal),
+        children: (resource) =>
+          readChildren(this.#reader, object, resource, signal),
         recorder: this.recorder,
         apply: (child, how) => applyChild(writer, child, how),
         deleteChild: (child) => deleteChild(writer, child),
@@ -552,31 +587,6 @@ export class Controller<T extends KubeObject = KubeObject>
     }
   }
 
-  /** A memo-aware read through the watch of the object's collection. */
-  async #read<C extends KubeObject>(
-    ref: ObjectRef,
-    signal: AbortSignal,
-  ): Promise<C | undefined> {
-    const group = ref.group ?? "";
-    const watch = this.#collections.find(({ source, metadataOnly }) =>
-      !metadataOnly && source.resource === ref.resource &&
-      (source.group ?? "") === group &&
-      (source.namespaces !== undefined
-        ? source.namespaces.includes(ref.namespace ?? "")
-        : (!source.namespace || source.namespace === ref.namespace))
-    ) as Watched<C> | undefined;
-    try {
-      return await readOne<C>(this.#client, ref, {
-        view: watch?.view(),
-        versions: this.versions,
-        signal,
-      });
-    } catch (error) {
-      if (error instanceof NotFoundError) return undefined;
-      throw error;
-    }
-  }
-
   #observe(
     result: "success" | "requeue" | "requeue_after" | "error",
     started: number,
@@ -598,4 +608,24 @@ export class Controller<T extends KubeObject = KubeObject>
   #wakeIdle(): void {
     for (const resolve of this.#idle.splice(0)) resolve();
   }
+}
+
+/**
+ * The memo as the reconcile's client notes in it: writes of the watched
+ * collections only. A note is dropped once the watch brings its version,
+ * and a collection nobody watches never would, so its writes pass unnoted
+ * and the memo stays as small as the watches keep it.
+ */
+function watchedMemo(versions: Versions, watched: readonly Resource[]): Memo {
+  const names = new Set(
+    watched.map((resource) => `${resource.resource}.${resource.group ?? ""}`),
+  );
+  return {
+    send: async (ref, request, options) => {
+      if (names.has(`${ref.resource}.${ref.group ?? ""}`)) {
+        return await versions.send(ref, request, options);
+      }
+      await request();
+    },
+  };
 }

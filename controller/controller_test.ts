@@ -209,7 +209,11 @@ Deno.test("watches map any collection to primary keys", async () => {
     for: CONFIGMAPS,
     watches: [{
       source: SECRET_SOURCE,
-      map: (secret) => [`default/${secret.metadata.labels?.["for"] ?? ""}`],
+      map: (secret) => [{
+        ...CONFIGMAPS,
+        namespace: "default",
+        name: secret.metadata.labels?.["for"] ?? "",
+      }],
     }],
     reconcile,
   });

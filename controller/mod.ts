@@ -12,12 +12,17 @@
  * @example A controller with an owned child
  * ```ts
  * import assert from "node:assert/strict";
- * import { Client, type KubeObject } from "@liken/kubernetes/apiclient";
+ * import {
+ *   Client,
+ *   controllerRef,
+ *   type KubeObject,
+ * } from "@liken/kubernetes/apiclient";
  * import { Controller } from "@liken/kubernetes/controller";
  * import { FakeApiServer } from "@liken/kubernetes/testing";
  *
  * await using server = new FakeApiServer();
  * const client = new Client(server.url, { fetch: server.fetch });
+ * const CONFIGMAPS = { version: "v1", resource: "configmaps", kind: "ConfigMap" };
  * const SECRETS = { version: "v1", resource: "secrets", namespaced: true };
  * await client
  *   .resource({ version: "v1", resource: "configmaps" })
@@ -25,21 +30,14 @@
  *   .create({ metadata: { name: "a" } });
  * await using controller = new Controller<KubeObject>(client, {
  *   name: "mirror",
- *   for: { version: "v1", resource: "configmaps", kind: "ConfigMap" },
+ *   for: CONFIGMAPS,
  *   owns: [SECRETS],
  *   reconcile: async ({ object, client }) => {
  *     if (object === undefined) return;
  *     const name = object.metadata.name!;
- *     const owner = {
- *       apiVersion: "v1",
- *       kind: "ConfigMap",
- *       name,
- *       uid: object.metadata.uid!,
- *       controller: true,
- *     };
  *     try {
  *       await client.resource(SECRETS).namespace("default").create({
- *         metadata: { name, ownerReferences: [owner] },
+ *         metadata: { name, ownerReferences: [controllerRef(object, CONFIGMAPS)] },
  *       });
  *     } catch {
  *       // Already there.
@@ -90,8 +88,16 @@
  *
  * @module
  */
-export { meaningfulChange } from "./changes.ts";
-export { Controller, MIN_RESYNC, type Watched } from "./controller.ts";
+export {
+  CONTROLLER_UID_INDEX,
+  controllerUid,
+  meaningfulChange,
+} from "./changes.ts";
+export {
+  Controller,
+  MIN_RESYNC,
+  type WatchedCollection,
+} from "./controller.ts";
 export {
   ApplyConflictError,
   type ApplyConflictErrorOptions,
@@ -104,6 +110,7 @@ export {
   finalizer,
   FINALIZER_ATTEMPTS,
   type FinalizerOptions,
+  type FinalizerTarget,
 } from "./finalizer.ts";
 export {
   DEFAULT_BASE_DELAY,

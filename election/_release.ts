@@ -6,15 +6,11 @@
  * @module
  */
 
+import { microTime } from "../_internal/time.ts";
 import { ConflictError, NotFoundError } from "../apiclient/mod.ts";
 import { bounded } from "../_internal/signals.ts";
 import { sleep } from "../_internal/sleep.ts";
-import {
-  formatMicroTime,
-  type Lease,
-  type LeaseRecord,
-  parseMicroTime,
-} from "./_lease.ts";
+import { type Lease, type LeaseRecord, parseMicroTime } from "./_lease.ts";
 import type { ElectionState } from "./_state.ts";
 import { LeaseRequestError } from "./errors.ts";
 import { LEASE_DURATION, RENEW_DEADLINE, REQUEST_TIMEOUT } from "./timings.ts";
@@ -67,7 +63,7 @@ export async function release(
       );
       return;
     }
-    const now = formatMicroTime(Date.now());
+    const now = microTime(Date.now());
     record = {
       holderIdentity: "",
       leaseDurationSeconds: 1,
@@ -123,7 +119,7 @@ export async function clearIfHeld(
         ...lease.spec,
         holderIdentity: "",
         leaseDurationSeconds: 1,
-        renewTime: formatMicroTime(Date.now()),
+        renewTime: microTime(Date.now()),
       },
     };
     try {

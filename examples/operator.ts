@@ -116,7 +116,7 @@ async function reconcile(context: ReconcileContext<Greeting>): Promise<void> {
   await context.status({ conditions: [ready], configMap: name }, BAD);
 }
 
-const BAD = { bad: "False" } as const;
+const BAD = { bad: { Ready: "False" } } as const;
 
 function readiness(ok: boolean, reason: string, message: string): Condition {
   return { type: "Ready", status: ok ? "True" : "False", reason, message };

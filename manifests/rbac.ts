@@ -42,8 +42,9 @@ export interface RbacOptions {
   // deno-lint-ignore no-explicit-any -- controllers of any primary kind
   controllers: readonly ControllerOptions<any>[];
   /**
-   * The election's Lease: `get`, `create` and `update` on Leases in its
-   * namespace (`create` cannot be limited to a name). Default: none.
+   * The election's Lease: `get` and `update` on it alone (`resourceNames`),
+   * and `create` on Leases in its namespace (a create names no object, so
+   * it cannot be limited to one). Default: none.
    */
   lease?: LeaseRef | undefined;
   /**
@@ -61,7 +62,10 @@ export interface RbacOptions {
  *   cannot stream it; get: a read the cache cannot answer);
  * - `create` and `patch` on each `owns` collection (`context.apply`: the
  *   API server authorises an apply that makes the object as `create`), and
- *   `delete` with `permissions.deleteChildren`;
+ *   `delete` with `permissions.deleteChildren`, only where the children
+ *   can be: a primary in a namespace (or a set) owns children of that
+ *   namespace alone (`context.apply` refuses any other), so these go in
+ *   its Role even when the children are watched across the cluster;
  * - `update` on `<primary>/finalizers` when it owns children:
  *   `context.apply` sets `blockOwnerDeletion`, which the
  *   OwnerReferencesPermissionEnforcement admission plugin allows only to
@@ -71,8 +75,9 @@ export interface RbacOptions {
  *   with a recorder or `events`;
  * - `permissions.rules`, in the primary's scope;
  * - with `shards`: `get`, `create` and `update` on Leases in the ring's
- *   namespace (the member Lease), and `patch` on the primary (a drained
- *   object is acknowledged by removing its shard labels).
+ *   namespace (the member Lease, named after the pod, so not limited to a
+ *   name), and `patch` on the primary (a drained object is acknowledged by
+ *   removing its shard labels).
  *
  * A collection with a namespace gets a Role there, one over a namespace
  * set a Role in each; one without, the ClusterRole.
@@ -85,15 +90,17 @@ export interface RbacOptions {
  * const rules = rulesOf({
  *   name: "web",
  *   for: { group: "apps", version: "v1", resource: "deployments", kind: "Deployment", namespace: "shop" },
+ *   // Watched in every namespace, written in the Deployment's alone.
+ *   owns: [{ version: "v1", resource: "configmaps" }],
  *   reconcile: () => {},
  *   permissions: { status: false },
  * });
- * assert.deepEqual(rules, [{
- *   namespace: "shop",
- *   apiGroups: ["apps"],
- *   resources: ["deployments"],
- *   verbs: ["get", "list", "watch"],
- * }]);
+ * assert.deepEqual(rules.map((r) => `${r.namespace ?? "*"} ${r.resources} ${r.verbs}`), [
+ *   "shop deployments get,list,watch",
+ *   "* configmaps get,list,watch",
+ *   "shop configmaps create,patch",
+ *   "shop deployments/finalizers update",
+ * ]);
  * ```
  *
  * @param options The controller's options.
@@ -103,24 +110,24 @@ export interface RbacOptions {
 export function rulesOf(options: ControllerOptions<any>): ScopedRule[] {
   const primary = options.for;
   // Events and declared rules go where the primary is.
-  const scopes: Scope[] = primary.namespaces !== undefined
-    ? [...new Set(primary.namespaces)]
-    : [primary.namespace || undefined];
+  const scopes = scopesOf(primary);
   const out: ScopedRule[] = rule(primary, ["get", "list", "watch"]);
   const owns = options.owns ?? [];
   const deletes = options.permissions?.deleteChildren === true;
   for (const child of owns) {
+    out.push(...rule(child, ["get", "list", "watch"]));
     // An apply that makes the object is authorised as `create` too.
-    const verbs = ["get", "list", "watch", "create", "patch"];
-    if (deletes) verbs.push("delete");
-    out.push(...rule(child, verbs));
+    const verbs = deletes ? ["create", "patch", "delete"] : ["create", "patch"];
+    out.push(...rule(child, verbs, { owner: primary }));
   }
   for (const watch of options.watches ?? []) {
     out.push(...rule(watch.source, ["get", "list", "watch"]));
   }
-  if (owns.length > 0) out.push(...rule(primary, ["update"], "finalizers"));
+  if (owns.length > 0) {
+    out.push(...rule(primary, ["update"], { subresource: "finalizers" }));
+  }
   if (options.permissions?.status !== false) {
-    out.push(...rule(primary, ["update"], "status"));
+    out.push(...rule(primary, ["update"], { subresource: "status" }));
   }
   if (options.recorder !== undefined || options.events !== undefined) {
     for (const scope of scopes) {
@@ -151,7 +158,10 @@ export function rulesOf(options: ControllerOptions<any>): ScopedRule[] {
  * own election, the members' Leases it watches, and the takeover of a gone
  * member's); on the primaries, `get`, `list` and `watch` (it watches their
  * metadata) and `patch` (it applies the shard labels); the same on each
- * `owns` collection (it labels children with their owner's shard).
+ * `owns` collection (it labels children with their owner's shard), its
+ * `patch` only where the primaries are when they are in one namespace.
+ * The Leases are not limited to names: a member's is named after its pod
+ * (unknown before the pods run), and the sharder takes over any member's.
  *
  * @example
  * ```ts
@@ -161,13 +171,14 @@ export function rulesOf(options: ControllerOptions<any>): ScopedRule[] {
  * const rules = sharderRules({
  *   ring: "web",
  *   namespace: "ops",
- *   for: { version: "v1", resource: "configmaps", kind: "ConfigMap" },
+ *   for: { version: "v1", resource: "configmaps", kind: "ConfigMap", namespace: "shop" },
  *   owns: [{ version: "v1", resource: "secrets" }],
  * });
  * assert.deepEqual(rules.map((r) => `${r.namespace ?? "*"} ${r.resources} ${r.verbs}`), [
  *   "ops leases get,list,watch,create,update",
- *   "* configmaps get,list,watch,patch",
- *   "* secrets get,list,watch,patch",
+ *   "shop configmaps get,list,watch,patch",
+ *   "* secrets get,list,watch",
+ *   "shop secrets patch",
  * ]);
  * ```
  *
@@ -181,9 +192,11 @@ export function sharderRules(options: SharderRbac): ScopedRule[] {
       resources: [LEASES.resource],
       verbs: ["get", "list", "watch", "create", "update"],
     }),
-    ...[options.for, ...options.owns ?? []].flatMap((source) =>
-      rule(source, ["get", "list", "watch", "patch"])
-    ),
+    ...rule(options.for, ["get", "list", "watch", "patch"]),
+    ...(options.owns ?? []).flatMap((child) => [
+      ...rule(child, ["get", "list", "watch"]),
+      ...rule(child, ["patch"], { owner: options.for }),
+    ]),
   ];
 }
 
@@ -226,11 +239,15 @@ export function rbac(options: RbacOptions): KubeObject[] {
   const rules = options.controllers.flatMap(rulesOf);
   rules.push(...(options.sharders ?? []).flatMap(sharderRules));
   if (options.lease !== undefined) {
+    const { namespace, name } = options.lease;
+    const leases = { apiGroups: [LEASES.group], resources: [LEASES.resource] };
+    // A create names no object, so it cannot be limited to one.
+    rules.push({ namespace, ...leases, verbs: ["create"] });
     rules.push({
-      namespace: options.lease.namespace,
-      apiGroups: ["coordination.k8s.io"],
-      resources: ["leases"],
-      verbs: ["get", "create", "update"],
+      namespace,
+      ...leases,
+      verbs: ["get", "update"],
+      resourceNames: [name],
     });
   }
   const scopes = new Map<Scope, PolicyRule[]>();
@@ -239,6 +256,7 @@ export function rbac(options: RbacOptions): KubeObject[] {
     scopes.set(namespace, list);
     merge(list, rest);
   }
+  for (const [namespace, list] of scopes) scopes.set(namespace, pruned(list));
   // Array sort never compares `undefined`: the cluster scope goes first.
   const named = [...scopes.keys()].filter((k) => k !== undefined).sort();
   const order: Scope[] = scopes.has(undefined) ? [undefined, ...named] : named;
@@ -270,18 +288,47 @@ export function rbac(options: RbacOptions): KubeObject[] {
   return out;
 }
 
-/** The rules of one collection: one per namespace of a namespace set. */
+/** Where a collection is: each namespace of a set, its namespace, or all. */
+function scopesOf(source: Source): Scope[] {
+  return source.namespaces !== undefined
+    ? [...new Set(source.namespaces)]
+    : [source.namespace || undefined];
+}
+
+/**
+ * Where a primary's children can be written: a namespaced primary's
+ * children are in its own namespace (`context.apply` refuses any other, and
+ * a cluster-scoped child), so a primary in some namespaces writes children
+ * only there, even when it watches them in every namespace; a primary
+ * across the cluster (or cluster-scoped) writes them wherever they are
+ * watched.
+ */
+function writeScopes(child: Source, owner: Source): Scope[] {
+  const where = scopesOf(child);
+  const owners = scopesOf(owner);
+  if (owners.includes(undefined)) return where;
+  if (child.namespaced === false) return [];
+  return owners.filter((namespace) =>
+    where.includes(undefined) || where.includes(namespace)
+  );
+}
+
+/**
+ * The rules of one collection: one per namespace of a namespace set; with
+ * `owner`, only where that primary can write its children.
+ */
 function rule(
   source: Source,
   verbs: readonly string[],
-  subresource?: string,
+  options: { subresource?: string; owner?: Source } = {},
 ): ScopedRule[] {
+  const { subresource, owner } = options;
   const resource = subresource === undefined
     ? source.resource
     : `${source.resource}/${subresource}`;
-  const scopes: Scope[] = source.namespaces !== undefined
-    ? [...new Set(source.namespaces)]
-    : [source.namespace || undefined];
+  const scopes = owner === undefined
+    ? scopesOf(source)
+    : writeScopes(source, owner);
   return scopes.map((namespace) =>
     scoped(namespace, {
       apiGroups: [source.group ?? ""],
@@ -301,6 +348,22 @@ function scoped(namespace: Scope, rule: PolicyRule): ScopedRule {
     out.resourceNames = [...rule.resourceNames];
   }
   return namespace === undefined ? out : { namespace, ...out };
+}
+
+/**
+ * `list` without the rules limited to names whose every verb a rule of the
+ * same groups and resources grants on every object.
+ */
+function pruned(list: readonly PolicyRule[]): PolicyRule[] {
+  const key = (r: PolicyRule): string =>
+    JSON.stringify([r.apiGroups, r.resources]);
+  return list.filter((r) =>
+    r.resourceNames === undefined ||
+    !list.some((wide) =>
+      wide.resourceNames === undefined && key(wide) === key(r) &&
+      r.verbs.every((verb) => wide.verbs.includes(verb))
+    )
+  );
 }
 
 /** Adds `next` to `list`: into a rule of the same groups and resources. */
