@@ -24,6 +24,10 @@ const ENTRY_POINTS = [
   "webhook/mod.ts",
   "shard/mod.ts",
   "testing/mod.ts",
+  // The hand-written part of api/; its generated group-versions are
+  // versioned namespaces, as k8s.io/api's packages are (autoscaling/v1 and
+  // v2 both declare HorizontalPodAutoscaler, meta/v1 the full ObjectMeta).
+  "api/mod.ts",
 ] as const;
 
 /** Where an exported name is declared: `file#name`. */
