@@ -6,7 +6,6 @@
  *
  * @module
  */
-import type { KubeObject, Resource } from "../apiclient/mod.ts";
 import {
   CONDITIONS_SCHEMA,
   defineResource,
@@ -71,14 +70,8 @@ export const GREETING = defineResource({
 /** A `Greeting` object, as the definition decodes it. */
 export type Greeting = ObjectOf<typeof GREETING>;
 
-/** A ConfigMap, as far as the example reads it. */
-export interface ConfigMap extends KubeObject {
-  /** The text entries. */
-  data?: Record<string, string>;
-}
-
-/** The ConfigMaps collection (all namespaces). */
-export const CONFIGMAPS: Resource = { version: "v1", resource: "configmaps" };
+// The built-in ConfigMap, typed from the API server's own OpenAPI.
+export { type ConfigMap, CONFIGMAPS } from "../api/core/v1/mod.ts";
 
 /**
  * The name of the ConfigMap a Greeting owns.
