@@ -8,8 +8,8 @@
  * @module
  */
 
-/** Which requests a closed {@linkcode Gate} holds: by method and path. */
-export type GateMatch = (method: string, path: string) => boolean;
+/** Which requests a closed {@linkcode Gate} holds: by method and URL. */
+export type GateMatch = (method: string, url: URL) => boolean;
 
 /** One request the gate holds. */
 interface Held {
@@ -71,12 +71,12 @@ export class Gate {
     const match = this.#match;
     const method = init?.method ??
       (input instanceof Request ? input.method : "GET");
-    const path = new URL(input instanceof Request ? input.url : input).pathname;
-    if (match === undefined || !match(method, path)) {
+    const url = new URL(input instanceof Request ? input.url : input);
+    if (match === undefined || !match(method, url)) {
       return this.#inner(input, init);
     }
     const signal = init?.signal ?? undefined;
-    const what = `${method} ${path}`;
+    const what = `${method} ${url.pathname}`;
     this.log.push(what);
     return new Promise<Response>((resolve, reject) => {
       const held: Held = {

@@ -9,8 +9,8 @@ import { Lead, RENEW_DEADLINE, RETRY_PERIOD } from "./mod.ts";
 
 const LEASE = { namespace: "default", name: "op" };
 const START = Date.UTC(2026, 11, 2, 12, 0, 0);
-const leases = (_method: string, path: string): boolean =>
-  path.includes("/leases");
+const leases = (_method: string, url: URL): boolean =>
+  url.pathname.includes("/leases");
 
 function candidate(
   server: FakeApiServer,
