@@ -11,6 +11,7 @@ import {
   settledWithin,
 } from "../_internal/_gate_test_util.ts";
 import { Lead, RETRY_PERIOD } from "../election/mod.ts";
+import { memberLeaseName } from "../shard/mod.ts";
 import { FakeApiServer, installFakeTime } from "../testing/mod.ts";
 import {
   Controller,
@@ -144,3 +145,40 @@ for (const what of MANAGER) {
     gate.open();
   });
 }
+
+// A member's Lease (a sharded controller's election) is stopped with its
+// controller. (In a Manager with `shards` it is not bounded yet: the stop
+// resolves at stopTimeout + 1 s with the member's release still in flight.)
+Deno.test("a sharded Controller's stop ends its member Lease's held renewal and releases by the time it resolves", async () => {
+  using time = installFakeTime({ now: START });
+  const { server, gate, client, errors } = await setup();
+  await using _server = server;
+  const member = memberLeaseName("demo", "op-a");
+  const controller = new Controller(client, {
+    name: "demo",
+    for: CONFIGMAPS,
+    stopTimeout: STOP_TIMEOUT,
+    shards: {
+      ring: "demo",
+      namespace: "default",
+      identity: "op-a",
+      exit: () => {},
+    },
+    onError: (error) => errors.push(describe(error)),
+    reconcile: () => {},
+  });
+  await time.tick(0);
+  assert.ok(server.leaseHolder("default", member), "the member leads");
+  gate.close((method, url) =>
+    method === "PUT" && url.pathname.endsWith(`/leases/${member}`)
+  );
+  await held(time, gate);
+  await settledWithin(time, controller.stop(), 120_000);
+  assert.deepEqual(gate.holding(), [], "no Lease write outlives the stop");
+  // The renewal, the release and the second release's write, each ended.
+  assert.equal(gate.log.length, 3);
+  const arrived = gate.arrived;
+  await time.tick(60_000);
+  assert.equal(gate.arrived, arrived, "nothing is sent after the stop");
+  gate.open();
+});
