@@ -49,7 +49,9 @@ export async function release(
       if (limit <= 0) return;
     }
   }
-  const bound = bounded(limit, "The release");
+  // Not ended by the stop (it releases after one), only by the stop's
+  // own bound.
+  const bound = bounded(limit, "The release", state.cut.signal);
   let record: LeaseRecord;
   try {
     // As client-go: read first, so the write names the Lease's newest

@@ -28,6 +28,11 @@ export class ElectionState {
   readonly diagnostics: Diagnostics;
   /** Aborts on the stop. */
   readonly stop = new AbortController();
+  /**
+   * Aborts when the stop's wait for the elector gives up: the release still
+   * running then ends, so no request outlives the stop.
+   */
+  readonly cut = new AbortController();
 
   #phase: Phase = "waiting";
   #stopping = false;
