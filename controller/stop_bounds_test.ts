@@ -37,7 +37,9 @@ const matches: Record<Held, GateMatch> = {
 };
 
 /** A reconcile that sends what the case holds, through its context. */
-function reconcile(held: Held) {
+function reconcile(
+  held: Held,
+): (context: ReconcileContext<KubeObject>) => Promise<void> {
   return async (context: ReconcileContext<KubeObject>): Promise<void> => {
     if (held === "reconcile request") {
       await context.client.create("/api/v1/namespaces/default/secrets", {
@@ -99,9 +101,11 @@ for (const what of Object.keys(matches) as Held[]) {
     const options: ControllerOptions<KubeObject> = {
       name: "demo",
       for: CONFIGMAPS,
-      lead,
+      wiring: {
+        lead,
+        events: { instance: "pod-a" },
+      },
       stopTimeout: STOP_TIMEOUT,
-      events: { instance: "pod-a" },
       onError: (error) => errors.push(describe(error)),
       reconcile: reconcile(what),
     };
@@ -126,7 +130,9 @@ for (const what of MANAGER) {
       controllers: [{
         name: "demo",
         for: CONFIGMAPS,
-        events: { instance: "pod-a" },
+        wiring: {
+          events: { instance: "pod-a" },
+        },
         reconcile: reconcile(what),
       }],
       election: { lease: LEASE, pod: "op-a", exit: () => {} },
@@ -158,11 +164,13 @@ Deno.test("a sharded Controller's stop ends its member Lease's held renewal and 
     name: "demo",
     for: CONFIGMAPS,
     stopTimeout: STOP_TIMEOUT,
-    shards: {
-      ring: "demo",
-      namespace: "default",
-      identity: "op-a",
-      exit: () => {},
+    wiring: {
+      shards: {
+        ring: "demo",
+        namespace: "default",
+        identity: "op-a",
+        exit: () => {},
+      },
     },
     onError: (error) => errors.push(describe(error)),
     reconcile: () => {},
