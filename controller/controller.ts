@@ -12,6 +12,7 @@ import { type Diagnostics, diagnostics } from "../_internal/diagnostics.ts";
 import { sleep } from "../_internal/sleep.ts";
 import type { Lead } from "../election/lead.ts";
 import type { Recorder } from "../events/recorder.ts";
+import { STOP_TIMEOUT } from "../events/options.ts";
 import { Collection } from "../informer/collection.ts";
 import type { Registration } from "../informer/shared.ts";
 import { DeletedFinalStateUnknown, finalState } from "../informer/tombstone.ts";
@@ -42,7 +43,7 @@ import { clamp } from "./_limiter.ts";
 import { Terms } from "./_terms.ts";
 import { ShardGate, shardSource, SKIP } from "./_shard.ts";
 import { ReconcileError, WatchMapError } from "./errors.ts";
-import { DEFAULT_STOP_TIMEOUT, WorkQueue } from "./queue.ts";
+import { DEFAULT_STOP_TIMEOUT, type StopOptions, WorkQueue } from "./queue.ts";
 import type {
   Action,
   ControllerObserver,
@@ -155,6 +156,9 @@ export class Controller<T extends KubeObject = KubeObject>
   #synced: Promise<void>[] = [];
   #idle: (() => void)[] = [];
   #stopped: Promise<void> | undefined;
+  // Aborted once the stop's wait for the reconciles ends (or its signal):
+  // every request sent through a reconcile's client ends with it.
+  #cut = new AbortController();
   #ended = Promise.withResolvers<void>();
   #shard: ShardGate | undefined;
 
@@ -192,7 +196,7 @@ export class Controller<T extends KubeObject = KubeObject>
         ...(options.owns ?? []),
         ...(options.watches ?? []).map((watch) => watch.source),
       ]),
-    );
+    ).withSignal(this.#cut.signal);
     this.queue = new WorkQueue(wiring.queue);
     this.done = this.#ended.promise;
     const signal = this.#stop.signal;
@@ -314,14 +318,25 @@ export class Controller<T extends KubeObject = KubeObject>
   /**
    * Stops in the order an operator needs: the watches and the taking of
    * new keys; the reconciles in flight (their signal aborts; bounded by
-   * `stopTimeout`); the recorder, which writes its queued Events; and last
-   * the election, which releases the Lease. Safe to call more than once.
+   * `stopTimeout`, after which every request sent through
+   * `context.client` is aborted too); the recorder, which writes its
+   * queued Events within what is left of the bound; and last the election,
+   * which releases the Lease. Safe to call more than once.
    *
+   * @param options A timeout instead of `stopTimeout`, and a signal that
+   *   ends the waits at once (the reconciles' and the Events' requests are
+   *   aborted): what a `Manager` whose own bound passed gives.
    * @returns Settles when everything has stopped; a step that fails is
    * reported to `onError` and the next steps still run.
    */
-  stop(): Promise<void> {
-    this.#stopped ??= this.#stopOnce();
+  stop(options: StopOptions = {}): Promise<void> {
+    const { signal } = options;
+    if (signal !== undefined) {
+      const cut = (): void => this.#cut.abort(signal.reason);
+      if (signal.aborted) cut();
+      else signal.addEventListener("abort", cut, { once: true });
+    }
+    this.#stopped ??= this.#stopOnce(options);
     return this.#stopped;
   }
 
@@ -371,29 +386,42 @@ export class Controller<T extends KubeObject = KubeObject>
     return instrument === undefined ? all : instrument(source, all);
   }
 
-  async #stopOnce(): Promise<void> {
+  async #stopOnce(options: StopOptions): Promise<void> {
     const { log, onError } = this.#diagnostics;
+    const started = Date.now();
+    const signal = this.#cut.signal;
     log("stopping: watches and reconciles");
     this.#stop.abort(new DOMException("The controller stops", "AbortError"));
     await Promise.all(this.#collections.map((c) => c.stop()));
     try {
-      const timeout = clamp(
-        this.#options.stopTimeout ?? DEFAULT_STOP_TIMEOUT,
-        0,
-        2 ** 31 - 1,
-      );
       // After the guard refused, no longer than until another copy may lead.
-      await this.queue.stop({ timeout: this.#terms.stopBound(timeout) });
+      await this.queue.stop({
+        timeout: this.#terms.stopBound(this.#bound(options)),
+        signal,
+      });
     } catch (error) {
       onError(error);
     }
+    // No request of a reconcile outlives the bound: one sent without the
+    // reconcile's signal (or never awaited) ends here.
+    this.#cut.abort(
+      new DOMException(
+        "The controller's stop ended its reconciles",
+        "AbortError",
+      ),
+    );
     this.#terms.clear();
     this.#wakeIdle();
     const recorder = this.recorder;
     if (recorder !== undefined) {
       log("stopping: writing the queued Events");
       try {
-        await recorder.stop();
+        // The recorder's own bound, or what is left of the stop's if less.
+        const left = this.#bound(options) - (Date.now() - started);
+        await recorder.stop({
+          ...(left < STOP_TIMEOUT ? { timeout: Math.max(0, left) } : {}),
+          ...(options.signal === undefined ? {} : { signal: options.signal }),
+        });
       } catch (error) {
         onError(error);
       }
@@ -413,6 +441,18 @@ export class Controller<T extends KubeObject = KubeObject>
     }
     log("stopped");
     this.#ended.resolve();
+  }
+
+  /** The stop's bound: the given timeout, else `stopTimeout`. */
+  #bound(options: StopOptions): number {
+    const given = options.timeout;
+    return clamp(
+      given === undefined || Number.isNaN(given)
+        ? this.#options.stopTimeout ?? DEFAULT_STOP_TIMEOUT
+        : given,
+      0,
+      2 ** 31 - 1,
+    );
   }
 
   async #run(): Promise<void> {

@@ -400,18 +400,24 @@ export class Manager implements AsyncDisposable {
     const controllers = this.#controllers;
     // Each controller stops as one does alone, all at once: their Events
     // are written before the Lease goes below.
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const late = new Promise<"late">((resolve) => {
-      timer = setTimeout(() => resolve("late"), budget + 1_000);
-    });
-    const stopped = await Promise.race([
-      Promise.all(controllers.map((c) => c.stop())),
-      late,
-    ]);
+    // Past the budget (and a second's grace), the controllers' waits end
+    // at once and their requests are aborted: none outlives the Lease.
+    const late = new AbortController();
+    const timer = setTimeout(
+      () =>
+        late.abort(
+          new DOMException(
+            "The controllers did not stop within stopTimeout",
+            "TimeoutError",
+          ),
+        ),
+      budget + 1_000,
+    );
+    await Promise.all(
+      controllers.map((c) => c.stop({ signal: late.signal })),
+    );
     clearTimeout(timer);
-    if (stopped === "late") {
-      onError(new Error("The controllers did not stop within stopTimeout"));
-    }
+    if (late.signal.aborted) onError(late.signal.reason);
     this.#stop.abort(new DOMException("The manager stops", "AbortError"));
     // The members released their Leases: another replica's sharder moves
     // their objects at once; then this replica's sharders go.

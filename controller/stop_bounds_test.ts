@@ -25,12 +25,18 @@ const CONFIGMAPS = { version: "v1", resource: "configmaps", kind: "ConfigMap" };
 const LEASE = { namespace: "default", name: "op" };
 const STOP_TIMEOUT = 1_000;
 
-type Held = "Lease write" | "reconcile request" | "Event write";
+type Held =
+  | "Lease write"
+  | "reconcile request"
+  | "reconcile request sent without its signal"
+  | "Event write";
 
 const matches: Record<Held, GateMatch> = {
   "Lease write": (method, url) =>
     method === "PUT" && url.pathname.includes("/leases/"),
   "reconcile request": (method, url) =>
+    method === "POST" && url.pathname.endsWith("/secrets"),
+  "reconcile request sent without its signal": (method, url) =>
     method === "POST" && url.pathname.endsWith("/secrets"),
   "Event write": (method, url) =>
     method === "POST" && url.pathname.endsWith("/events"),
@@ -45,6 +51,12 @@ function reconcile(
       await context.client.create("/api/v1/namespaces/default/secrets", {
         metadata: { name: `of-${context.ref.name}` },
       }, { signal: context.signal });
+    } else if (held === "reconcile request sent without its signal") {
+      // The reconcile's client ends it when the stop's bound passes.
+      await context.client.resource({ version: "v1", resource: "secrets" })
+        .namespace("default").create({
+          metadata: { name: `of-${context.ref.name}` },
+        });
     } else if (held === "Event write") {
       context.normal({ reason: "Seen", message: "seen" });
     }
@@ -80,10 +92,12 @@ async function held(
   }
 }
 
-// A Manager's stop with a held Event write is left out: it resolves at
-// stopTimeout + 1 s with the write still open (and the Lease released before
-// it), until the recorder's own 5 s bound.
-const MANAGER: readonly Held[] = ["Lease write", "reconcile request"];
+const MANAGER: readonly Held[] = [
+  "Lease write",
+  "reconcile request",
+  "reconcile request sent without its signal",
+  "Event write",
+];
 
 for (const what of Object.keys(matches) as Held[]) {
   Deno.test(`a Controller's stop ends its held ${what} by the time it resolves`, async () => {
