@@ -64,7 +64,8 @@ export interface Resource<T extends KubeObject = KubeObject> {
  * console.log(objectPath(web)); // /api/v1/namespaces/demo/configmaps/web
  * ```
  */
-export interface ObjectRef extends Resource {
+export interface ObjectRef<T extends KubeObject = KubeObject>
+  extends Resource<T> {
   /** The object's name. */
   name: string;
 }

@@ -21,7 +21,7 @@ import type { WorkQueueOptions } from "./queue.ts";
  * its objects, which is how children name their owner
  * (`ownerReferences[].kind`).
  */
-export interface Primary extends Source {
+export interface Primary<T extends KubeObject = KubeObject> extends Source<T> {
   /** The kind of the objects, such as `Greeting`. */
   kind: string;
   /**
@@ -164,7 +164,9 @@ export interface ReconcileContext<T extends KubeObject = KubeObject> {
    * @returns The children.
    * @throws {TypeError} When the controller does not own that resource.
    */
-  children<C extends KubeObject = KubeObject>(resource: Resource): Promise<C[]>;
+  children<C extends KubeObject = KubeObject>(
+    resource: Resource<C> | Resource,
+  ): Promise<C[]>;
   /**
    * The controller's Event recorder (`recorder` or `events`), or
    * `undefined` when it has none.
@@ -357,7 +359,7 @@ export interface ControllerOptions<T extends KubeObject = KubeObject>
   /** The controller's name, in logs and metrics (such as `greeting`). */
   name: string;
   /** The primary collection: one reconcile per object of it. */
-  for: Primary;
+  for: Primary<T> | Primary;
   /**
    * Child collections: a change of a child reconciles its controlling
    * owner (the `ownerReferences` entry with `controller: true` of the

@@ -114,9 +114,9 @@ export interface CachedListOptions<T extends KubeObject = KubeObject>
  * @param options The view, the memo, and a signal.
  * @returns The current copy.
  */
-export async function cachedGet<T extends KubeObject>(
+export async function cachedGet<T extends KubeObject = KubeObject>(
   client: Client,
-  ref: ObjectRef,
+  ref: ObjectRef<T> | ObjectRef,
   options: CachedReadOptions<T> = {},
 ): Promise<T> {
   const { view, versions } = options;
@@ -429,9 +429,9 @@ async function fromStore<T extends KubeObject>(
  * @param options The view, the index, the memo, and a signal.
  * @returns The current copies.
  */
-export async function cachedList<T extends KubeObject>(
+export async function cachedList<T extends KubeObject = KubeObject>(
   client: Client,
-  source: Source,
+  source: Source<T> | Source,
   options: CachedListOptions<T> = {},
 ): Promise<T[]> {
   const { view, index } = options;

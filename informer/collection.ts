@@ -102,7 +102,7 @@ export class Collection<T extends KubeObject = KubeObject>
    */
   constructor(
     client: Client,
-    source: Source,
+    source: Source<T> | Source,
     options: CollectionOptions<T> = {},
   ) {
     this.source = normalized(source);

@@ -2,6 +2,7 @@
 // of it. Its own file so that the memo's requests can name it without the
 // rest of the informer.
 import type { Resource } from "../apiclient/resource.ts";
+import type { KubeObject } from "../apiclient/types.ts";
 
 /**
  * Which collection: a {@linkcode Resource} (from
@@ -22,7 +23,7 @@ import type { Resource } from "../apiclient/resource.ts";
  * void web;
  * ```
  */
-export interface Source extends Resource {
+export interface Source<T extends KubeObject = KubeObject> extends Resource<T> {
   /** A label selector, such as `app=web`. */
   labelSelector?: string | undefined;
   /** A field selector, such as `metadata.name=web`. */
