@@ -21,6 +21,7 @@ export const LAYERS: Readonly<Record<string, number>> = {
   kubeconfig: 2,
   memo: 2,
   resource: 2,
+  api: 2,
   election: 3,
   events: 3,
   informer: 3,

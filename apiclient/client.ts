@@ -282,11 +282,15 @@ export class Client implements Disposable, PathClient, RestClient {
    * Answers the handle of a collection, as {@linkcode ResourceClient}
    * describes: `client.resource(r).namespace("default").get("web")`.
    *
-   * @typeParam T The kind of the collection's objects.
+   * @typeParam T The kind of the collection's objects; inferred from a
+   *   typed `Resource` (`client.resource(DEPLOYMENTS)` answers Deployments).
    * @param resource The collection.
    * @returns The handle.
    */
-  resource<T extends KubeObject>(resource: Resource): ResourceClient<T> {
+  resource<T extends KubeObject = KubeObject>(
+    // The plain `Resource` keeps `client.resource<T>(untyped)` working.
+    resource: Resource<T> | Resource,
+  ): ResourceClient<T> {
     return new ResourceClient<T>(this, resource);
   }
 

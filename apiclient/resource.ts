@@ -21,8 +21,11 @@ import type { KubeObject, ObjectMeta } from "./types.ts";
  * const leases: Resource = { group: "coordination.k8s.io", version: "v1", resource: "leases" };
  * void configMaps, leases;
  * ```
+ *
+ * @typeParam T The kind of the collection's objects, which
+ *   `client.resource(r)` infers; default `KubeObject`.
  */
-export interface Resource {
+export interface Resource<T extends KubeObject = KubeObject> {
   /** The API group; empty or absent for the core group (`/api/v1`). */
   group?: string | undefined;
   /** The group's version, such as `v1`. */
@@ -41,6 +44,12 @@ export interface Resource {
    * without a namespace for `true`; paths do not depend on it.
    */
   namespaced?: boolean | undefined;
+  /**
+   * Type only, never set: the kind of the collection's objects, so that
+   * `client.resource(r)` answers a handle of that kind (as the built-in
+   * `Resource`s of `@liken/kubernetes/api` declare it).
+   */
+  readonly "~object"?: T | undefined;
 }
 
 /**

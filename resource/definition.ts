@@ -198,6 +198,12 @@ export class ResourceDefinition<
   /** The schema of each version, by name (one for the single-version form). */
   readonly schemas: M;
   /**
+   * Type only, never set: the object type, so `client.resource(definition)`
+   * answers a handle of `ObjectOf<typeof definition>` (as the built-in
+   * `Resource`s of `@liken/kubernetes/api` do).
+   */
+  declare readonly "~object"?: ObjectOf<ResourceDefinition<S>> | undefined;
+  /**
    * Validates an object against the schema, as the API server does for a
    * write: returns a copy with unknown fields pruned (`apiVersion`, `kind`
    * and `metadata` kept, `metadata` cut to ObjectMeta's fields), `null`s of

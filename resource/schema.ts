@@ -94,7 +94,21 @@ export type Mutable<T> = T extends readonly unknown[]
  *
  * @typeParam S The schema, as `typeof` an `as const` object.
  */
-export type Infer<S> = InferBase<S> | InferNull<S>;
+export type Infer<S> = [Declared<S>] extends [never]
+  ? InferBase<S> | InferNull<S>
+  : Declared<S>;
+
+/**
+ * The type a built-in schema declares (a `BuiltinSchema<T>` of
+ * `@liken/kubernetes/api/<group>/<version>/schemas`, such as
+ * `JOB_TEMPLATE_SPEC`), else `never`: an embedded built-in type is typed as
+ * the generated type, not inferred from its large schema.
+ *
+ * @typeParam S The schema.
+ */
+export type Declared<S> = S extends { readonly "~type"?: infer T }
+  ? unknown extends T ? never : Exclude<T, undefined>
+  : never;
 
 /**
  * The object type a definition describes: `apiVersion`, `kind` and
