@@ -16,8 +16,12 @@
  *   types what `client.resource()` reads.
  *
  * Types only, plus those small constants: a graph pulls the group-versions
- * it imports and nothing else. This module holds the hand-written shapes
- * they share.
+ * it imports and nothing else. Beside each, `…/schemas`
+ * (`@liken/kubernetes/api/batch/v1/schemas`) holds each object type's
+ * schema as a CustomResourceDefinition embeds it (`JOB_TEMPLATE_SPEC`, a
+ * {@linkcode BuiltinSchema}), for a `defineResource` field typed as the
+ * built-in type; those are runtime objects, imported only where used. This
+ * module holds the hand-written shapes they share.
  *
  * @example
  * ```ts

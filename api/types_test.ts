@@ -77,6 +77,12 @@ async function reads(client: Client, ns: string): Promise<void> {
   const template = cronJob.spec?.jobTemplate.spec?.template.spec?.containers;
 
   const service = await client.resource(SERVICES).namespace(ns).get("s");
+  // An enum string lists its values (for editors) and takes any string.
+  type Policy = NonNullable<
+    NonNullable<typeof service.spec>["externalTrafficPolicy"]
+  >;
+  const listed: Equal<Extract<Policy, "Local">, "Local"> = true;
+  const newer: Policy = "SomethingNewer";
   const port: number | string | undefined = service.spec?.ports?.[0]
     ?.targetPort;
   const configMap = await client.resource(CONFIGMAPS).namespace(ns).get("c");
@@ -127,7 +133,7 @@ async function reads(client: Client, ns: string): Promise<void> {
   void [succeeded, completions, schedule, template, port, data, wrong, type];
   void [storage, pullSecrets, phase, address, host, types, verbs, roleName];
   void [aggregation, holder, renewed, max, plural, objects, cores, specType];
-  void itemType;
+  void [itemType, listed, newer];
 }
 
 // Never called: a built-in Resource is a controller's primary, child or

@@ -61,7 +61,7 @@ export const MIN_RESYNC = 1_000;
  *
  * @typeParam T The kind of the watched objects.
  */
-export type Watched<T extends KubeObject = KubeObject> = Pick<
+export type WatchedCollection<T extends KubeObject = KubeObject> = Pick<
   Registration<T>,
   "source" | "store" | "metadataOnly" | "synced" | "current" | "view" | "stop"
 >;
@@ -124,7 +124,7 @@ export class Controller<T extends KubeObject = KubeObject>
   /** The work queue of primary keys. */
   readonly queue: WorkQueue;
   /** The watch of the primary collection. */
-  readonly primary: Watched<T>;
+  readonly primary: WatchedCollection<T>;
   /** The memo of versions the reads and writes share. */
   readonly versions: Versions;
   /**
@@ -141,9 +141,9 @@ export class Controller<T extends KubeObject = KubeObject>
   // #client bound to the memo for the watched collections: what a
   // reconcile writes with, so its writes never escape the memo.
   #noting: Client;
-  #collections: Watched<KubeObject>[] = [];
+  #collections: WatchedCollection<KubeObject>[] = [];
   /** The `owns` watches, for the children reads. */
-  #owned: Watched<KubeObject>[] = [];
+  #owned: WatchedCollection<KubeObject>[] = [];
   #reader: Reader;
   #stop = new AbortController();
   #terms: Terms;
@@ -228,7 +228,9 @@ export class Controller<T extends KubeObject = KubeObject>
       onError,
       ...(primaryHooks as CollectionOptions<T>),
     });
-    this.#collections.push(this.primary as unknown as Watched<KubeObject>);
+    this.#collections.push(
+      this.primary as unknown as WatchedCollection<KubeObject>,
+    );
     for (const source of options.owns ?? []) {
       const handler = childHandler(options.for, source, this.versions, enqueue);
       const indexers = { [CONTROLLER_UID_INDEX]: controllerUid };
@@ -332,7 +334,7 @@ export class Controller<T extends KubeObject = KubeObject>
     source: Source,
     handler: Handler<KubeObject>,
     indexers?: Indexers<KubeObject>,
-  ): Watched<KubeObject> {
+  ): WatchedCollection<KubeObject> {
     const synced = Promise.withResolvers<void>();
     this.#synced.push(synced.promise);
     const watch = this.#open(source, {
@@ -349,7 +351,7 @@ export class Controller<T extends KubeObject = KubeObject>
   #open<C extends KubeObject>(
     source: Source,
     options: CollectionOptions<C>,
-  ): Watched<C> {
+  ): WatchedCollection<C> {
     const shared = this.#options.collections;
     return shared === undefined
       ? new Collection<C>(this.#client, source, options)

@@ -1,7 +1,7 @@
 // The failures a controller reports say what they are about.
 import assert from "node:assert/strict";
 import { Client } from "../apiclient/mod.ts";
-import { HandlerError } from "../informer/mod.ts";
+import { EventHandlerError } from "../informer/mod.ts";
 import { FakeApiServer, installFakeTime } from "../testing/mod.ts";
 import { Controller, WatchMapError } from "./mod.ts";
 
@@ -47,8 +47,8 @@ Deno.test("a watches[].map that throws is a WatchMapError naming the controller,
   assert.equal(errors.length, 1);
   const [error] = errors;
   assert.ok(error instanceof WatchMapError);
-  // Not a HandlerError: the controller's own map, not the caller's handler.
-  assert.ok(!(error instanceof HandlerError));
+  // Not an EventHandlerError: the controller's own map, not the caller's handler.
+  assert.ok(!(error instanceof EventHandlerError));
   assert.equal(error.name, "WatchMapError");
   assert.equal(error.controller, "mirror");
   assert.deepEqual(error.source, SECRETS);

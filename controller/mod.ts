@@ -93,7 +93,11 @@ export {
   controllerUid,
   meaningfulChange,
 } from "./changes.ts";
-export { Controller, MIN_RESYNC, type Watched } from "./controller.ts";
+export {
+  Controller,
+  MIN_RESYNC,
+  type WatchedCollection,
+} from "./controller.ts";
 export {
   ApplyConflictError,
   type ApplyConflictErrorOptions,

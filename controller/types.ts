@@ -12,10 +12,7 @@ import type { Recorder } from "../events/recorder.ts";
 import type { EventNote } from "../events/types.ts";
 import type { Source } from "../informer/types.ts";
 import type { Versions } from "../memo/versions.ts";
-import type {
-  Collections,
-  WatchHooks as SharedWatchHooks,
-} from "../informer/shared.ts";
+import type { Collections, WatchHooks } from "../informer/shared.ts";
 import type { Metrics } from "../metrics/metrics.ts";
 import type { WorkQueueOptions } from "./queue.ts";
 
@@ -333,8 +330,7 @@ export type Reconcile<T extends KubeObject = KubeObject> = (
   context: ReconcileContext<T>,
 ) => Action | void | Promise<Action | void>;
 
-/** The callbacks of a watch the controller makes, as `instrument` sees them. */
-export type WatchHooks = SharedWatchHooks;
+export type { WatchHooks };
 /** What a controller reports to an observer (for metrics). */
 export interface ControllerObserver {
   /**

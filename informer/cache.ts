@@ -62,7 +62,7 @@ function held<T extends KubeObject>(view: View<T>, key: string): T | undefined {
  *
  * @typeParam T The kind of the objects.
  */
-export interface ReadOptions<T extends KubeObject = KubeObject>
+export interface CachedReadOptions<T extends KubeObject = KubeObject>
   extends MemoOptions {
   /**
    * The watch of the collection; absent reads the API server (and still
@@ -76,8 +76,8 @@ export interface ReadOptions<T extends KubeObject = KubeObject>
 }
 
 /** Options of {@linkcode cachedList}. */
-export interface ListOptions<T extends KubeObject = KubeObject>
-  extends ReadOptions<T> {
+export interface CachedListOptions<T extends KubeObject = KubeObject>
+  extends CachedReadOptions<T> {
   /**
    * Only the objects one index of the view's store holds under one value
    * (see `Store.byIndex`): found through the index, not by walking the
@@ -117,7 +117,7 @@ export interface ListOptions<T extends KubeObject = KubeObject>
 export async function cachedGet<T extends KubeObject>(
   client: Client,
   ref: ObjectRef,
-  options: ReadOptions<T> = {},
+  options: CachedReadOptions<T> = {},
 ): Promise<T> {
   const { view, versions } = options;
   if (view !== undefined) {
@@ -202,7 +202,7 @@ function refuseOtherCollection(view: View<KubeObject>, source: Source): void {
 async function listServer<T extends KubeObject>(
   client: Client,
   source: Source,
-  options: ReadOptions<T>,
+  options: CachedReadOptions<T>,
 ): Promise<T[]> {
   const checked = normalized(source);
   if (checked.namespaces === undefined) {
@@ -243,7 +243,7 @@ type Scope<T> = (copy: T) => boolean;
 function scopeOf<T extends KubeObject>(
   view: View<T>,
   source: Source,
-  index: ListOptions<T>["index"],
+  index: CachedListOptions<T>["index"],
 ): { fetched: Scope<T>; held: Scope<T> } {
   const fail = (message: string): Error =>
     new TypeError(`The label selector of ${setName(source)}: ${message}`);
@@ -300,7 +300,7 @@ async function fromStore<T extends KubeObject>(
   client: Client,
   view: View<T>,
   source: Source,
-  options: ListOptions<T>,
+  options: CachedListOptions<T>,
 ): Promise<T[]> {
   const { versions, index } = options;
   const scope = scopeOf(view, source, index);
@@ -432,7 +432,7 @@ async function fromStore<T extends KubeObject>(
 export async function cachedList<T extends KubeObject>(
   client: Client,
   source: Source,
-  options: ListOptions<T> = {},
+  options: CachedListOptions<T> = {},
 ): Promise<T[]> {
   const { view, index } = options;
   if (view === undefined) {

@@ -29,7 +29,7 @@
  * - Every failure a collection reports to `onError` is a
  *   {@linkcode CollectionError} naming the collection and, where there is
  *   one, the object: {@linkcode ListError}, {@linkcode WatchError},
- *   {@linkcode DecodeError}, {@linkcode HandlerError},
+ *   {@linkcode DecodeError}, {@linkcode EventHandlerError},
  *   {@linkcode ObjectRefusedError}.
  *
  * Permissions: only the network access of the client.
@@ -69,16 +69,16 @@ export { Collection } from "./collection.ts";
 export {
   cachedGet,
   cachedList,
+  type CachedListOptions,
   cachedPeek,
-  type ListOptions,
-  type ReadOptions,
+  type CachedReadOptions,
 } from "./cache.ts";
 export {
   CollectionError,
   type CollectionErrorOptions,
   DecodeError,
-  HandlerError,
-  type HandlerErrorOptions,
+  EventHandlerError,
+  type EventHandlerErrorOptions,
   ListError,
   type ListErrorOptions,
   ObjectRefusedError,

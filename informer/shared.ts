@@ -5,7 +5,7 @@ import {
   type DiagnosticsOptions,
 } from "../_internal/diagnostics.ts";
 import { stopOnAbort } from "../_internal/signals.ts";
-import { HandlerError } from "./errors.ts";
+import { EventHandlerError } from "./errors.ts";
 import { Hub } from "./_hub.ts";
 import { Listener, type Note } from "./_listener.ts";
 import { normalized, setName } from "./_namespaces.ts";
@@ -498,7 +498,7 @@ class Joined<T extends KubeObject> implements Registration<T>, Member {
       relisted: options.relisted,
       failed: (error, call, object) =>
         this.#onError(
-          new HandlerError(source, {
+          new EventHandlerError(source, {
             call,
             ref: object === undefined ? undefined : {
               ...bare(source),
@@ -541,7 +541,7 @@ class Joined<T extends KubeObject> implements Registration<T>, Member {
       (callback as (error?: unknown) => void)(error);
     } catch (thrown) {
       this.#onError(
-        new HandlerError(bare(this.source), { call: name, cause: thrown }),
+        new EventHandlerError(bare(this.source), { call: name, cause: thrown }),
       );
     }
   }

@@ -262,6 +262,35 @@ function typeRules(
       ),
     );
   }
+  if (listType !== undefined && type !== "array") {
+    out.push(
+      invalid(
+        `${path}.type`,
+        type ?? "",
+        "must be array if x-kubernetes-list-type is specified",
+      ),
+    );
+  }
+  // Items merge by their keys, so every item has them: each key is
+  // required or defaulted (the API server's rule; an embedded
+  // imagePullSecrets list found it).
+  const items = schema.items;
+  if (listType === "map" && keys !== undefined && items?.properties) {
+    for (const key of keys) {
+      const property = items.properties[key];
+      if (
+        property !== undefined && property.default === undefined &&
+        !(items.required ?? []).includes(key)
+      ) {
+        out.push(
+          required(
+            `${path}.items.properties[${key}].default`,
+            "this property is in x-kubernetes-list-map-keys, so it must have a default or be a required property",
+          ),
+        );
+      }
+    }
+  }
 }
 
 /** At the root, `metadata` may only name `name` and `generateName`. */

@@ -15,7 +15,8 @@ import { schemasModule } from "./schemas.ts";
 // - a kind (one group-version-kind, with apiVersion, kind and metadata) has
 //   `metadata` required and literal `apiVersion`/`kind`, so it is a
 //   `KubeObject`; other fields are required as the schema's `required` says.
-// - Quantity and Time/MicroTime are strings, IntOrString `number | string`.
+// - Quantity and Time/MicroTime are strings, IntOrString `number | string`;
+//   an enum string lists its values and still takes any string.
 // - every object type has an `…Apply` twin for server-side apply: all fields
 //   optional, except the list-map keys (`x-kubernetes-list-map-keys`) of the
 //   list items that have no default; atomic lists and maps hold whole
@@ -257,8 +258,17 @@ class Generator {
       schema["x-kubernetes-int-or-string"] || schema.format === "int-or-string"
     ) return "number | string";
     switch (schema.type) {
-      case "string":
-        return "string";
+      case "string": {
+        // The values the API names, for editors; any other string is still
+        // taken, as a newer server may send one.
+        const values = (schema.enum ?? []).filter((v) =>
+          typeof v === "string" && v !== ""
+        );
+        if (values.length === 0) return "string";
+        return `${
+          values.map((v) => JSON.stringify(v)).join(" | ")
+        } | (string & Record<never, never>)`;
+      }
       case "integer":
       case "number":
         return "number";

@@ -86,7 +86,15 @@ async function record(
     groups: { versions: { groupVersion: string }[] }[];
   };
   if (roots) {
-    recording.discovery.set("api.json", await get("/api"));
+    // The server's address is a random port: a stable one keeps a new
+    // recording's diff to what changed.
+    const api = await get("/api") as {
+      serverAddressByClientCIDRs?: { serverAddress: string }[];
+    };
+    for (const cidr of api.serverAddressByClientCIDRs ?? []) {
+      cidr.serverAddress = "127.0.0.1:6443";
+    }
+    recording.discovery.set("api.json", api);
     recording.discovery.set("apis.json", groups);
     recording.discovery.set(
       "aggregated_v2.json",

@@ -117,11 +117,24 @@ export function embeddable(definitions: Definitions): Set<string> {
 }
 
 class Emitter {
+  /** `Item.key` of every list-map key of a list of `Item`s. */
+  readonly keys = new Set<string>();
+
   constructor(
     readonly definitions: Definitions,
     readonly module: string,
     readonly imports: Set<string>,
-  ) {}
+  ) {
+    const visit = (schema: Schema): void => {
+      const item = schema.items && refName(schema.items);
+      for (const key of schema["x-kubernetes-list-map-keys"] ?? []) {
+        if (item) this.keys.add(`${item}.${key}`);
+      }
+      for (const child of Object.values(schema.properties ?? {})) visit(child);
+      if (schema.items) visit(schema.items);
+    };
+    for (const { schema } of definitions.schemas.values()) visit(schema);
+  }
 
   ref(name: string): string {
     const inline = INLINE[name];
@@ -135,8 +148,32 @@ class Emitter {
     return `${this.definitions.aliasOf(definition.module)}.${constant}`;
   }
 
+  /** Whether each key of a list's items is required or has a default. */
+  keyed(items: Schema, keys: readonly string[]): boolean {
+    const name = refName(items);
+    const item = name === undefined
+      ? items
+      : this.definitions.schemas.get(name)?.schema ?? {};
+    return keys.every((key) =>
+      (item.required ?? []).includes(key) ||
+      (item.properties?.[key]?.default !== undefined && name !== undefined &&
+        this.keys.has(`${name}.${key}`))
+    );
+  }
+
   /** The structural schema of a node, as a TypeScript expression. */
-  node(schema: Schema, indent: string): string {
+  /**
+   * `owner`: the definition's name, for its own properties; `keyZero`: keep
+   * a zero default, as the node is a list-map key that is not required
+   * (the API server takes such a key only with a default, and controller-gen
+   * writes the `+default=""` marker of LocalObjectReference.name so).
+   */
+  node(
+    schema: Schema,
+    indent: string,
+    owner?: string,
+    keyZero = false,
+  ): string {
     const ref = refName(schema);
     if (ref !== undefined) return this.ref(ref);
     const fields: string[] = [];
@@ -153,10 +190,12 @@ class Emitter {
       fields.push(`format: ${JSON.stringify(schema.format)}`);
     }
     // A zero default ("" or 0, {}) is Go's empty value, not a default.
-    const real = schema.default !== undefined && schema.default !== "" &&
-      schema.default !== 0 && schema.default !== false &&
-      !(typeof schema.default === "object" && schema.default !== null &&
+    const zero = schema.default === "" || schema.default === 0 ||
+      schema.default === false ||
+      (typeof schema.default === "object" && schema.default !== null &&
         Object.keys(schema.default).length === 0);
+    const real = schema.default !== undefined &&
+      (!zero || (keyZero && typeof schema.default !== "object"));
     if (real) fields.push(`default: ${JSON.stringify(schema.default)}`);
     if (schema.required?.length) {
       fields.push(`required: ${JSON.stringify(schema.required)}`);
@@ -165,7 +204,13 @@ class Emitter {
     if (schema.properties) {
       const props = Object.keys(schema.properties).sort().map((name) =>
         `${inner}  ${IDENTIFIER.test(name) ? name : JSON.stringify(name)}: ${
-          this.node(schema.properties![name]!, inner + "  ")
+          this.node(
+            schema.properties![name]!,
+            inner + "  ",
+            undefined,
+            owner !== undefined && this.keys.has(`${owner}.${name}`) &&
+              !(schema.required ?? []).includes(name),
+          )
         },\n`
       ).join("");
       fields.push(`properties: {\n${props}${inner}}`);
@@ -181,12 +226,21 @@ class Emitter {
     if (schema["x-kubernetes-preserve-unknown-fields"]) {
       fields.push(`"x-kubernetes-preserve-unknown-fields": true`);
     }
-    const listType = schema["x-kubernetes-list-type"];
+    // List markers only on arrays ([]byte is a string with one), and a map
+    // list only where the API server takes it: each key required or
+    // defaulted. A key that is neither (an optional `shareID`, a
+    // ServiceAccount's secret `name`) leaves the list atomic.
+    let listType = schema.type === "array"
+      ? schema["x-kubernetes-list-type"]
+      : undefined;
+    const keys = schema["x-kubernetes-list-map-keys"];
+    if (listType === "map" && !this.keyed(schema.items ?? {}, keys ?? [])) {
+      listType = "atomic";
+    }
     if (listType) {
       fields.push(`"x-kubernetes-list-type": ${JSON.stringify(listType)}`);
     }
-    const keys = schema["x-kubernetes-list-map-keys"];
-    if (keys) {
+    if (listType === "map" && keys) {
       fields.push(`"x-kubernetes-list-map-keys": ${JSON.stringify(keys)}`);
     }
     const mapType = schema["x-kubernetes-map-type"];
@@ -251,7 +305,7 @@ export function schemasModule(
     body += `/** ${text} */\nexport const ${
       constantName(type)
     }: BuiltinSchema<types.${type}> = ${
-      emitter.node(definitions.schemas.get(name)!.schema, "")
+      emitter.node(definitions.schemas.get(name)!.schema, "", name)
     };\n\n`;
   }
   const lines = [

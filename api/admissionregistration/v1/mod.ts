@@ -232,7 +232,7 @@ export interface MatchResources {
    *  - `"Equivalent"` means requests should be sent to the webhook if they modify a resource listed in rules via another API group or version.
    *  - `"Exact"` means requests should only be sent to the webhook if they exactly match a given rule.
    */
-  matchPolicy?: string;
+  matchPolicy?: "Equivalent" | "Exact" | (string & Record<never, never>);
   /**
    * namespaceSelector decides whether to run the admission control policy on an object based on whether the namespace for that object matches the selector. If the object itself is a namespace, the matching is performed on object.metadata.labels. If the object is another cluster scoped resource, it never skips the policy.
    *
@@ -282,7 +282,7 @@ export interface MatchResourcesApply {
   /** excludeResourceRules describes what operations on what resources/subresources the ValidatingAdmissionPolicy should not care about. */
   excludeResourceRules?: NamedRuleWithOperations[];
   /** matchPolicy defines how the "MatchResources" list is used to match incoming requests. */
-  matchPolicy?: string;
+  matchPolicy?: "Equivalent" | "Exact" | (string & Record<never, never>);
   /** namespaceSelector decides whether to run the admission control policy on an object based on whether the namespace for that object matches the selector. */
   namespaceSelector?: metaV1.LabelSelectorApply;
   /** objectSelector decides whether to run the validation based on if the object has matching labels. */
@@ -416,7 +416,7 @@ export interface MutatingAdmissionPolicySpec {
    *  - `"Fail"` means that an error calling the webhook causes the admission to fail.
    *  - `"Ignore"` means that an error calling the webhook is ignored.
    */
-  failurePolicy?: string;
+  failurePolicy?: "Fail" | "Ignore" | (string & Record<never, never>);
   /**
    * matchConditions is a list of conditions that must be met for a request to be validated. Match conditions filter requests that have already been matched by the matchConstraints. An empty list of matchConditions matches all requests. There are a maximum of 64 match conditions allowed.
    *
@@ -447,7 +447,7 @@ export interface MutatingAdmissionPolicySpec {
    *  - `"IfNeeded"` indicates that the mutation may be called at least one additional time as part of the admission evaluation if the object being admitted is modified by other admission plugins after the initial mutation call.
    *  - `"Never"` indicates that the mutation must not be called more than once in a single admission evaluation.
    */
-  reinvocationPolicy?: string;
+  reinvocationPolicy?: "IfNeeded" | "Never" | (string & Record<never, never>);
   /**
    * variables contain definitions of variables that can be used in composition of other expressions. Each variable is defined as a named CEL expression. The variables defined here will be available under `variables` in other expressions of the policy except matchConditions because matchConditions are evaluated before the rest of the policy.
    *
@@ -463,7 +463,7 @@ export interface MutatingAdmissionPolicySpec {
  */
 export interface MutatingAdmissionPolicySpecApply {
   /** failurePolicy defines how to handle failures for the admission policy. */
-  failurePolicy?: string;
+  failurePolicy?: "Fail" | "Ignore" | (string & Record<never, never>);
   /** matchConditions is a list of conditions that must be met for a request to be validated. */
   matchConditions?: (Keyed<MatchConditionApply, "name">)[];
   /** matchConstraints specifies what resources this policy is designed to validate. */
@@ -473,7 +473,7 @@ export interface MutatingAdmissionPolicySpecApply {
   /** paramKind specifies the kind of resources used to parameterize this policy. */
   paramKind?: ParamKindApply;
   /** reinvocationPolicy indicates whether mutations may be called multiple times per MutatingAdmissionPolicyBinding as part of a single admission evaluation. */
-  reinvocationPolicy?: string;
+  reinvocationPolicy?: "IfNeeded" | "Never" | (string & Record<never, never>);
   /** variables contain definitions of variables that can be used in composition of other expressions. */
   variables?: Variable[];
 }
@@ -491,7 +491,7 @@ export interface MutatingWebhook {
    *  - `"Fail"` means that an error calling the webhook causes the admission to fail.
    *  - `"Ignore"` means that an error calling the webhook is ignored.
    */
-  failurePolicy?: string;
+  failurePolicy?: "Fail" | "Ignore" | (string & Record<never, never>);
   /**
    * matchConditions is a list of conditions that must be met for a request to be sent to this webhook. Match conditions filter requests that have already been matched by the rules, namespaceSelector, and objectSelector. An empty list of matchConditions matches all requests. There are a maximum of 64 match conditions allowed.
    *
@@ -516,7 +516,7 @@ export interface MutatingWebhook {
    *  - `"Equivalent"` means requests should be sent to the webhook if they modify a resource listed in rules via another API group or version.
    *  - `"Exact"` means requests should only be sent to the webhook if they exactly match a given rule.
    */
-  matchPolicy?: string;
+  matchPolicy?: "Equivalent" | "Exact" | (string & Record<never, never>);
   /** name is the name of the admission webhook. Name should be fully qualified, e.g., imagepolicy.kubernetes.io, where "imagepolicy" is the name of the webhook, and kubernetes.io is the name of the organization. Required. */
   name: string;
   /**
@@ -568,7 +568,7 @@ export interface MutatingWebhook {
    *  - `"IfNeeded"` indicates that the mutation may be called at least one additional time as part of the admission evaluation if the object being admitted is modified by other admission plugins after the initial mutation call.
    *  - `"Never"` indicates that the mutation must not be called more than once in a single admission evaluation.
    */
-  reinvocationPolicy?: string;
+  reinvocationPolicy?: "IfNeeded" | "Never" | (string & Record<never, never>);
   /** rules describes what operations on what resources/subresources the webhook cares about. The webhook cares about an operation if it matches _any_ Rule. However, in order to prevent ValidatingAdmissionWebhooks and MutatingAdmissionWebhooks from putting the cluster in a state which cannot be recovered from without completely disabling the plugin, ValidatingAdmissionWebhooks and MutatingAdmissionWebhooks are never called on admission requests for ValidatingWebhookConfiguration and MutatingWebhookConfiguration objects. */
   rules?: RuleWithOperations[];
   /**
@@ -580,7 +580,7 @@ export interface MutatingWebhook {
    *  - `"Some"` means that calling the webhook will possibly have side effects. If a request with the dry-run attribute would trigger a call to this webhook, the request will instead fail.
    *  - `"Unknown"` means that no information is known about the side effects of calling the webhook. If a request with the dry-run attribute would trigger a call to this webhook, the request will instead fail.
    */
-  sideEffects: string;
+  sideEffects: "None" | "NoneOnDryRun" | "Some" | "Unknown" | (string & Record<never, never>);
   /** timeoutSeconds specifies the timeout for this webhook. After the timeout passes, the webhook call will be ignored or the API call will fail based on the failure policy. The timeout value must be between 1 and 30 seconds. Default to 10 seconds. */
   timeoutSeconds?: number;
 }
@@ -596,11 +596,11 @@ export interface MutatingWebhookApply {
   /** clientConfig defines how to communicate with the hook. */
   clientConfig?: WebhookClientConfigApply;
   /** failurePolicy defines how unrecognized errors from the admission endpoint are handled - allowed values are Ignore or Fail. */
-  failurePolicy?: string;
+  failurePolicy?: "Fail" | "Ignore" | (string & Record<never, never>);
   /** matchConditions is a list of conditions that must be met for a request to be sent to this webhook. */
   matchConditions?: (Keyed<MatchConditionApply, "name">)[];
   /** matchPolicy defines how the "rules" list is used to match incoming requests. */
-  matchPolicy?: string;
+  matchPolicy?: "Equivalent" | "Exact" | (string & Record<never, never>);
   /** name is the name of the admission webhook. */
   name?: string;
   /** namespaceSelector decides whether to run the webhook on an object based on whether the namespace for that object matches the selector. */
@@ -608,11 +608,11 @@ export interface MutatingWebhookApply {
   /** objectSelector decides whether to run the webhook based on if the object has matching labels. */
   objectSelector?: metaV1.LabelSelectorApply;
   /** reinvocationPolicy indicates whether this webhook should be called multiple times as part of a single admission evaluation. */
-  reinvocationPolicy?: string;
+  reinvocationPolicy?: "IfNeeded" | "Never" | (string & Record<never, never>);
   /** rules describes what operations on what resources/subresources the webhook cares about. */
   rules?: RuleWithOperations[];
   /** sideEffects states whether this webhook has side effects. */
-  sideEffects?: string;
+  sideEffects?: "None" | "NoneOnDryRun" | "Some" | "Unknown" | (string & Record<never, never>);
   /** timeoutSeconds specifies the timeout for this webhook. */
   timeoutSeconds?: number;
 }
@@ -671,7 +671,7 @@ export interface Mutation {
    *  - `"ApplyConfiguration"` ApplyConfiguration indicates that the mutation is using apply configuration to mutate the object.
    *  - `"JSONPatch"` JSONPatch indicates that the object is mutated through JSON Patch.
    */
-  patchType: string;
+  patchType: "ApplyConfiguration" | "JSONPatch" | (string & Record<never, never>);
 }
 
 /**
@@ -685,7 +685,7 @@ export interface MutationApply {
   /** jsonPatch defines a [JSON patch](https://jsonpatch.com/) operation to perform a mutation to the object. */
   jsonPatch?: JSONPatchApply;
   /** patchType indicates the patch strategy used. */
-  patchType?: string;
+  patchType?: "ApplyConfiguration" | "JSONPatch" | (string & Record<never, never>);
 }
 
 /** NamedRuleWithOperations is a tuple of Operations and Resources with ResourceNames. */
@@ -695,7 +695,7 @@ export interface NamedRuleWithOperations {
   /** apiVersions is the API versions the resources belong to. '*' is all versions. If '*' is present, the length of the slice must be one. Required. */
   apiVersions?: string[];
   /** operations is the operations the admission hook cares about - CREATE, UPDATE, DELETE, CONNECT or * for all of those operations and any future admission operations that are added. If '*' is present, the length of the slice must be one. Required. */
-  operations?: string[];
+  operations?: ("*" | "CONNECT" | "CREATE" | "DELETE" | "UPDATE" | (string & Record<never, never>))[];
   /** resourceNames is an optional white list of names that the rule applies to.  An empty set means that everything is allowed. */
   resourceNames?: string[];
   /**
@@ -717,7 +717,7 @@ export interface NamedRuleWithOperations {
    *  - `"Cluster"` means that scope is limited to cluster-scoped objects. Namespace objects are cluster-scoped.
    *  - `"Namespaced"` means that scope is limited to namespaced objects.
    */
-  scope?: string;
+  scope?: "*" | "Cluster" | "Namespaced" | (string & Record<never, never>);
 }
 
 /**
@@ -731,13 +731,13 @@ export interface NamedRuleWithOperationsApply {
   /** apiVersions is the API versions the resources belong to. */
   apiVersions?: string[];
   /** operations is the operations the admission hook cares about - CREATE, UPDATE, DELETE, CONNECT or * for all of those operations and any future admission operations that are added. */
-  operations?: string[];
+  operations?: ("*" | "CONNECT" | "CREATE" | "DELETE" | "UPDATE" | (string & Record<never, never>))[];
   /** resourceNames is an optional white list of names that the rule applies to. */
   resourceNames?: string[];
   /** resources is a list of resources this rule applies to. */
   resources?: string[];
   /** scope specifies the scope of this rule. */
-  scope?: string;
+  scope?: "*" | "Cluster" | "Namespaced" | (string & Record<never, never>);
 }
 
 /** ParamKind is a tuple of Group Kind and Version. */
@@ -821,7 +821,7 @@ export interface RuleWithOperations {
   /** apiVersions is the API versions the resources belong to. '*' is all versions. If '*' is present, the length of the slice must be one. Required. */
   apiVersions?: string[];
   /** operations is the operations the admission hook cares about - CREATE, UPDATE, DELETE, CONNECT or * for all of those operations and any future admission operations that are added. If '*' is present, the length of the slice must be one. Required. */
-  operations?: string[];
+  operations?: ("*" | "CONNECT" | "CREATE" | "DELETE" | "UPDATE" | (string & Record<never, never>))[];
   /**
    * resources is a list of resources this rule applies to.
    *
@@ -841,7 +841,7 @@ export interface RuleWithOperations {
    *  - `"Cluster"` means that scope is limited to cluster-scoped objects. Namespace objects are cluster-scoped.
    *  - `"Namespaced"` means that scope is limited to namespaced objects.
    */
-  scope?: string;
+  scope?: "*" | "Cluster" | "Namespaced" | (string & Record<never, never>);
 }
 
 /**
@@ -855,11 +855,11 @@ export interface RuleWithOperationsApply {
   /** apiVersions is the API versions the resources belong to. */
   apiVersions?: string[];
   /** operations is the operations the admission hook cares about - CREATE, UPDATE, DELETE, CONNECT or * for all of those operations and any future admission operations that are added. */
-  operations?: string[];
+  operations?: ("*" | "CONNECT" | "CREATE" | "DELETE" | "UPDATE" | (string & Record<never, never>))[];
   /** resources is a list of resources this rule applies to. */
   resources?: string[];
   /** scope specifies the scope of this rule. */
-  scope?: string;
+  scope?: "*" | "Cluster" | "Namespaced" | (string & Record<never, never>);
 }
 
 /** ServiceReference holds a reference to Service.legacy.k8s.io */
@@ -1013,7 +1013,7 @@ export interface ValidatingAdmissionPolicyBindingSpec {
    *
    * Required.
    */
-  validationActions: string[];
+  validationActions: ("Audit" | "Deny" | "Warn" | (string & Record<never, never>))[];
 }
 
 /**
@@ -1029,7 +1029,7 @@ export interface ValidatingAdmissionPolicyBindingSpecApply {
   /** policyName references a ValidatingAdmissionPolicy name which the ValidatingAdmissionPolicyBinding binds to. */
   policyName?: string;
   /** validationActions declares how Validations of the referenced ValidatingAdmissionPolicy are enforced. */
-  validationActions?: string[];
+  validationActions?: ("Audit" | "Deny" | "Warn" | (string & Record<never, never>))[];
 }
 
 /** ValidatingAdmissionPolicyList is a list of ValidatingAdmissionPolicy. */
@@ -1063,7 +1063,7 @@ export interface ValidatingAdmissionPolicySpec {
    *  - `"Fail"` means that an error calling the webhook causes the admission to fail.
    *  - `"Ignore"` means that an error calling the webhook is ignored.
    */
-  failurePolicy?: string;
+  failurePolicy?: "Fail" | "Ignore" | (string & Record<never, never>);
   /**
    * matchConditions is a list of conditions that must be met for a request to be validated. Match conditions filter requests that have already been matched by the rules, namespaceSelector, and objectSelector. An empty list of matchConditions matches all requests. There are a maximum of 64 match conditions allowed.
    *
@@ -1100,7 +1100,7 @@ export interface ValidatingAdmissionPolicySpecApply {
   /** auditAnnotations contains CEL expressions which are used to produce audit annotations for the audit event of the API request. */
   auditAnnotations?: AuditAnnotation[];
   /** failurePolicy defines how to handle failures for the admission policy. */
-  failurePolicy?: string;
+  failurePolicy?: "Fail" | "Ignore" | (string & Record<never, never>);
   /** matchConditions is a list of conditions that must be met for a request to be validated. */
   matchConditions?: (Keyed<MatchConditionApply, "name">)[];
   /** matchConstraints specifies what resources this policy is designed to validate. */
@@ -1150,7 +1150,7 @@ export interface ValidatingWebhook {
    *  - `"Fail"` means that an error calling the webhook causes the admission to fail.
    *  - `"Ignore"` means that an error calling the webhook is ignored.
    */
-  failurePolicy?: string;
+  failurePolicy?: "Fail" | "Ignore" | (string & Record<never, never>);
   /**
    * matchConditions is a list of conditions that must be met for a request to be sent to this webhook. Match conditions filter requests that have already been matched by the rules, namespaceSelector, and objectSelector. An empty list of matchConditions matches all requests. There are a maximum of 64 match conditions allowed.
    *
@@ -1175,7 +1175,7 @@ export interface ValidatingWebhook {
    *  - `"Equivalent"` means requests should be sent to the webhook if they modify a resource listed in rules via another API group or version.
    *  - `"Exact"` means requests should only be sent to the webhook if they exactly match a given rule.
    */
-  matchPolicy?: string;
+  matchPolicy?: "Equivalent" | "Exact" | (string & Record<never, never>);
   /** name is the name of the admission webhook. Name should be fully qualified, e.g., imagepolicy.kubernetes.io, where "imagepolicy" is the name of the webhook, and kubernetes.io is the name of the organization. Required. */
   name: string;
   /**
@@ -1225,7 +1225,7 @@ export interface ValidatingWebhook {
    *  - `"Some"` means that calling the webhook will possibly have side effects. If a request with the dry-run attribute would trigger a call to this webhook, the request will instead fail.
    *  - `"Unknown"` means that no information is known about the side effects of calling the webhook. If a request with the dry-run attribute would trigger a call to this webhook, the request will instead fail.
    */
-  sideEffects: string;
+  sideEffects: "None" | "NoneOnDryRun" | "Some" | "Unknown" | (string & Record<never, never>);
   /** timeoutSeconds specifies the timeout for this webhook. After the timeout passes, the webhook call will be ignored or the API call will fail based on the failure policy. The timeout value must be between 1 and 30 seconds. Default to 10 seconds. */
   timeoutSeconds?: number;
 }
@@ -1241,11 +1241,11 @@ export interface ValidatingWebhookApply {
   /** clientConfig defines how to communicate with the hook. */
   clientConfig?: WebhookClientConfigApply;
   /** failurePolicy defines how unrecognized errors from the admission endpoint are handled - allowed values are Ignore or Fail. */
-  failurePolicy?: string;
+  failurePolicy?: "Fail" | "Ignore" | (string & Record<never, never>);
   /** matchConditions is a list of conditions that must be met for a request to be sent to this webhook. */
   matchConditions?: (Keyed<MatchConditionApply, "name">)[];
   /** matchPolicy defines how the "rules" list is used to match incoming requests. */
-  matchPolicy?: string;
+  matchPolicy?: "Equivalent" | "Exact" | (string & Record<never, never>);
   /** name is the name of the admission webhook. */
   name?: string;
   /** namespaceSelector decides whether to run the webhook on an object based on whether the namespace for that object matches the selector. */
@@ -1255,7 +1255,7 @@ export interface ValidatingWebhookApply {
   /** rules describes what operations on what resources/subresources the webhook cares about. */
   rules?: RuleWithOperations[];
   /** sideEffects states whether this webhook has side effects. */
-  sideEffects?: string;
+  sideEffects?: "None" | "NoneOnDryRun" | "Some" | "Unknown" | (string & Record<never, never>);
   /** timeoutSeconds specifies the timeout for this webhook. */
   timeoutSeconds?: number;
 }

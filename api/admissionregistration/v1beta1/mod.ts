@@ -385,7 +385,7 @@ export interface MutatingAdmissionPolicySpec {
    *  - `"IfNeeded"` indicates that the mutation may be called at least one additional time as part of the admission evaluation if the object being admitted is modified by other admission plugins after the initial mutation call.
    *  - `"Never"` indicates that the mutation must not be called more than once in a single admission evaluation.
    */
-  reinvocationPolicy?: string;
+  reinvocationPolicy?: "IfNeeded" | "Never" | (string & Record<never, never>);
   /**
    * variables contain definitions of variables that can be used in composition of other expressions. Each variable is defined as a named CEL expression. The variables defined here will be available under `variables` in other expressions of the policy except matchConditions because matchConditions are evaluated before the rest of the policy.
    *
@@ -411,7 +411,7 @@ export interface MutatingAdmissionPolicySpecApply {
   /** paramKind specifies the kind of resources used to parameterize this policy. */
   paramKind?: ParamKindApply;
   /** reinvocationPolicy indicates whether mutations may be called multiple times per MutatingAdmissionPolicyBinding as part of a single admission evaluation. */
-  reinvocationPolicy?: string;
+  reinvocationPolicy?: "IfNeeded" | "Never" | (string & Record<never, never>);
   /** variables contain definitions of variables that can be used in composition of other expressions. */
   variables?: Variable[];
 }
@@ -430,7 +430,7 @@ export interface Mutation {
    *  - `"ApplyConfiguration"` ApplyConfiguration indicates that the mutation is using apply configuration to mutate the object.
    *  - `"JSONPatch"` JSONPatch indicates that the object is mutated through JSON Patch.
    */
-  patchType: string;
+  patchType: "ApplyConfiguration" | "JSONPatch" | (string & Record<never, never>);
 }
 
 /**
@@ -444,7 +444,7 @@ export interface MutationApply {
   /** jsonPatch defines a [JSON patch](https://jsonpatch.com/) operation to perform a mutation to the object. */
   jsonPatch?: JSONPatchApply;
   /** patchType indicates the patch strategy used. */
-  patchType?: string;
+  patchType?: "ApplyConfiguration" | "JSONPatch" | (string & Record<never, never>);
 }
 
 /** NamedRuleWithOperations is a tuple of Operations and Resources with ResourceNames. */
@@ -454,7 +454,7 @@ export interface NamedRuleWithOperations {
   /** apiVersions is the API versions the resources belong to. '*' is all versions. If '*' is present, the length of the slice must be one. Required. */
   apiVersions?: string[];
   /** operations is the operations the admission hook cares about - CREATE, UPDATE, DELETE, CONNECT or * for all of those operations and any future admission operations that are added. If '*' is present, the length of the slice must be one. Required. */
-  operations?: string[];
+  operations?: ("*" | "CONNECT" | "CREATE" | "DELETE" | "UPDATE" | (string & Record<never, never>))[];
   /** resourceNames is an optional white list of names that the rule applies to.  An empty set means that everything is allowed. */
   resourceNames?: string[];
   /**
@@ -476,7 +476,7 @@ export interface NamedRuleWithOperations {
    *  - `"Cluster"` means that scope is limited to cluster-scoped objects. Namespace objects are cluster-scoped.
    *  - `"Namespaced"` means that scope is limited to namespaced objects.
    */
-  scope?: string;
+  scope?: "*" | "Cluster" | "Namespaced" | (string & Record<never, never>);
 }
 
 /**
@@ -490,13 +490,13 @@ export interface NamedRuleWithOperationsApply {
   /** apiVersions is the API versions the resources belong to. */
   apiVersions?: string[];
   /** operations is the operations the admission hook cares about - CREATE, UPDATE, DELETE, CONNECT or * for all of those operations and any future admission operations that are added. */
-  operations?: string[];
+  operations?: ("*" | "CONNECT" | "CREATE" | "DELETE" | "UPDATE" | (string & Record<never, never>))[];
   /** resourceNames is an optional white list of names that the rule applies to. */
   resourceNames?: string[];
   /** resources is a list of resources this rule applies to. */
   resources?: string[];
   /** scope specifies the scope of this rule. */
-  scope?: string;
+  scope?: "*" | "Cluster" | "Namespaced" | (string & Record<never, never>);
 }
 
 /** ParamKind is a tuple of Group Kind and Version. */

@@ -697,7 +697,7 @@ export interface ValidationRule {
    *  - `"FieldValueInvalid"` is used to report malformed values (e.g. failed regex match, too long, out of bounds).
    *  - `"FieldValueRequired"` is used to report required values that are not provided (e.g. empty strings, null values, or empty arrays).
    */
-  reason?: string;
+  reason?: "FieldValueDuplicate" | "FieldValueForbidden" | "FieldValueInvalid" | "FieldValueRequired" | (string & Record<never, never>);
   /**
    * Rule represents the expression which will be evaluated by CEL. ref: https://github.com/google/cel-spec The Rule is scoped to the location of the x-kubernetes-validations extension in the schema. The `self` variable in the CEL expression is bound to the scoped value. Example: - Rule scoped to the root of a resource with a status subresource: {"rule": "self.status.actual <= self.spec.maxDesired"}
    *
@@ -751,7 +751,7 @@ export interface ValidationRuleApply {
   /** optionalOldSelf is used to opt a transition rule into evaluation even when the object is first created, or if the old object is missing the value. */
   optionalOldSelf?: boolean;
   /** reason provides a machine-readable validation failure reason that is returned to the caller when a request fails this validation rule. */
-  reason?: string;
+  reason?: "FieldValueDuplicate" | "FieldValueForbidden" | "FieldValueInvalid" | "FieldValueRequired" | (string & Record<never, never>);
   /** Rule represents the expression which will be evaluated by CEL. */
   rule?: string;
 }

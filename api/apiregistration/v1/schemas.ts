@@ -30,7 +30,7 @@ export const API_SERVICE_SPEC: BuiltinSchema<types.APIServiceSpec> = {
   type: "object",
   required: ["groupPriorityMinimum","versionPriority"],
   properties: {
-    caBundle: { type: "string", format: "byte", "x-kubernetes-list-type": "atomic" },
+    caBundle: { type: "string", format: "byte" },
     group: { type: "string" },
     groupPriorityMinimum: { type: "integer", format: "int32" },
     insecureSkipTLSVerify: { type: "boolean" },

@@ -227,7 +227,7 @@ export interface DaemonSetUpdateStrategy {
    *  - `"OnDelete"` Replace the old daemons only when it's killed
    *  - `"RollingUpdate"` Replace the old daemons by new ones using rolling update i.e replace them on each node one after the other.
    */
-  type?: string;
+  type?: "OnDelete" | "RollingUpdate" | (string & Record<never, never>);
 }
 
 /**
@@ -239,7 +239,7 @@ export interface DaemonSetUpdateStrategyApply {
   /** Rolling update config params. */
   rollingUpdate?: RollingUpdateDaemonSetApply;
   /** Type of daemon set update. */
-  type?: string;
+  type?: "OnDelete" | "RollingUpdate" | (string & Record<never, never>);
 }
 
 /** Deployment enables declarative updates for Pods and ReplicaSets. */
@@ -429,7 +429,7 @@ export interface DeploymentStrategy {
    *  - `"Recreate"` Kill all existing pods before creating new ones.
    *  - `"RollingUpdate"` Replace the old ReplicaSets by new one using rolling update i.e gradually scale down the old ReplicaSets and scale up the new one.
    */
-  type?: string;
+  type?: "Recreate" | "RollingUpdate" | (string & Record<never, never>);
 }
 
 /**
@@ -441,7 +441,7 @@ export interface DeploymentStrategyApply {
   /** Rolling update config params. */
   rollingUpdate?: RollingUpdateDeploymentApply;
   /** Type of deployment. */
-  type?: string;
+  type?: "Recreate" | "RollingUpdate" | (string & Record<never, never>);
 }
 
 /** ReplicaSet ensures that a specified number of pod replicas are running at any given time. */
@@ -790,7 +790,7 @@ export interface StatefulSetSpec {
    *  - `"OrderedReady"` will create pods in strictly increasing order on scale up and strictly decreasing order on scale down, progressing only when the previous pod is ready or terminated. At most one pod will be changed at any time.
    *  - `"Parallel"` will create and delete pods as soon as the stateful set replica count is changed, and will not wait for pods to be ready or complete termination.
    */
-  podManagementPolicy?: string;
+  podManagementPolicy?: "OrderedReady" | "Parallel" | (string & Record<never, never>);
   /** replicas is the desired number of replicas of the given Template. These are replicas in the sense that they are instantiations of the same Template, but individual replicas also have a consistent identity. If unspecified, defaults to 1. */
   replicas?: number;
   /** revisionHistoryLimit is the maximum number of revisions that will be maintained in the StatefulSet's revision history. The revision history consists of all revisions not represented by a currently applied StatefulSetSpec version. The default value is 10. */
@@ -820,7 +820,7 @@ export interface StatefulSetSpecApply {
   /** persistentVolumeClaimRetentionPolicy describes the lifecycle of persistent volume claims created from volumeClaimTemplates. */
   persistentVolumeClaimRetentionPolicy?: StatefulSetPersistentVolumeClaimRetentionPolicyApply;
   /** podManagementPolicy controls how pods are created during initial scale up, when replacing pods on nodes, or when scaling down. */
-  podManagementPolicy?: string;
+  podManagementPolicy?: "OrderedReady" | "Parallel" | (string & Record<never, never>);
   /** replicas is the desired number of replicas of the given Template. */
   replicas?: number;
   /** revisionHistoryLimit is the maximum number of revisions that will be maintained in the StatefulSet's revision history. */
@@ -901,7 +901,7 @@ export interface StatefulSetUpdateStrategy {
    *  - `"Recreate"` indicates that all existing pods will be deleted and fully terminated before any new-revision pods are created. This ensures that old and new revision Pods never run at the same time. This is an alpha type and requires enabling StatefulSetRecreateStrategy feature gate. Switching to the Recreate strategy is allowed when the feature gate is enabled, and switching away from it to a different update strategy is also allowed. +featureGate=StatefulSetRecreateStrategy
    *  - `"RollingUpdate"` indicates that update will be applied to all Pods in the StatefulSet with respect to the StatefulSet ordering constraints. When a scale operation is performed with this strategy, new Pods will be created from the specification version indicated by the StatefulSet's updateRevision.
    */
-  type?: string;
+  type?: "OnDelete" | "Recreate" | "RollingUpdate" | (string & Record<never, never>);
 }
 
 /**
@@ -913,7 +913,7 @@ export interface StatefulSetUpdateStrategyApply {
   /** RollingUpdate is used to communicate parameters when Type is RollingUpdateStatefulSetStrategyType. */
   rollingUpdate?: RollingUpdateStatefulSetStrategyApply;
   /** Type indicates the type of the StatefulSetUpdateStrategy. */
-  type?: string;
+  type?: "OnDelete" | "Recreate" | "RollingUpdate" | (string & Record<never, never>);
 }
 
 

@@ -78,7 +78,7 @@ export const DAEMON_SET_CONDITION: BuiltinSchema<types.DaemonSetCondition> = {
     message: { type: "string" },
     reason: { type: "string" },
     status: { type: "string" },
-    type: { type: "string" },
+    type: { type: "string", default: "" },
   },
 };
 
@@ -170,7 +170,7 @@ export const DEPLOYMENT_CONDITION: BuiltinSchema<types.DeploymentCondition> = {
     message: { type: "string" },
     reason: { type: "string" },
     status: { type: "string" },
-    type: { type: "string" },
+    type: { type: "string", default: "" },
   },
 };
 
@@ -237,7 +237,7 @@ export const REPLICA_SET_CONDITION: BuiltinSchema<types.ReplicaSetCondition> = {
     message: { type: "string" },
     reason: { type: "string" },
     status: { type: "string" },
-    type: { type: "string" },
+    type: { type: "string", default: "" },
   },
 };
 
@@ -349,7 +349,7 @@ export const STATEFUL_SET_CONDITION: BuiltinSchema<types.StatefulSetCondition> =
     message: { type: "string" },
     reason: { type: "string" },
     status: { type: "string" },
-    type: { type: "string" },
+    type: { type: "string", default: "" },
   },
 };
 

@@ -69,7 +69,7 @@ export interface CronJobSpec {
    *  - `"Forbid"` forbids concurrent runs, skipping next run if previous hasn't finished yet.
    *  - `"Replace"` cancels currently running job and replaces it with a new one.
    */
-  concurrencyPolicy?: string;
+  concurrencyPolicy?: "Allow" | "Forbid" | "Replace" | (string & Record<never, never>);
   /** The number of failed finished jobs to retain. Value must be non-negative integer. Defaults to 1. */
   failedJobsHistoryLimit?: number;
   /** Specifies the job that will be created when executing a CronJob. */
@@ -93,7 +93,7 @@ export interface CronJobSpec {
  */
 export interface CronJobSpecApply {
   /** Specifies how to treat concurrent executions of a Job. */
-  concurrencyPolicy?: string;
+  concurrencyPolicy?: "Allow" | "Forbid" | "Replace" | (string & Record<never, never>);
   /** The number of failed finished jobs to retain. */
   failedJobsHistoryLimit?: number;
   /** Specifies the job that will be created when executing a CronJob. */
@@ -263,7 +263,7 @@ export interface JobSpec {
    *  - `"Indexed"` is a Job completion mode. In this mode, the Pods of a Job get an associated completion index from 0 to (.spec.completions - 1). The Job is considered complete when a Pod completes for each completion index.
    *  - `"NonIndexed"` is a Job completion mode. In this mode, the Job is considered complete when there have been .spec.completions successfully completed Pods. Pod completions are homologous to each other.
    */
-  completionMode?: string;
+  completionMode?: "Indexed" | "NonIndexed" | (string & Record<never, never>);
   /** Specifies the desired number of successfully finished pods the job should be run with.  Setting to null means that the success of any pod signals the success of all pods, and allows parallelism to have any positive value.  Setting to 1 means that parallelism is limited to 1 and the success of that pod signals the success of the job. More info: https://kubernetes.io/docs/concepts/workloads/controllers/jobs-run-to-completion/ */
   completions?: number;
   /** ManagedBy field indicates the controller that manages a Job. The k8s Job controller reconciles jobs which don't have this field at all or the field value is the reserved string `kubernetes.io/job-controller`, but skips reconciling Jobs with a custom value for this field. The value must be a valid domain-prefixed path (e.g. acme.io/foo) - all characters before the first "/" must be a valid subdomain as defined by RFC 1123. All characters trailing the first "/" must be valid HTTP Path characters as defined by RFC 3986. The value cannot exceed 63 characters. This field is immutable. */
@@ -288,7 +288,7 @@ export interface JobSpec {
    *  - `"Failed"` means to wait until a previously created Pod is fully terminated (has phase Failed or Succeeded) before creating a replacement Pod.
    *  - `"TerminatingOrFailed"` means that we recreate pods when they are terminating (has a metadata.deletionTimestamp) or failed.
    */
-  podReplacementPolicy?: string;
+  podReplacementPolicy?: "Failed" | "TerminatingOrFailed" | (string & Record<never, never>);
   /** scheduling defines the Workload-aware Scheduling configuration for this Job. When set, it specifies the scheduling policy (basic or gang), topology constraints, disruption mode, and shared resource claims. When omitted, the Job defaults to the basic scheduling policy, which behaves as standard pod-by-pod scheduling. This field is alpha-level and requires the WorkloadWithJob feature gate. This field is immutable, including whether it is set at all, only policy.gang.minCount may be changed after creation. */
   scheduling?: JobSchedulingConfiguration;
   /** A label query over pods that should match the pod count. Normally, the system sets this field for you. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/#label-selectors */
@@ -316,7 +316,7 @@ export interface JobSpecApply {
   /** Specifies the limit for the number of retries within an index before marking this index as failed. */
   backoffLimitPerIndex?: number;
   /** completionMode specifies how Pod completions are tracked. */
-  completionMode?: string;
+  completionMode?: "Indexed" | "NonIndexed" | (string & Record<never, never>);
   /** Specifies the desired number of successfully finished pods the job should be run with. */
   completions?: number;
   /** ManagedBy field indicates the controller that manages a Job. */
@@ -330,7 +330,7 @@ export interface JobSpecApply {
   /** Specifies the policy of handling failed pods. */
   podFailurePolicy?: PodFailurePolicyApply;
   /** podReplacementPolicy specifies when to create replacement Pods. */
-  podReplacementPolicy?: string;
+  podReplacementPolicy?: "Failed" | "TerminatingOrFailed" | (string & Record<never, never>);
   /** scheduling defines the Workload-aware Scheduling configuration for this Job. */
   scheduling?: JobSchedulingConfigurationApply;
   /** A label query over pods that should match the pod count. */
@@ -475,7 +475,7 @@ export interface PodFailurePolicyOnExitCodesRequirement {
    *  - `"In"`
    *  - `"NotIn"`
    */
-  operator: string;
+  operator: "In" | "NotIn" | (string & Record<never, never>);
   /** Specifies the set of values. Each returned container exit code (might be multiple in case of multiple containers) is checked against this set of values with respect to the operator. The list of values must be ordered and must not contain duplicates. Value '0' cannot be used for the In operator. At least one element is required. At most 255 elements are allowed. */
   values: number[];
 }
@@ -489,7 +489,7 @@ export interface PodFailurePolicyOnExitCodesRequirementApply {
   /** Restricts the check for exit codes to the container with the specified name. */
   containerName?: string;
   /** Represents the relationship between the container exit code(s) and the specified values. */
-  operator?: string;
+  operator?: "In" | "NotIn" | (string & Record<never, never>);
   /** Specifies the set of values. */
   values?: number[];
 }
@@ -535,7 +535,7 @@ export interface PodFailurePolicyRule {
    *  - `"FailJob"` This is an action which might be taken on a pod failure - mark the pod's job as Failed and terminate all running pods.
    *  - `"Ignore"` This is an action which might be taken on a pod failure - the counter towards .backoffLimit, represented by the job's .status.failed field, is not incremented and a replacement pod is created.
    */
-  action: string;
+  action: "Count" | "FailIndex" | "FailJob" | "Ignore" | (string & Record<never, never>);
   /** Represents the requirement on the container exit codes. */
   onExitCodes?: PodFailurePolicyOnExitCodesRequirement;
   /** Represents the requirement on the pod conditions. The requirement is represented as a list of pod condition patterns. The requirement is satisfied if at least one pattern matches an actual pod condition. At most 20 elements are allowed. */
@@ -549,7 +549,7 @@ export interface PodFailurePolicyRule {
  */
 export interface PodFailurePolicyRuleApply {
   /** Specifies the action taken on a pod failure when the requirements are satisfied. */
-  action?: string;
+  action?: "Count" | "FailIndex" | "FailJob" | "Ignore" | (string & Record<never, never>);
   /** Represents the requirement on the container exit codes. */
   onExitCodes?: PodFailurePolicyOnExitCodesRequirementApply;
   /** Represents the requirement on the pod conditions. */

@@ -176,7 +176,7 @@ export interface CertificateSigningRequestSpec {
    *  "ipsec end system", "ipsec tunnel", "ipsec user",
    *  "timestamping", "ocsp signing", "microsoft sgc", "netscape sgc"
    */
-  usages?: string[];
+  usages?: ("any" | "cert sign" | "client auth" | "code signing" | "content commitment" | "crl sign" | "data encipherment" | "decipher only" | "digital signature" | "email protection" | "encipher only" | "ipsec end system" | "ipsec tunnel" | "ipsec user" | "key agreement" | "key encipherment" | "microsoft sgc" | "netscape sgc" | "ocsp signing" | "s/mime" | "server auth" | "signing" | "timestamping" | (string & Record<never, never>))[];
   /** username contains the name of the user that created the CertificateSigningRequest. Populated by the API server on creation and immutable. */
   username?: string;
 }
@@ -200,7 +200,7 @@ export interface CertificateSigningRequestSpecApply {
   /** uid contains the uid of the user that created the CertificateSigningRequest. */
   uid?: string;
   /** usages specifies a set of key usages requested in the issued certificate. */
-  usages?: string[];
+  usages?: ("any" | "cert sign" | "client auth" | "code signing" | "content commitment" | "crl sign" | "data encipherment" | "decipher only" | "digital signature" | "email protection" | "encipher only" | "ipsec end system" | "ipsec tunnel" | "ipsec user" | "key agreement" | "key encipherment" | "microsoft sgc" | "netscape sgc" | "ocsp signing" | "s/mime" | "server auth" | "signing" | "timestamping" | (string & Record<never, never>))[];
   /** username contains the name of the user that created the CertificateSigningRequest. */
   username?: string;
 }

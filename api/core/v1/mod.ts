@@ -50,7 +50,7 @@ export interface AppArmorProfile {
    *  - `"RuntimeDefault"` indicates that the container runtime's default AppArmor profile should be used.
    *  - `"Unconfined"` indicates that no AppArmor profile should be enforced.
    */
-  type: string;
+  type: "Localhost" | "RuntimeDefault" | "Unconfined" | (string & Record<never, never>);
 }
 
 /**
@@ -62,7 +62,7 @@ export interface AppArmorProfileApply {
   /** localhostProfile indicates a profile loaded on the node that should be used. */
   localhostProfile?: string;
   /** type indicates which kind of AppArmor profile will be applied. */
-  type?: string;
+  type?: "Localhost" | "RuntimeDefault" | "Unconfined" | (string & Record<never, never>);
 }
 
 /** AttachedVolume describes a volume attached to a node */
@@ -127,7 +127,7 @@ export interface AzureDiskVolumeSource {
    *  - `"ReadOnly"`
    *  - `"ReadWrite"`
    */
-  cachingMode?: string;
+  cachingMode?: "None" | "ReadOnly" | "ReadWrite" | (string & Record<never, never>);
   /** diskName is the Name of the data disk in the blob storage */
   diskName: string;
   /** diskURI is the URI of data disk in the blob storage */
@@ -142,7 +142,7 @@ export interface AzureDiskVolumeSource {
    *  - `"Managed"`
    *  - `"Shared"`
    */
-  kind?: string;
+  kind?: "Dedicated" | "Managed" | "Shared" | (string & Record<never, never>);
   /** readOnly Defaults to false (read/write). ReadOnly here will force the ReadOnly setting in VolumeMounts. */
   readOnly?: boolean;
 }
@@ -154,7 +154,7 @@ export interface AzureDiskVolumeSource {
  */
 export interface AzureDiskVolumeSourceApply {
   /** cachingMode is the Host Caching mode: None, Read Only, Read Write. */
-  cachingMode?: string;
+  cachingMode?: "None" | "ReadOnly" | "ReadWrite" | (string & Record<never, never>);
   /** diskName is the Name of the data disk in the blob storage */
   diskName?: string;
   /** diskURI is the URI of data disk in the blob storage */
@@ -162,7 +162,7 @@ export interface AzureDiskVolumeSourceApply {
   /** fsType is Filesystem type to mount. */
   fsType?: string;
   /** kind expected values are Shared: multiple blob disks per storage account Dedicated: single blob disk per storage account Managed: azure managed data disk (only in managed availability set). */
-  kind?: string;
+  kind?: "Dedicated" | "Managed" | "Shared" | (string & Record<never, never>);
   /** readOnly Defaults to false (read/write). */
   readOnly?: boolean;
 }
@@ -727,7 +727,7 @@ export interface Container {
    *  - `"IfNotPresent"` means that kubelet pulls if the image isn't present on disk. Container will fail if the image isn't present and the pull fails.
    *  - `"Never"` means that kubelet never pulls an image, but only uses a local image. Container will fail if the image isn't present
    */
-  imagePullPolicy?: string;
+  imagePullPolicy?: "Always" | "IfNotPresent" | "Never" | (string & Record<never, never>);
   /** Actions that the management system should take in response to container lifecycle events. Cannot be updated. */
   lifecycle?: Lifecycle;
   /** Periodic probe of container liveness. Container will be restarted if the probe fails. Cannot be updated. More info: https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle#container-probes */
@@ -763,7 +763,7 @@ export interface Container {
    *  - `"FallbackToLogsOnError"` will read the most recent contents of the container logs for the container status message when the container exits with an error and the terminationMessagePath has no contents.
    *  - `"File"` is the default behavior and will set the container status message to the contents of the container's terminationMessagePath when the container exits.
    */
-  terminationMessagePolicy?: string;
+  terminationMessagePolicy?: "FallbackToLogsOnError" | "File" | (string & Record<never, never>);
   /** Whether this container should allocate a TTY for itself, also requires 'stdin' to be true. Default is false. */
   tty?: boolean;
   /** volumeDevices is the list of block devices to be used by the container. */
@@ -791,7 +791,7 @@ export interface ContainerApply {
   /** Container image name. */
   image?: string;
   /** Image pull policy. */
-  imagePullPolicy?: string;
+  imagePullPolicy?: "Always" | "IfNotPresent" | "Never" | (string & Record<never, never>);
   /** Actions that the management system should take in response to container lifecycle events. */
   lifecycle?: LifecycleApply;
   /** Periodic probe of container liveness. */
@@ -821,7 +821,7 @@ export interface ContainerApply {
   /** Optional: Path at which the file to which the container's termination message will be written is mounted into the container's filesystem. */
   terminationMessagePath?: string;
   /** Indicate how the termination message should be populated. */
-  terminationMessagePolicy?: string;
+  terminationMessagePolicy?: "FallbackToLogsOnError" | "File" | (string & Record<never, never>);
   /** Whether this container should allocate a TTY for itself, also requires 'stdin' to be true. */
   tty?: boolean;
   /** volumeDevices is the list of block devices to be used by the container. */
@@ -894,7 +894,7 @@ export interface ContainerPort {
    *  - `"TCP"` is the TCP protocol.
    *  - `"UDP"` is the UDP protocol.
    */
-  protocol?: string;
+  protocol?: "SCTP" | "TCP" | "UDP" | (string & Record<never, never>);
 }
 
 /**
@@ -912,7 +912,7 @@ export interface ContainerPortApply {
   /** If specified, this must be an IANA_SVC_NAME and unique within the pod. */
   name?: string;
   /** Protocol for port. */
-  protocol?: string;
+  protocol?: "SCTP" | "TCP" | "UDP" | (string & Record<never, never>);
 }
 
 /** ContainerResizePolicy represents resource resize policy for the container. */
@@ -1180,7 +1180,7 @@ export interface ContainerStatus {
    *  - `"SIGXCPU"`
    *  - `"SIGXFSZ"`
    */
-  stopSignal?: string;
+  stopSignal?: "SIGABRT" | "SIGALRM" | "SIGBUS" | "SIGCHLD" | "SIGCLD" | "SIGCONT" | "SIGFPE" | "SIGHUP" | "SIGILL" | "SIGINT" | "SIGIO" | "SIGIOT" | "SIGKILL" | "SIGPIPE" | "SIGPOLL" | "SIGPROF" | "SIGPWR" | "SIGQUIT" | "SIGRTMAX" | "SIGRTMAX-1" | "SIGRTMAX-10" | "SIGRTMAX-11" | "SIGRTMAX-12" | "SIGRTMAX-13" | "SIGRTMAX-14" | "SIGRTMAX-2" | "SIGRTMAX-3" | "SIGRTMAX-4" | "SIGRTMAX-5" | "SIGRTMAX-6" | "SIGRTMAX-7" | "SIGRTMAX-8" | "SIGRTMAX-9" | "SIGRTMIN" | "SIGRTMIN+1" | "SIGRTMIN+10" | "SIGRTMIN+11" | "SIGRTMIN+12" | "SIGRTMIN+13" | "SIGRTMIN+14" | "SIGRTMIN+15" | "SIGRTMIN+2" | "SIGRTMIN+3" | "SIGRTMIN+4" | "SIGRTMIN+5" | "SIGRTMIN+6" | "SIGRTMIN+7" | "SIGRTMIN+8" | "SIGRTMIN+9" | "SIGSEGV" | "SIGSTKFLT" | "SIGSTOP" | "SIGSYS" | "SIGTERM" | "SIGTRAP" | "SIGTSTP" | "SIGTTIN" | "SIGTTOU" | "SIGURG" | "SIGUSR1" | "SIGUSR2" | "SIGVTALRM" | "SIGWINCH" | "SIGXCPU" | "SIGXFSZ" | (string & Record<never, never>);
   /** User represents user identity information initially attached to the first process of the container */
   user?: ContainerUser;
   /** Status of volume mounts. */
@@ -1218,7 +1218,7 @@ export interface ContainerStatusApply {
   /** State holds details about the container's current condition. */
   state?: ContainerStateApply;
   /** StopSignal reports the effective stop signal for this container Possible enum values: - `"SIGABRT"` - `"SIGALRM"` - `"SIGBUS"` - `"SIGCHLD"` - `"SIGCLD"` - `"SIGCONT"` - `"SIGFPE"` - `"SIGHUP"` - `"SIGILL"` - `"SIGINT"` - `"SIGIO"` - `"S… */
-  stopSignal?: string;
+  stopSignal?: "SIGABRT" | "SIGALRM" | "SIGBUS" | "SIGCHLD" | "SIGCLD" | "SIGCONT" | "SIGFPE" | "SIGHUP" | "SIGILL" | "SIGINT" | "SIGIO" | "SIGIOT" | "SIGKILL" | "SIGPIPE" | "SIGPOLL" | "SIGPROF" | "SIGPWR" | "SIGQUIT" | "SIGRTMAX" | "SIGRTMAX-1" | "SIGRTMAX-10" | "SIGRTMAX-11" | "SIGRTMAX-12" | "SIGRTMAX-13" | "SIGRTMAX-14" | "SIGRTMAX-2" | "SIGRTMAX-3" | "SIGRTMAX-4" | "SIGRTMAX-5" | "SIGRTMAX-6" | "SIGRTMAX-7" | "SIGRTMAX-8" | "SIGRTMAX-9" | "SIGRTMIN" | "SIGRTMIN+1" | "SIGRTMIN+10" | "SIGRTMIN+11" | "SIGRTMIN+12" | "SIGRTMIN+13" | "SIGRTMIN+14" | "SIGRTMIN+15" | "SIGRTMIN+2" | "SIGRTMIN+3" | "SIGRTMIN+4" | "SIGRTMIN+5" | "SIGRTMIN+6" | "SIGRTMIN+7" | "SIGRTMIN+8" | "SIGRTMIN+9" | "SIGSEGV" | "SIGSTKFLT" | "SIGSTOP" | "SIGSYS" | "SIGTERM" | "SIGTRAP" | "SIGTSTP" | "SIGTTIN" | "SIGTTOU" | "SIGURG" | "SIGUSR1" | "SIGUSR2" | "SIGVTALRM" | "SIGWINCH" | "SIGXCPU" | "SIGXFSZ" | (string & Record<never, never>);
   /** User represents user identity information initially attached to the first process of the container */
   user?: ContainerUserApply;
   /** Status of volume mounts. */
@@ -1492,7 +1492,7 @@ export interface EndpointPort {
    *  - `"TCP"` is the TCP protocol.
    *  - `"UDP"` is the UDP protocol.
    */
-  protocol?: string;
+  protocol?: "SCTP" | "TCP" | "UDP" | (string & Record<never, never>);
 }
 
 /**
@@ -1508,7 +1508,7 @@ export interface EndpointPortApply {
   /** The port number of the endpoint. */
   port?: number;
   /** The IP protocol for this port. */
-  protocol?: string;
+  protocol?: "SCTP" | "TCP" | "UDP" | (string & Record<never, never>);
 }
 
 /**
@@ -1711,7 +1711,7 @@ export interface EphemeralContainer {
    *  - `"IfNotPresent"` means that kubelet pulls if the image isn't present on disk. Container will fail if the image isn't present and the pull fails.
    *  - `"Never"` means that kubelet never pulls an image, but only uses a local image. Container will fail if the image isn't present
    */
-  imagePullPolicy?: string;
+  imagePullPolicy?: "Always" | "IfNotPresent" | "Never" | (string & Record<never, never>);
   /** Lifecycle is not allowed for ephemeral containers. */
   lifecycle?: Lifecycle;
   /** Probes are not allowed for ephemeral containers. */
@@ -1753,7 +1753,7 @@ export interface EphemeralContainer {
    *  - `"FallbackToLogsOnError"` will read the most recent contents of the container logs for the container status message when the container exits with an error and the terminationMessagePath has no contents.
    *  - `"File"` is the default behavior and will set the container status message to the contents of the container's terminationMessagePath when the container exits.
    */
-  terminationMessagePolicy?: string;
+  terminationMessagePolicy?: "FallbackToLogsOnError" | "File" | (string & Record<never, never>);
   /** Whether this container should allocate a TTY for itself, also requires 'stdin' to be true. Default is false. */
   tty?: boolean;
   /** volumeDevices is the list of block devices to be used by the container. */
@@ -1781,7 +1781,7 @@ export interface EphemeralContainerApply {
   /** Container image name. */
   image?: string;
   /** Image pull policy. */
-  imagePullPolicy?: string;
+  imagePullPolicy?: "Always" | "IfNotPresent" | "Never" | (string & Record<never, never>);
   /** Lifecycle is not allowed for ephemeral containers. */
   lifecycle?: LifecycleApply;
   /** Probes are not allowed for ephemeral containers. */
@@ -1813,7 +1813,7 @@ export interface EphemeralContainerApply {
   /** Optional: Path at which the file to which the container's termination message will be written is mounted into the container's filesystem. */
   terminationMessagePath?: string;
   /** Indicate how the termination message should be populated. */
-  terminationMessagePolicy?: string;
+  terminationMessagePolicy?: "FallbackToLogsOnError" | "File" | (string & Record<never, never>);
   /** Whether this container should allocate a TTY for itself, also requires 'stdin' to be true. */
   tty?: boolean;
   /** volumeDevices is the list of block devices to be used by the container. */
@@ -2295,7 +2295,7 @@ export interface GRPCAction {
    *  - `"Plaintext"` indicates that the probe should use a plaintext (insecure) gRPC connection.
    *  - `"TLS"` indicates that the probe should connect using TLS without certificate verification.
    */
-  mode?: string;
+  mode?: "Plaintext" | "TLS" | (string & Record<never, never>);
   /** Port number of the gRPC service. Number must be in the range 1 to 65535. */
   port: number;
   /**
@@ -2313,7 +2313,7 @@ export interface GRPCAction {
  */
 export interface GRPCActionApply {
   /** mode specifies the connection mode for the gRPC health probe. */
-  mode?: string;
+  mode?: "Plaintext" | "TLS" | (string & Record<never, never>);
   /** Port number of the gRPC service. */
   port?: number;
   /** Service is the name of the service to place in the gRPC HealthCheckRequest (see https://github.com/grpc/grpc/blob/master/doc/health-checking.md). */
@@ -2373,7 +2373,7 @@ export interface HostPathVolumeSource {
    *  - `"FileOrCreate"` If nothing exists at the given path, an empty file will be created there as needed with file mode 0644, having the same group and ownership with Kubelet.
    *  - `"Socket"` A UNIX socket must exist at the given path
    */
-  type?: string;
+  type?: "BlockDevice" | "CharDevice" | "Directory" | "DirectoryOrCreate" | "File" | "FileOrCreate" | "Socket" | (string & Record<never, never>);
 }
 
 /**
@@ -2385,7 +2385,7 @@ export interface HostPathVolumeSourceApply {
   /** path of the directory on the host. */
   path?: string;
   /** type for HostPath Volume Defaults to "" More info: https://kubernetes.io/docs/concepts/storage/volumes#hostpath Possible enum values: - `""` For backwards compatible, leave it empty if unset - `"BlockDevice"` A block device must exist at… */
-  type?: string;
+  type?: "BlockDevice" | "CharDevice" | "Directory" | "DirectoryOrCreate" | "File" | "FileOrCreate" | "Socket" | (string & Record<never, never>);
 }
 
 /** HTTPGetAction describes an action based on HTTP Get requests. */
@@ -2405,7 +2405,7 @@ export interface HTTPGetAction {
    *  - `"HTTP1"` uses HTTP/1.1 (the existing default).
    *  - `"HTTP2"` uses HTTP/2. Currently, only cleartext with prior knowledge (h2c) is supported, and must be used with scheme HTTP.
    */
-  protocol?: string;
+  protocol?: "HTTP1" | "HTTP2" | (string & Record<never, never>);
   /**
    * Scheme to use for connecting to the host. Defaults to HTTP.
    *
@@ -2413,7 +2413,7 @@ export interface HTTPGetAction {
    *  - `"HTTP"` means that the scheme used will be http://
    *  - `"HTTPS"` means that the scheme used will be https://
    */
-  scheme?: string;
+  scheme?: "HTTP" | "HTTPS" | (string & Record<never, never>);
 }
 
 /**
@@ -2431,9 +2431,9 @@ export interface HTTPGetActionApply {
   /** Name or number of the port to access on the container. */
   port?: metaV1.IntOrString;
   /** Protocol selects the wire protocol for the probe connection. */
-  protocol?: string;
+  protocol?: "HTTP1" | "HTTP2" | (string & Record<never, never>);
   /** Scheme to use for connecting to the host. */
-  scheme?: string;
+  scheme?: "HTTP" | "HTTPS" | (string & Record<never, never>);
 }
 
 /** HTTPHeader describes a custom header to be used in HTTP probes */
@@ -2466,7 +2466,7 @@ export interface ImageVolumeSource {
    *  - `"IfNotPresent"` means that kubelet pulls if the image isn't present on disk. Container will fail if the image isn't present and the pull fails.
    *  - `"Never"` means that kubelet never pulls an image, but only uses a local image. Container will fail if the image isn't present
    */
-  pullPolicy?: string;
+  pullPolicy?: "Always" | "IfNotPresent" | "Never" | (string & Record<never, never>);
   /** Required: Image or artifact reference to be used. Behaves in the same way as pod.spec.containers[*].image. Pull secrets will be assembled in the same way as for the container image by looking up node credentials, SA image pull secrets, and pod spec image pull secrets. More info: https://kubernetes.io/docs/concepts/containers/images This field is optional to allow higher level config management to default or override container images in workload controllers like Deployments and StatefulSets. */
   reference?: string;
 }
@@ -2478,7 +2478,7 @@ export interface ImageVolumeSource {
  */
 export interface ImageVolumeSourceApply {
   /** Policy for pulling OCI objects. */
-  pullPolicy?: string;
+  pullPolicy?: "Always" | "IfNotPresent" | "Never" | (string & Record<never, never>);
   /** Required: Image or artifact reference to be used. */
   reference?: string;
 }
@@ -2715,7 +2715,7 @@ export interface Lifecycle {
    *  - `"SIGXCPU"`
    *  - `"SIGXFSZ"`
    */
-  stopSignal?: string;
+  stopSignal?: "SIGABRT" | "SIGALRM" | "SIGBUS" | "SIGCHLD" | "SIGCLD" | "SIGCONT" | "SIGFPE" | "SIGHUP" | "SIGILL" | "SIGINT" | "SIGIO" | "SIGIOT" | "SIGKILL" | "SIGPIPE" | "SIGPOLL" | "SIGPROF" | "SIGPWR" | "SIGQUIT" | "SIGRTMAX" | "SIGRTMAX-1" | "SIGRTMAX-10" | "SIGRTMAX-11" | "SIGRTMAX-12" | "SIGRTMAX-13" | "SIGRTMAX-14" | "SIGRTMAX-2" | "SIGRTMAX-3" | "SIGRTMAX-4" | "SIGRTMAX-5" | "SIGRTMAX-6" | "SIGRTMAX-7" | "SIGRTMAX-8" | "SIGRTMAX-9" | "SIGRTMIN" | "SIGRTMIN+1" | "SIGRTMIN+10" | "SIGRTMIN+11" | "SIGRTMIN+12" | "SIGRTMIN+13" | "SIGRTMIN+14" | "SIGRTMIN+15" | "SIGRTMIN+2" | "SIGRTMIN+3" | "SIGRTMIN+4" | "SIGRTMIN+5" | "SIGRTMIN+6" | "SIGRTMIN+7" | "SIGRTMIN+8" | "SIGRTMIN+9" | "SIGSEGV" | "SIGSTKFLT" | "SIGSTOP" | "SIGSYS" | "SIGTERM" | "SIGTRAP" | "SIGTSTP" | "SIGTTIN" | "SIGTTOU" | "SIGURG" | "SIGUSR1" | "SIGUSR2" | "SIGVTALRM" | "SIGWINCH" | "SIGXCPU" | "SIGXFSZ" | (string & Record<never, never>);
 }
 
 /**
@@ -2729,7 +2729,7 @@ export interface LifecycleApply {
   /** PreStop is called immediately before a container is terminated due to an API request or management event such as liveness/startup probe failure, preemption, resource contention, etc. */
   preStop?: LifecycleHandlerApply;
   /** StopSignal defines which signal will be sent to a container when it is being stopped. */
-  stopSignal?: string;
+  stopSignal?: "SIGABRT" | "SIGALRM" | "SIGBUS" | "SIGCHLD" | "SIGCLD" | "SIGCONT" | "SIGFPE" | "SIGHUP" | "SIGILL" | "SIGINT" | "SIGIO" | "SIGIOT" | "SIGKILL" | "SIGPIPE" | "SIGPOLL" | "SIGPROF" | "SIGPWR" | "SIGQUIT" | "SIGRTMAX" | "SIGRTMAX-1" | "SIGRTMAX-10" | "SIGRTMAX-11" | "SIGRTMAX-12" | "SIGRTMAX-13" | "SIGRTMAX-14" | "SIGRTMAX-2" | "SIGRTMAX-3" | "SIGRTMAX-4" | "SIGRTMAX-5" | "SIGRTMAX-6" | "SIGRTMAX-7" | "SIGRTMAX-8" | "SIGRTMAX-9" | "SIGRTMIN" | "SIGRTMIN+1" | "SIGRTMIN+10" | "SIGRTMIN+11" | "SIGRTMIN+12" | "SIGRTMIN+13" | "SIGRTMIN+14" | "SIGRTMIN+15" | "SIGRTMIN+2" | "SIGRTMIN+3" | "SIGRTMIN+4" | "SIGRTMIN+5" | "SIGRTMIN+6" | "SIGRTMIN+7" | "SIGRTMIN+8" | "SIGRTMIN+9" | "SIGSEGV" | "SIGSTKFLT" | "SIGSTOP" | "SIGSYS" | "SIGTERM" | "SIGTRAP" | "SIGTSTP" | "SIGTTIN" | "SIGTTOU" | "SIGURG" | "SIGUSR1" | "SIGUSR2" | "SIGVTALRM" | "SIGWINCH" | "SIGXCPU" | "SIGXFSZ" | (string & Record<never, never>);
 }
 
 /** LifecycleHandler defines a specific action that should be taken in a lifecycle hook. One and only one of the fields, except TCPSocket must be specified. */
@@ -2975,7 +2975,7 @@ export interface ModifyVolumeStatus {
    *  - `"Infeasible"` Infeasible indicates that the request has been rejected as invalid by the CSI driver. To resolve the error, a valid VolumeAttributesClass needs to be specified
    *  - `"Pending"` Pending indicates that the PersistentVolumeClaim cannot be modified due to unmet requirements, such as the specified VolumeAttributesClass not existing
    */
-  status: string;
+  status: "InProgress" | "Infeasible" | "Pending" | (string & Record<never, never>);
   /** targetVolumeAttributesClassName is the name of the VolumeAttributesClass the PVC currently being reconciled */
   targetVolumeAttributesClassName?: string;
 }
@@ -2987,7 +2987,7 @@ export interface ModifyVolumeStatus {
  */
 export interface ModifyVolumeStatusApply {
   /** status is the status of the ControllerModifyVolume operation. */
-  status?: string;
+  status?: "InProgress" | "Infeasible" | "Pending" | (string & Record<never, never>);
   /** targetVolumeAttributesClassName is the name of the VolumeAttributesClass the PVC currently being reconciled */
   targetVolumeAttributesClassName?: string;
 }
@@ -3095,7 +3095,7 @@ export interface NamespaceStatus {
    *  - `"Active"` means the namespace is available for use in the system
    *  - `"Terminating"` means the namespace is undergoing graceful termination
    */
-  phase?: string;
+  phase?: "Active" | "Terminating" | (string & Record<never, never>);
 }
 
 /**
@@ -3107,7 +3107,7 @@ export interface NamespaceStatusApply {
   /** Represents the latest available observations of a namespace's current state. */
   conditions?: (Keyed<NamespaceConditionApply, "type">)[];
   /** Phase is the current lifecycle phase of the namespace. */
-  phase?: string;
+  phase?: "Active" | "Terminating" | (string & Record<never, never>);
 }
 
 /** Represents an NFS mount that lasts the lifetime of a pod. NFS volumes do not support ownership management or SELinux relabeling. */
@@ -3489,7 +3489,7 @@ export interface NodeSelectorRequirement {
    *  - `"Lt"`
    *  - `"NotIn"`
    */
-  operator: string;
+  operator: "DoesNotExist" | "Exists" | "Gt" | "In" | "Lt" | "NotIn" | (string & Record<never, never>);
   /** An array of string values. If the operator is In or NotIn, the values array must be non-empty. If the operator is Exists or DoesNotExist, the values array must be empty. If the operator is Gt or Lt, the values array must have a single element, which will be interpreted as an integer. This array is replaced during a strategic merge patch. */
   values?: string[];
 }
@@ -3503,7 +3503,7 @@ export interface NodeSelectorRequirementApply {
   /** The label key that the selector applies to. */
   key?: string;
   /** Represents a key's relationship to a set of values. */
-  operator?: string;
+  operator?: "DoesNotExist" | "Exists" | "Gt" | "In" | "Lt" | "NotIn" | (string & Record<never, never>);
   /** An array of string values. */
   values?: string[];
 }
@@ -3602,7 +3602,7 @@ export interface NodeStatus {
    *  - `"Running"` means the node has been configured and has Kubernetes components running.
    *  - `"Terminated"` means the node has been removed from the cluster.
    */
-  phase?: string;
+  phase?: "Pending" | "Running" | "Terminated" | (string & Record<never, never>);
   /** The available runtime handlers. */
   runtimeHandlers?: NodeRuntimeHandler[];
   /** List of volumes that are attached to the node. */
@@ -3638,7 +3638,7 @@ export interface NodeStatusApply {
   /** Set of ids/uuids to uniquely identify the node. */
   nodeInfo?: NodeSystemInfoApply;
   /** NodePhase is the recently observed lifecycle phase of the node. */
-  phase?: string;
+  phase?: "Pending" | "Running" | "Terminated" | (string & Record<never, never>);
   /** The available runtime handlers. */
   runtimeHandlers?: NodeRuntimeHandler[];
   /** List of volumes that are attached to the node. */
@@ -3898,7 +3898,7 @@ export interface PersistentVolumeClaimList {
 /** PersistentVolumeClaimSpec describes the common attributes of storage devices and allows a Source for provider-specific attributes */
 export interface PersistentVolumeClaimSpec {
   /** accessModes contains the desired access modes the volume should have. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#access-modes-1 */
-  accessModes?: string[];
+  accessModes?: ("ReadOnlyMany" | "ReadWriteMany" | "ReadWriteOnce" | "ReadWriteOncePod" | (string & Record<never, never>))[];
   /** dataSource field can be used to specify either: * An existing VolumeSnapshot object (snapshot.storage.k8s.io/VolumeSnapshot) * An existing PVC (PersistentVolumeClaim) If the provisioner or an external controller can support the specified data source, it will create a new volume based on the contents of the specified data source. dataSource contents will be copied to dataSourceRef, and dataSourceRef contents will be copied to dataSource when dataSourceRef.namespace is not specified. If the namespace is specified, then dataSourceRef will not be copied to dataSource. */
   dataSource?: TypedLocalObjectReference;
   /**
@@ -3927,7 +3927,7 @@ export interface PersistentVolumeClaimSpec {
    *  - `"Block"` means the volume will not be formatted with a filesystem and will remain a raw block device.
    *  - `"Filesystem"` means the volume will be or is formatted with a filesystem.
    */
-  volumeMode?: string;
+  volumeMode?: "Block" | "Filesystem" | (string & Record<never, never>);
   /** volumeName is the binding reference to the PersistentVolume backing this claim. */
   volumeName?: string;
 }
@@ -3939,7 +3939,7 @@ export interface PersistentVolumeClaimSpec {
  */
 export interface PersistentVolumeClaimSpecApply {
   /** accessModes contains the desired access modes the volume should have. */
-  accessModes?: string[];
+  accessModes?: ("ReadOnlyMany" | "ReadWriteMany" | "ReadWriteOnce" | "ReadWriteOncePod" | (string & Record<never, never>))[];
   /** dataSource field can be used to specify either: * An existing VolumeSnapshot object (snapshot.storage.k8s.io/VolumeSnapshot) * An existing PVC (PersistentVolumeClaim) If the provisioner or an external controller can support the specified… */
   dataSource?: TypedLocalObjectReferenceApply;
   /** dataSourceRef specifies the object from which to populate the volume with data, if a non-empty volume is desired. */
@@ -3953,7 +3953,7 @@ export interface PersistentVolumeClaimSpecApply {
   /** volumeAttributesClassName may be used to set the VolumeAttributesClass used by this claim. */
   volumeAttributesClassName?: string;
   /** volumeMode defines what type of volume is required by the claim. */
-  volumeMode?: string;
+  volumeMode?: "Block" | "Filesystem" | (string & Record<never, never>);
   /** volumeName is the binding reference to the PersistentVolume backing this claim. */
   volumeName?: string;
 }
@@ -3961,7 +3961,7 @@ export interface PersistentVolumeClaimSpecApply {
 /** PersistentVolumeClaimStatus is the current status of a persistent volume claim. */
 export interface PersistentVolumeClaimStatus {
   /** accessModes contains the actual access modes the volume backing the PVC has. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#access-modes-1 */
-  accessModes?: string[];
+  accessModes?: ("ReadOnlyMany" | "ReadWriteMany" | "ReadWriteOnce" | "ReadWriteOncePod" | (string & Record<never, never>))[];
   /**
    * allocatedResourceStatuses stores status of resource being resized for the given PVC. Key names follow standard Kubernetes label syntax. Valid values are either:
    * 	* Un-prefixed keys:
@@ -3992,7 +3992,7 @@ export interface PersistentVolumeClaimStatus {
    *
    * A controller that receives PVC update with previously unknown resourceName or ClaimResourceStatus should ignore the update for the purpose it was designed. For example - a controller that only is responsible for resizing capacity of the volume, should ignore PVC updates that change other valid resources associated with PVC.
    */
-  allocatedResourceStatuses?: Record<string, string>;
+  allocatedResourceStatuses?: Record<string, "ControllerResizeInProgress" | "ControllerResizeInfeasible" | "NodeResizeInProgress" | "NodeResizeInfeasible" | "NodeResizePending" | (string & Record<never, never>)>;
   /**
    * allocatedResources tracks the resources allocated to a PVC including its capacity. Key names follow standard Kubernetes label syntax. Valid values are either:
    * 	* Un-prefixed keys:
@@ -4023,7 +4023,7 @@ export interface PersistentVolumeClaimStatus {
    *  - `"Lost"` used for PersistentVolumeClaims that lost their underlying PersistentVolume. The claim was bound to a PersistentVolume and this volume does not exist any longer and all data on it was lost.
    *  - `"Pending"` used for PersistentVolumeClaims that are not yet bound
    */
-  phase?: string;
+  phase?: "Bound" | "Lost" | "Pending" | (string & Record<never, never>);
 }
 
 /**
@@ -4033,9 +4033,9 @@ export interface PersistentVolumeClaimStatus {
  */
 export interface PersistentVolumeClaimStatusApply {
   /** accessModes contains the actual access modes the volume backing the PVC has. */
-  accessModes?: string[];
+  accessModes?: ("ReadOnlyMany" | "ReadWriteMany" | "ReadWriteOnce" | "ReadWriteOncePod" | (string & Record<never, never>))[];
   /** allocatedResourceStatuses stores status of resource being resized for the given PVC. */
-  allocatedResourceStatuses?: Record<string, string>;
+  allocatedResourceStatuses?: Record<string, "ControllerResizeInProgress" | "ControllerResizeInfeasible" | "NodeResizeInProgress" | "NodeResizeInfeasible" | "NodeResizePending" | (string & Record<never, never>)>;
   /** allocatedResources tracks the resources allocated to a PVC including its capacity. */
   allocatedResources?: Record<string, metaV1.Quantity>;
   /** capacity represents the actual resources of the underlying volume. */
@@ -4049,7 +4049,7 @@ export interface PersistentVolumeClaimStatusApply {
   /** ModifyVolumeStatus represents the status object of ControllerModifyVolume operation. */
   modifyVolumeStatus?: ModifyVolumeStatusApply;
   /** phase represents the current phase of PersistentVolumeClaim. */
-  phase?: string;
+  phase?: "Bound" | "Lost" | "Pending" | (string & Record<never, never>);
 }
 
 /** PersistentVolumeClaimTemplate is used to produce PersistentVolumeClaim objects as part of an EphemeralVolumeSource. */
@@ -4107,7 +4107,7 @@ export interface PersistentVolumeList {
 /** PersistentVolumeSpec is the specification of a persistent volume. */
 export interface PersistentVolumeSpec {
   /** accessModes contains all ways the volume can be mounted. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#access-modes */
-  accessModes?: string[];
+  accessModes?: ("ReadOnlyMany" | "ReadWriteMany" | "ReadWriteOnce" | "ReadWriteOncePod" | (string & Record<never, never>))[];
   /** awsElasticBlockStore represents an AWS Disk resource that is attached to a kubelet's host machine and then exposed to the pod. Deprecated: AWSElasticBlockStore is deprecated. All operations for the in-tree awsElasticBlockStore type are redirected to the ebs.csi.aws.com CSI driver. More info: https://kubernetes.io/docs/concepts/storage/volumes#awselasticblockstore */
   awsElasticBlockStore?: AWSElasticBlockStoreVolumeSource;
   /** azureDisk represents an Azure Data Disk mount on the host and bind mount to the pod. Deprecated: AzureDisk is deprecated. All operations for the in-tree azureDisk type are redirected to the disk.csi.azure.com CSI driver. */
@@ -4154,7 +4154,7 @@ export interface PersistentVolumeSpec {
    *  - `"Recycle"` means the volume will be recycled back into the pool of unbound persistent volumes on release from its claim. The volume plugin must support Recycling.
    *  - `"Retain"` means the volume will be left in its current phase (Released) for manual reclamation by the administrator. The default policy is Retain.
    */
-  persistentVolumeReclaimPolicy?: string;
+  persistentVolumeReclaimPolicy?: "Delete" | "Recycle" | "Retain" | (string & Record<never, never>);
   /** photonPersistentDisk represents a PhotonController persistent disk attached and mounted on kubelets host machine. Deprecated: PhotonPersistentDisk is deprecated and the in-tree photonPersistentDisk type is no longer supported. */
   photonPersistentDisk?: PhotonPersistentDiskVolumeSource;
   /** portworxVolume represents a portworx volume attached and mounted on kubelets host machine. Deprecated: PortworxVolume is deprecated. All operations for the in-tree portworxVolume type are redirected to the pxd.portworx.com CSI driver. */
@@ -4178,7 +4178,7 @@ export interface PersistentVolumeSpec {
    *  - `"Block"` means the volume will not be formatted with a filesystem and will remain a raw block device.
    *  - `"Filesystem"` means the volume will be or is formatted with a filesystem.
    */
-  volumeMode?: string;
+  volumeMode?: "Block" | "Filesystem" | (string & Record<never, never>);
   /** vsphereVolume represents a vSphere volume attached and mounted on kubelets host machine. Deprecated: VsphereVolume is deprecated. All operations for the in-tree vsphereVolume type are redirected to the csi.vsphere.vmware.com CSI driver. */
   vsphereVolume?: VsphereVirtualDiskVolumeSource;
 }
@@ -4190,7 +4190,7 @@ export interface PersistentVolumeSpec {
  */
 export interface PersistentVolumeSpecApply {
   /** accessModes contains all ways the volume can be mounted. */
-  accessModes?: string[];
+  accessModes?: ("ReadOnlyMany" | "ReadWriteMany" | "ReadWriteOnce" | "ReadWriteOncePod" | (string & Record<never, never>))[];
   /** awsElasticBlockStore represents an AWS Disk resource that is attached to a kubelet's host machine and then exposed to the pod. */
   awsElasticBlockStore?: AWSElasticBlockStoreVolumeSourceApply;
   /** azureDisk represents an Azure Data Disk mount on the host and bind mount to the pod. */
@@ -4230,7 +4230,7 @@ export interface PersistentVolumeSpecApply {
   /** nodeAffinity defines constraints that limit what nodes this volume can be accessed from. */
   nodeAffinity?: VolumeNodeAffinityApply;
   /** persistentVolumeReclaimPolicy defines what happens to a persistent volume when released from its claim. */
-  persistentVolumeReclaimPolicy?: string;
+  persistentVolumeReclaimPolicy?: "Delete" | "Recycle" | "Retain" | (string & Record<never, never>);
   /** photonPersistentDisk represents a PhotonController persistent disk attached and mounted on kubelets host machine. */
   photonPersistentDisk?: PhotonPersistentDiskVolumeSourceApply;
   /** portworxVolume represents a portworx volume attached and mounted on kubelets host machine. */
@@ -4248,7 +4248,7 @@ export interface PersistentVolumeSpecApply {
   /** Name of VolumeAttributesClass to which this persistent volume belongs. */
   volumeAttributesClassName?: string;
   /** volumeMode defines if a volume is intended to be used with a formatted filesystem or to remain in raw block state. */
-  volumeMode?: string;
+  volumeMode?: "Block" | "Filesystem" | (string & Record<never, never>);
   /** vsphereVolume represents a vSphere volume attached and mounted on kubelets host machine. */
   vsphereVolume?: VsphereVirtualDiskVolumeSourceApply;
 }
@@ -4269,7 +4269,7 @@ export interface PersistentVolumeStatus {
    *  - `"Pending"` used for PersistentVolumes that are not available
    *  - `"Released"` used for PersistentVolumes where the bound PersistentVolumeClaim was deleted released volumes must be recycled before becoming available again this phase is used by the persistent volume claim binder to signal to another process to reclaim the resource
    */
-  phase?: string;
+  phase?: "Available" | "Bound" | "Failed" | "Pending" | "Released" | (string & Record<never, never>);
   /** reason is a brief CamelCase string that describes any failure and is meant for machine parsing and tidy display in the CLI. */
   reason?: string;
 }
@@ -4285,7 +4285,7 @@ export interface PersistentVolumeStatusApply {
   /** message is a human-readable message indicating details about why the volume is in this state. */
   message?: string;
   /** phase indicates if a volume is available, bound to a claim, or released by a claim. */
-  phase?: string;
+  phase?: "Available" | "Bound" | "Failed" | "Pending" | "Released" | (string & Record<never, never>);
   /** reason is a brief CamelCase string that describes any failure and is meant for machine parsing and tidy display in the CLI. */
   reason?: string;
 }
@@ -4783,7 +4783,7 @@ export interface PodSecurityContext {
    *  - `"Always"` indicates that volume's ownership and permissions should always be changed whenever volume is mounted inside a Pod. This the default behavior.
    *  - `"OnRootMismatch"` indicates that volume's ownership and permissions will be changed only when permission and ownership of root directory does not match with expected permissions on the volume. This can help shorten the time it takes to change ownership and permissions of a volume.
    */
-  fsGroupChangePolicy?: string;
+  fsGroupChangePolicy?: "Always" | "OnRootMismatch" | (string & Record<never, never>);
   /** The GID to run the entrypoint of the container process. Uses runtime default if unset. May also be set in SecurityContext.  If set in both SecurityContext and PodSecurityContext, the value specified in SecurityContext takes precedence for that container. Note that this field cannot be set when spec.os.name is windows. */
   runAsGroup?: number;
   /** Indicates that the container must run as a non-root user. If true, the Kubelet will validate the image at runtime to ensure that it does not run as UID 0 (root) and fail to start the container if it does. If unset or false, no such validation will be performed. May also be set in SecurityContext.  If set in both SecurityContext and PodSecurityContext, the value specified in SecurityContext takes precedence. */
@@ -4817,7 +4817,7 @@ export interface PodSecurityContext {
    *  - `"Merge"` means that the container's provided SupplementalGroups and FsGroup (specified in SecurityContext) will be merged with the primary user's groups as defined in the container image (in /etc/group).
    *  - `"Strict"` means that the container's provided SupplementalGroups and FsGroup (specified in SecurityContext) will be used instead of any groups defined in the container image.
    */
-  supplementalGroupsPolicy?: string;
+  supplementalGroupsPolicy?: "Merge" | "Strict" | (string & Record<never, never>);
   /** Sysctls hold a list of namespaced sysctls used for the pod. Pods with unsupported sysctls (by the container runtime) might fail to launch. Note that this field cannot be set when spec.os.name is windows. */
   sysctls?: Sysctl[];
   /** The Windows specific settings applied to all containers. If unspecified, the options within a container's SecurityContext will be used. If set in both SecurityContext and PodSecurityContext, the value specified in SecurityContext takes precedence. Note that this field cannot be set when spec.os.name is linux. */
@@ -4835,7 +4835,7 @@ export interface PodSecurityContextApply {
   /** A special supplemental group that applies to all containers in a pod. */
   fsGroup?: number;
   /** fsGroupChangePolicy defines behavior of changing ownership and permission of the volume before being exposed inside Pod. */
-  fsGroupChangePolicy?: string;
+  fsGroupChangePolicy?: "Always" | "OnRootMismatch" | (string & Record<never, never>);
   /** The GID to run the entrypoint of the container process. */
   runAsGroup?: number;
   /** Indicates that the container must run as a non-root user. */
@@ -4851,7 +4851,7 @@ export interface PodSecurityContextApply {
   /** A list of groups applied to the first process run in each container, in addition to the container's primary GID and fsGroup (if specified). */
   supplementalGroups?: number[];
   /** Defines how supplemental groups of the first container processes are calculated. */
-  supplementalGroupsPolicy?: string;
+  supplementalGroupsPolicy?: "Merge" | "Strict" | (string & Record<never, never>);
   /** Sysctls hold a list of namespaced sysctls used for the pod. */
   sysctls?: Sysctl[];
   /** The Windows specific settings applied to all containers. */
@@ -4879,7 +4879,7 @@ export interface PodSpec {
    *  - `"Default"` indicates that the pod should use the default (as determined by kubelet) DNS settings.
    *  - `"None"` indicates that the pod should use empty DNS settings. DNS parameters such as nameservers and search paths should be defined via DNSConfig.
    */
-  dnsPolicy?: string;
+  dnsPolicy?: "ClusterFirst" | "ClusterFirstWithHostNet" | "Default" | "None" | (string & Record<never, never>);
   /** EnableServiceLinks indicates whether information about services should be injected into pod's environment variables, matching the syntax of Docker links. Optional: Defaults to true. */
   enableServiceLinks?: boolean;
   /** List of ephemeral containers run in this pod. Ephemeral containers may be run in an existing pod to perform user-initiated actions such as debugging. This list cannot be specified when creating a pod, and it cannot be modified by updating the pod spec. In order to add an ephemeral container to an existing pod, use the pod's ephemeralcontainers subresource. */
@@ -4935,7 +4935,7 @@ export interface PodSpec {
    *  - `"Never"` means that pod never preempts other pods with lower priority.
    *  - `"PreemptLowerPriority"` means that pod can preempt other pods with lower priority.
    */
-  preemptionPolicy?: string;
+  preemptionPolicy?: "Never" | "PreemptLowerPriority" | (string & Record<never, never>);
   /** The priority value. Various system components use this field to find the priority of the pod. When Priority Admission Controller is enabled, it prevents users from setting this field. The admission controller populates this field from PriorityClassName. The higher the value, the higher the priority. */
   priority?: number;
   /** If specified, indicates the pod's priority. "system-node-critical" and "system-cluster-critical" are two special keywords which indicate the highest priorities with the former being the highest priority. Any other name must be defined by creating a PriorityClass object with that name. If not specified, the pod priority will be default or zero if there is no default. */
@@ -4966,7 +4966,7 @@ export interface PodSpec {
    *  - `"Never"`
    *  - `"OnFailure"`
    */
-  restartPolicy?: string;
+  restartPolicy?: "Always" | "Never" | "OnFailure" | (string & Record<never, never>);
   /** RuntimeClassName refers to a RuntimeClass object in the node.k8s.io group, which should be used to run this pod.  If no RuntimeClass resource matches the named class, the pod will not be run. If unset or empty, the "legacy" RuntimeClass will be used, which is an implicit class with an empty definition that uses the default runtime handler. More info: https://git.k8s.io/enhancements/keps/sig-node/585-runtime-class */
   runtimeClassName?: string;
   /** If specified, the pod will be dispatched by specified scheduler. If not specified, the pod will be dispatched by default scheduler. */
@@ -5018,7 +5018,7 @@ export interface PodSpecApply {
   /** Specifies the DNS parameters of a pod. */
   dnsConfig?: PodDNSConfigApply;
   /** Set DNS policy for the pod. */
-  dnsPolicy?: string;
+  dnsPolicy?: "ClusterFirst" | "ClusterFirstWithHostNet" | "Default" | "None" | (string & Record<never, never>);
   /** EnableServiceLinks indicates whether information about services should be injected into pod's environment variables, matching the syntax of Docker links. */
   enableServiceLinks?: boolean;
   /** List of ephemeral containers run in this pod. */
@@ -5052,7 +5052,7 @@ export interface PodSpecApply {
   /** Overhead represents the resource overhead associated with running a pod for a given RuntimeClass. */
   overhead?: Record<string, metaV1.Quantity>;
   /** PreemptionPolicy is the Policy for preempting pods with lower priority. */
-  preemptionPolicy?: string;
+  preemptionPolicy?: "Never" | "PreemptLowerPriority" | (string & Record<never, never>);
   /** The priority value. */
   priority?: number;
   /** If specified, indicates the pod's priority. */
@@ -5064,7 +5064,7 @@ export interface PodSpecApply {
   /** Resources is the total amount of CPU and Memory resources required by all containers in the pod. */
   resources?: ResourceRequirementsApply;
   /** Restart policy for all containers within the pod. */
-  restartPolicy?: string;
+  restartPolicy?: "Always" | "Never" | "OnFailure" | (string & Record<never, never>);
   /** RuntimeClassName refers to a RuntimeClass object in the node.k8s.io group, which should be used to run this pod. */
   runtimeClassName?: string;
   /** If specified, the pod will be dispatched by specified scheduler. */
@@ -5135,7 +5135,7 @@ export interface PodStatus {
    *  - `"Succeeded"` means that all containers in the pod have voluntarily terminated with a container exit code of 0, and the system is not going to restart any of these containers.
    *  - `"Unknown"` means that for some reason the state of the pod could not be obtained, typically due to an error in communicating with the host of the pod. Deprecated: It isn't being set since 2015 (74da3b14b0c0f658b3bb8d2def5094686d0e9095)
    */
-  phase?: string;
+  phase?: "Failed" | "Pending" | "Running" | "Succeeded" | "Unknown" | (string & Record<never, never>);
   /** podIP address allocated to the pod. Routable at least within the cluster. Empty if not yet allocated. */
   podIP?: string;
   /** podIPs holds the IP addresses allocated to the pod. If this field is specified, the 0th entry must match the podIP field. Pods may be allocated at most 1 value for each of IPv4 and IPv6. This list is empty if no IPs have been allocated yet. */
@@ -5148,7 +5148,7 @@ export interface PodStatus {
    *  - `"Burstable"` is the Burstable qos class.
    *  - `"Guaranteed"` is the Guaranteed qos class.
    */
-  qosClass?: string;
+  qosClass?: "BestEffort" | "Burstable" | "Guaranteed" | (string & Record<never, never>);
   /** A brief CamelCase message indicating details about why the pod is in this state. e.g. 'Evicted' */
   reason?: string;
   /** Status of resources resize desired for pod's containers. It is empty if no resources resize is pending. Any changes to container resources will automatically set this to "Proposed" Deprecated: Resize status is moved to two pod conditions PodResizePending and PodResizeInProgress. PodResizePending will track states where the spec has been resized, but the Kubelet has not yet allocated the resources. PodResizeInProgress will track in-progress resizes, and should be present whenever allocated resources != acknowledged resources. */
@@ -5194,13 +5194,13 @@ export interface PodStatusApply {
   /** If set, this represents the .metadata.generation that the pod status was set based upon. */
   observedGeneration?: number;
   /** The phase of a Pod is a simple, high-level summary of where the Pod is in its lifecycle. */
-  phase?: string;
+  phase?: "Failed" | "Pending" | "Running" | "Succeeded" | "Unknown" | (string & Record<never, never>);
   /** podIP address allocated to the pod. */
   podIP?: string;
   /** podIPs holds the IP addresses allocated to the pod. */
   podIPs?: (Keyed<PodIPApply, "ip">)[];
   /** The Quality of Service (QOS) classification assigned to the pod based on resource requirements See PodQOSClass type for available QOS classes More info: https://kubernetes.io/docs/concepts/workloads/pods/pod-qos/#quality-of-service-class… */
-  qosClass?: string;
+  qosClass?: "BestEffort" | "Burstable" | "Guaranteed" | (string & Record<never, never>);
   /** A brief CamelCase message indicating details about why the pod is in this state. */
   reason?: string;
   /** Status of resources resize desired for pod's containers. */
@@ -5318,7 +5318,7 @@ export interface PortStatus {
    *  - `"TCP"` is the TCP protocol.
    *  - `"UDP"` is the UDP protocol.
    */
-  protocol: string;
+  protocol: "SCTP" | "TCP" | "UDP" | (string & Record<never, never>);
 }
 
 /**
@@ -5332,7 +5332,7 @@ export interface PortStatusApply {
   /** Port is the port number of the service port of which status is recorded here */
   port?: number;
   /** Protocol is the protocol of the service port of which status is recorded here The supported values are: "TCP", "UDP", "SCTP" Possible enum values: - `"SCTP"` is the SCTP protocol. */
-  protocol?: string;
+  protocol?: "SCTP" | "TCP" | "UDP" | (string & Record<never, never>);
 }
 
 /** PortworxVolumeSource represents a Portworx volume resource. */
@@ -5848,7 +5848,7 @@ export interface ResourceQuotaSpec {
   /** scopeSelector is also a collection of filters like scopes that must match each object tracked by a quota but expressed using ScopeSelectorOperator in combination with possible values. For a resource to match, both scopes AND scopeSelector (if specified in spec), must be matched. */
   scopeSelector?: ScopeSelector;
   /** A collection of filters that must match each object tracked by a quota. If not specified, the quota matches all objects. */
-  scopes?: string[];
+  scopes?: ("BestEffort" | "CrossNamespacePodAffinity" | "NotBestEffort" | "NotTerminating" | "PriorityClass" | "Terminating" | "VolumeAttributesClass" | (string & Record<never, never>))[];
 }
 
 /**
@@ -5862,7 +5862,7 @@ export interface ResourceQuotaSpecApply {
   /** scopeSelector is also a collection of filters like scopes that must match each object tracked by a quota but expressed using ScopeSelectorOperator in combination with possible values. */
   scopeSelector?: ScopeSelectorApply;
   /** A collection of filters that must match each object tracked by a quota. */
-  scopes?: string[];
+  scopes?: ("BestEffort" | "CrossNamespacePodAffinity" | "NotBestEffort" | "NotTerminating" | "PriorityClass" | "Terminating" | "VolumeAttributesClass" | (string & Record<never, never>))[];
 }
 
 /** ResourceQuotaStatus defines the enforced hard limits and observed use. */
@@ -6050,7 +6050,7 @@ export interface ScopedResourceSelectorRequirement {
    *  - `"In"`
    *  - `"NotIn"`
    */
-  operator: string;
+  operator: "DoesNotExist" | "Exists" | "In" | "NotIn" | (string & Record<never, never>);
   /**
    * The name of the scope that the selector applies to.
    *
@@ -6063,7 +6063,7 @@ export interface ScopedResourceSelectorRequirement {
    *  - `"Terminating"` Match all pod objects where spec.activeDeadlineSeconds >=0
    *  - `"VolumeAttributesClass"` Match all pvc objects that have volume attributes class mentioned.
    */
-  scopeName: string;
+  scopeName: "BestEffort" | "CrossNamespacePodAffinity" | "NotBestEffort" | "NotTerminating" | "PriorityClass" | "Terminating" | "VolumeAttributesClass" | (string & Record<never, never>);
   /** An array of string values. If the operator is In or NotIn, the values array must be non-empty. If the operator is Exists or DoesNotExist, the values array must be empty. This array is replaced during a strategic merge patch. */
   values?: string[];
 }
@@ -6075,9 +6075,9 @@ export interface ScopedResourceSelectorRequirement {
  */
 export interface ScopedResourceSelectorRequirementApply {
   /** Represents a scope's relationship to a set of values. */
-  operator?: string;
+  operator?: "DoesNotExist" | "Exists" | "In" | "NotIn" | (string & Record<never, never>);
   /** The name of the scope that the selector applies to. */
-  scopeName?: string;
+  scopeName?: "BestEffort" | "CrossNamespacePodAffinity" | "NotBestEffort" | "NotTerminating" | "PriorityClass" | "Terminating" | "VolumeAttributesClass" | (string & Record<never, never>);
   /** An array of string values. */
   values?: string[];
 }
@@ -6112,7 +6112,7 @@ export interface SeccompProfile {
    *  - `"RuntimeDefault"` represents the default container runtime seccomp profile.
    *  - `"Unconfined"` indicates no seccomp profile is applied (A.K.A. unconfined).
    */
-  type: string;
+  type: "Localhost" | "RuntimeDefault" | "Unconfined" | (string & Record<never, never>);
 }
 
 /**
@@ -6124,7 +6124,7 @@ export interface SeccompProfileApply {
   /** localhostProfile indicates a profile defined in a file on the node should be used. */
   localhostProfile?: string;
   /** type indicates which kind of seccomp profile will be applied. */
-  type?: string;
+  type?: "Localhost" | "RuntimeDefault" | "Unconfined" | (string & Record<never, never>);
 }
 
 /** Secret holds secret data of a certain type. The total bytes of the values in the Data field must be less than MaxSecretSize bytes. */
@@ -6328,7 +6328,7 @@ export interface SecurityContext {
    *  - `"Default"` uses the container runtime defaults for readonly and masked paths for /proc. Most container runtimes mask certain paths in /proc to avoid accidental security exposure of special devices or information.
    *  - `"Unmasked"` bypasses the default masking behavior of the container runtime and ensures the newly created /proc the container stays in tact with no modifications.
    */
-  procMount?: string;
+  procMount?: "Default" | "Unmasked" | (string & Record<never, never>);
   /** Whether this container has a read-only root filesystem. Default is false. Note that this field cannot be set when spec.os.name is windows. */
   readOnlyRootFilesystem?: boolean;
   /** The GID to run the entrypoint of the container process. Uses runtime default if unset. May also be set in PodSecurityContext.  If set in both SecurityContext and PodSecurityContext, the value specified in SecurityContext takes precedence. Note that this field cannot be set when spec.os.name is windows. */
@@ -6360,7 +6360,7 @@ export interface SecurityContextApply {
   /** Run container in privileged mode. */
   privileged?: boolean;
   /** procMount denotes the type of proc mount to use for the containers. */
-  procMount?: string;
+  procMount?: "Default" | "Unmasked" | (string & Record<never, never>);
   /** Whether this container has a read-only root filesystem. */
   readOnlyRootFilesystem?: boolean;
   /** The GID to run the entrypoint of the container process. */
@@ -6554,7 +6554,7 @@ export interface ServicePort {
    *  - `"TCP"` is the TCP protocol.
    *  - `"UDP"` is the UDP protocol.
    */
-  protocol?: string;
+  protocol?: "SCTP" | "TCP" | "UDP" | (string & Record<never, never>);
   /** Number or name of the port to access on the pods targeted by the service. Number must be in the range 1 to 65535. Name must be an IANA_SVC_NAME. If this is a string, it will be looked up as a named port in the target Pod's container ports. If this is not specified, the value of the 'port' field is used (an identity map). This field is ignored for services with clusterIP=None, and should be omitted or set equal to the 'port' field. More info: https://kubernetes.io/docs/concepts/services-networking/service/#defining-a-service */
   targetPort?: metaV1.IntOrString;
 }
@@ -6574,7 +6574,7 @@ export interface ServicePortApply {
   /** The port that will be exposed by this service. */
   port?: number;
   /** The IP protocol for this port. */
-  protocol?: string;
+  protocol?: "SCTP" | "TCP" | "UDP" | (string & Record<never, never>);
   /** Number or name of the port to access on the pods targeted by the service. */
   targetPort?: metaV1.IntOrString;
 }
@@ -6602,7 +6602,7 @@ export interface ServiceSpec {
    *  - `"Cluster"` routes traffic to all endpoints.
    *  - `"Local"` preserves the source IP of the traffic by routing only to endpoints on the same node as the traffic was received on (dropping the traffic if there are no local endpoints).
    */
-  externalTrafficPolicy?: string;
+  externalTrafficPolicy?: "Cluster" | "Local" | (string & Record<never, never>);
   /** healthCheckNodePort specifies the healthcheck nodePort for the service. This only applies when type is set to LoadBalancer and externalTrafficPolicy is set to Local. If a value is specified, is in-range, and is not in use, it will be used.  If not specified, a value will be automatically allocated.  External systems (e.g. load-balancers) can use this port to determine if a given node holds endpoints for this service or not.  If this field is specified when creating a Service which does not need it, creation will fail. This field will be wiped when updating a Service to no longer need it (e.g. changing type). This field cannot be updated once set. */
   healthCheckNodePort?: number;
   /**
@@ -6612,13 +6612,13 @@ export interface ServiceSpec {
    *  - `"Cluster"` routes traffic to all endpoints.
    *  - `"Local"` routes traffic only to endpoints on the same node as the client pod (dropping the traffic if there are no local endpoints).
    */
-  internalTrafficPolicy?: string;
+  internalTrafficPolicy?: "Cluster" | "Local" | (string & Record<never, never>);
   /**
    * IPFamilies is a list of IP families (e.g. IPv4, IPv6) assigned to this service. This field is usually assigned automatically based on cluster configuration and the ipFamilyPolicy field. If this field is specified manually, the requested family is available in the cluster, and ipFamilyPolicy allows it, it will be used; otherwise creation of the service will fail. This field is conditionally mutable: it allows for adding or removing a secondary IP family, but it does not allow changing the primary IP family of the Service. Valid values are "IPv4" and "IPv6".  This field only applies to Services of types ClusterIP, NodePort, and LoadBalancer, and does apply to "headless" services. This field will be wiped when updating a Service to type ExternalName.
    *
    * This field may hold a maximum of two entries (dual-stack families, in either order).  These families must correspond to the values of the clusterIPs field, if specified. Both clusterIPs and ipFamilies are governed by the ipFamilyPolicy field.
    */
-  ipFamilies?: string[];
+  ipFamilies?: ("IPv4" | "IPv6" | (string & Record<never, never>))[];
   /**
    * IPFamilyPolicy represents the dual-stack-ness requested or required by this Service. If there is no value provided, then this field will be set to SingleStack. Services can be "SingleStack" (a single IP family), "PreferDualStack" (two IP families on dual-stack configured clusters or a single IP family on single-stack clusters), or "RequireDualStack" (two IP families on dual-stack configured clusters, otherwise fail). The ipFamilies and clusterIPs fields depend on the value of this field. This field will be wiped when updating a service to type ExternalName.
    *
@@ -6627,7 +6627,7 @@ export interface ServiceSpec {
    *  - `"RequireDualStack"` indicates that this service requires dual-stack. Using IPFamilyPolicyRequireDualStack on a single stack cluster will result in validation errors. The IPFamilies (and their order) assigned to this service is based on service.spec.ipFamilies. If service.spec.ipFamilies was not provided then it will be assigned according to how they are configured on the cluster. If service.spec.ipFamilies has only one entry then the alternative IPFamily will be added by apiserver
    *  - `"SingleStack"` indicates that this service is required to have a single IPFamily. The IPFamily assigned is based on the default IPFamily used by the cluster or as identified by service.spec.ipFamilies field
    */
-  ipFamilyPolicy?: string;
+  ipFamilyPolicy?: "PreferDualStack" | "RequireDualStack" | "SingleStack" | (string & Record<never, never>);
   /** loadBalancerClass is the class of the load balancer implementation this Service belongs to. If specified, the value of this field must be a label-style identifier, with an optional prefix, e.g. "internal-vip" or "example.com/internal-vip". Unprefixed names are reserved for end-users. This field can only be set when the Service type is 'LoadBalancer'. If not set, the default load balancer implementation is used, today this is typically done through the cloud provider integration, but should apply for any default implementation. If set, it is assumed that a load balancer implementation is watching for Services with a matching class. Any default load balancer implementation (e.g. cloud providers) should ignore Services that set this field. This field can only be set when creating or updating a Service to type 'LoadBalancer'. Once set, it can not be changed. This field will be wiped when a service is updated to a non 'LoadBalancer' type. */
   loadBalancerClass?: string;
   /** Only applies to Service Type: LoadBalancer. This feature depends on whether the underlying cloud-provider supports specifying the loadBalancerIP when a load balancer is created. This field will be ignored if the cloud-provider does not support the feature. Deprecated: This field was under-specified and its meaning varies across implementations. Using it is non-portable and it may not support dual-stack. Users are encouraged to use implementation-specific annotations when available. */
@@ -6647,7 +6647,7 @@ export interface ServiceSpec {
    *  - `"ClientIP"` is the Client IP based.
    *  - `"None"` - no session affinity.
    */
-  sessionAffinity?: string;
+  sessionAffinity?: "ClientIP" | "None" | (string & Record<never, never>);
   /** sessionAffinityConfig contains the configurations of session affinity. */
   sessionAffinityConfig?: SessionAffinityConfig;
   /** TrafficDistribution offers a way to express preferences for how traffic is distributed to Service endpoints. Implementations can use this field as a hint, but are not required to guarantee strict adherence. If the field is not set, the implementation will apply its default routing strategy. If set to "PreferClose", implementations should prioritize endpoints that are in the same zone. */
@@ -6661,7 +6661,7 @@ export interface ServiceSpec {
    *  - `"LoadBalancer"` means a service will be exposed via an external load balancer (if the cloud provider supports it), in addition to 'NodePort' type.
    *  - `"NodePort"` means a service will be exposed on one port of every node, in addition to 'ClusterIP' type.
    */
-  type?: string;
+  type?: "ClusterIP" | "ExternalName" | "LoadBalancer" | "NodePort" | (string & Record<never, never>);
 }
 
 /**
@@ -6681,15 +6681,15 @@ export interface ServiceSpecApply {
   /** externalName is the external reference that discovery mechanisms will return as an alias for this service (e.g. */
   externalName?: string;
   /** externalTrafficPolicy describes how nodes distribute service traffic they receive on one of the Service's "externally-facing" addresses (NodePorts, ExternalIPs, and LoadBalancer IPs). */
-  externalTrafficPolicy?: string;
+  externalTrafficPolicy?: "Cluster" | "Local" | (string & Record<never, never>);
   /** healthCheckNodePort specifies the healthcheck nodePort for the service. */
   healthCheckNodePort?: number;
   /** InternalTrafficPolicy describes how nodes distribute service traffic they receive on the ClusterIP. */
-  internalTrafficPolicy?: string;
+  internalTrafficPolicy?: "Cluster" | "Local" | (string & Record<never, never>);
   /** IPFamilies is a list of IP families (e.g. */
-  ipFamilies?: string[];
+  ipFamilies?: ("IPv4" | "IPv6" | (string & Record<never, never>))[];
   /** IPFamilyPolicy represents the dual-stack-ness requested or required by this Service. */
-  ipFamilyPolicy?: string;
+  ipFamilyPolicy?: "PreferDualStack" | "RequireDualStack" | "SingleStack" | (string & Record<never, never>);
   /** loadBalancerClass is the class of the load balancer implementation this Service belongs to. */
   loadBalancerClass?: string;
   /** Only applies to Service Type: LoadBalancer. */
@@ -6703,13 +6703,13 @@ export interface ServiceSpecApply {
   /** Route service traffic to pods with label keys and values matching this selector. */
   selector?: Record<string, string>;
   /** Supports "ClientIP" and "None". */
-  sessionAffinity?: string;
+  sessionAffinity?: "ClientIP" | "None" | (string & Record<never, never>);
   /** sessionAffinityConfig contains the configurations of session affinity. */
   sessionAffinityConfig?: SessionAffinityConfigApply;
   /** TrafficDistribution offers a way to express preferences for how traffic is distributed to Service endpoints. */
   trafficDistribution?: string;
   /** type determines how the Service is exposed. */
-  type?: string;
+  type?: "ClusterIP" | "ExternalName" | "LoadBalancer" | "NodePort" | (string & Record<never, never>);
 }
 
 /** ServiceStatus represents the current status of a service. */
@@ -6858,7 +6858,7 @@ export interface Taint {
    *  - `"NoSchedule"` Do not allow new pods to schedule onto the node unless they tolerate the taint, but allow all pods submitted to Kubelet without going through the scheduler to start, and allow all already-running pods to continue running. Enforced by the scheduler.
    *  - `"PreferNoSchedule"` Like TaintEffectNoSchedule, but the scheduler tries not to schedule new pods onto the node, rather than prohibiting new pods from scheduling onto the node entirely. Enforced by the scheduler.
    */
-  effect: string;
+  effect: "NoExecute" | "NoSchedule" | "PreferNoSchedule" | (string & Record<never, never>);
   /** Required. The taint key to be applied to a node. */
   key: string;
   /** TimeAdded represents the time at which the taint was added. */
@@ -6874,7 +6874,7 @@ export interface Taint {
  */
 export interface TaintApply {
   /** Required. */
-  effect?: string;
+  effect?: "NoExecute" | "NoSchedule" | "PreferNoSchedule" | (string & Record<never, never>);
   /** Required. */
   key?: string;
   /** TimeAdded represents the time at which the taint was added. */
@@ -6913,7 +6913,7 @@ export interface Toleration {
    *  - `"NoSchedule"` Do not allow new pods to schedule onto the node unless they tolerate the taint, but allow all pods submitted to Kubelet without going through the scheduler to start, and allow all already-running pods to continue running. Enforced by the scheduler.
    *  - `"PreferNoSchedule"` Like TaintEffectNoSchedule, but the scheduler tries not to schedule new pods onto the node, rather than prohibiting new pods from scheduling onto the node entirely. Enforced by the scheduler.
    */
-  effect?: string;
+  effect?: "NoExecute" | "NoSchedule" | "PreferNoSchedule" | (string & Record<never, never>);
   /** Key is the taint key that the toleration applies to. Empty means match all taint keys. If the key is empty, operator must be Exists; this combination means to match all values and all keys. */
   key?: string;
   /**
@@ -6925,7 +6925,7 @@ export interface Toleration {
    *  - `"Gt"`
    *  - `"Lt"`
    */
-  operator?: string;
+  operator?: "Equal" | "Exists" | "Gt" | "Lt" | (string & Record<never, never>);
   /** TolerationSeconds represents the period of time the toleration (which must be of effect NoExecute, otherwise this field is ignored) tolerates the taint. By default, it is not set, which means tolerate the taint forever (do not evict). Zero and negative values will be treated as 0 (evict immediately) by the system. */
   tolerationSeconds?: number;
   /** Value is the taint value the toleration matches to. If the operator is Exists, the value should be empty, otherwise just a regular string. */
@@ -6939,11 +6939,11 @@ export interface Toleration {
  */
 export interface TolerationApply {
   /** Effect indicates the taint effect to match. */
-  effect?: string;
+  effect?: "NoExecute" | "NoSchedule" | "PreferNoSchedule" | (string & Record<never, never>);
   /** Key is the taint key that the toleration applies to. */
   key?: string;
   /** Operator represents a key's relationship to the value. */
-  operator?: string;
+  operator?: "Equal" | "Exists" | "Gt" | "Lt" | (string & Record<never, never>);
   /** TolerationSeconds represents the period of time the toleration (which must be of effect NoExecute, otherwise this field is ignored) tolerates the taint. */
   tolerationSeconds?: number;
   /** Value is the taint value the toleration matches to. */
@@ -7013,7 +7013,7 @@ export interface TopologySpreadConstraint {
    *  - `"Honor"` means use this scheduling directive when calculating pod topology spread skew.
    *  - `"Ignore"` means ignore this scheduling directive when calculating pod topology spread skew.
    */
-  nodeAffinityPolicy?: string;
+  nodeAffinityPolicy?: "Honor" | "Ignore" | (string & Record<never, never>);
   /**
    * NodeTaintsPolicy indicates how we will treat node taints when calculating pod topology spread skew. Options are: - Honor: nodes without taints, along with tainted nodes for which the incoming pod has a toleration, are included. - Ignore: node taints are ignored. All nodes are included.
    *
@@ -7023,7 +7023,7 @@ export interface TopologySpreadConstraint {
    *  - `"Honor"` means use this scheduling directive when calculating pod topology spread skew.
    *  - `"Ignore"` means ignore this scheduling directive when calculating pod topology spread skew.
    */
-  nodeTaintsPolicy?: string;
+  nodeTaintsPolicy?: "Honor" | "Ignore" | (string & Record<never, never>);
   /** TopologyKey is the key of node labels. Nodes that have a label with this key and identical values are considered to be in the same topology. We consider each <key, value> as a "bucket", and try to put balanced number of pods into each bucket. We define a domain as a particular instance of a topology. Also, we define an eligible domain as a domain whose nodes meet the requirements of nodeAffinityPolicy and nodeTaintsPolicy. e.g. If TopologyKey is "kubernetes.io/hostname", each Node is a domain of that topology. And, if TopologyKey is "topology.kubernetes.io/zone", each zone is a domain of that topology. It's a required field. */
   topologyKey: string;
   /**
@@ -7036,7 +7036,7 @@ export interface TopologySpreadConstraint {
    *  - `"DoNotSchedule"` instructs the scheduler not to schedule the pod when constraints are not satisfied.
    *  - `"ScheduleAnyway"` instructs the scheduler to schedule the pod even if constraints are not satisfied.
    */
-  whenUnsatisfiable: string;
+  whenUnsatisfiable: "DoNotSchedule" | "ScheduleAnyway" | (string & Record<never, never>);
 }
 
 /**
@@ -7054,13 +7054,13 @@ export interface TopologySpreadConstraintApply {
   /** MinDomains indicates a minimum number of eligible domains. */
   minDomains?: number;
   /** NodeAffinityPolicy indicates how we will treat Pod's nodeAffinity/nodeSelector when calculating pod topology spread skew. */
-  nodeAffinityPolicy?: string;
+  nodeAffinityPolicy?: "Honor" | "Ignore" | (string & Record<never, never>);
   /** NodeTaintsPolicy indicates how we will treat node taints when calculating pod topology spread skew. */
-  nodeTaintsPolicy?: string;
+  nodeTaintsPolicy?: "Honor" | "Ignore" | (string & Record<never, never>);
   /** TopologyKey is the key of node labels. */
   topologyKey?: string;
   /** WhenUnsatisfiable indicates how to deal with a pod if it doesn't satisfy the spread constraint. */
-  whenUnsatisfiable?: string;
+  whenUnsatisfiable?: "DoNotSchedule" | "ScheduleAnyway" | (string & Record<never, never>);
 }
 
 /** TypedLocalObjectReference contains enough information to let you locate the typed referenced object inside the same namespace. */
@@ -7306,7 +7306,7 @@ export interface VolumeHealthCondition {
    *  - `"Degraded"` indicates the volume is functioning but with reduced capability.
    *  - `"Inaccessible"` indicates the volume cannot be accessed.
    */
-  status: string;
+  status: "DataLoss" | "Degraded" | "Inaccessible" | (string & Record<never, never>);
 }
 
 /**
@@ -7320,7 +7320,7 @@ export interface VolumeHealthConditionApply {
   /** reason is a brief CamelCase machine-parseable reason. */
   reason?: string;
   /** status is the machine-parseable health category. */
-  status?: string;
+  status?: "DataLoss" | "Degraded" | "Inaccessible" | (string & Record<never, never>);
 }
 
 /** VolumeHealthStatus contains health information for a volume reported by the CSI controller plugin. */
@@ -7357,7 +7357,7 @@ export interface VolumeMount {
    *  - `"HostToContainer"` means that the volume in a container will receive new mounts from the host or other containers, but filesystems mounted inside the container won't be propagated to the host or other containers. Note that this mode is recursively applied to all mounts in the volume ("rslave" in Linux terminology).
    *  - `"None"` means that the volume in a container will not receive new mounts from the host or other containers, and filesystems mounted inside the container won't be propagated to the host or other containers. Note that this mode corresponds to "private" in Linux terminology.
    */
-  mountPropagation?: string;
+  mountPropagation?: "Bidirectional" | "HostToContainer" | "None" | (string & Record<never, never>);
   /** This must match the Name of a Volume. */
   name: string;
   /** Mounted read-only if true, read-write otherwise (false or unspecified). Defaults to false. */
@@ -7391,7 +7391,7 @@ export interface VolumeMountApply {
   /** Path within the container at which the volume should be mounted. */
   mountPath?: string;
   /** mountPropagation determines how mounts are propagated from the host to container and the other way around. */
-  mountPropagation?: string;
+  mountPropagation?: "Bidirectional" | "HostToContainer" | "None" | (string & Record<never, never>);
   /** This must match the Name of a Volume. */
   name?: string;
   /** Mounted read-only if true, read-write otherwise (false or unspecified). */

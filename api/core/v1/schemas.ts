@@ -320,7 +320,7 @@ export const CEPH_FS_PERSISTENT_VOLUME_SOURCE: BuiltinSchema<types.CephFSPersist
 export const LOCAL_OBJECT_REFERENCE: BuiltinSchema<types.LocalObjectReference> = {
   type: "object",
   properties: {
-    name: { type: "string" },
+    name: { type: "string", default: "" },
   },
   "x-kubernetes-map-type": "atomic",
 };
@@ -3396,8 +3396,7 @@ export const SERVICE_ACCOUNT: BuiltinSchema<types.ServiceAccount> = {
     secrets: {
       type: "array",
       items: OBJECT_REFERENCE,
-      "x-kubernetes-list-type": "map",
-      "x-kubernetes-list-map-keys": ["name"],
+      "x-kubernetes-list-type": "atomic",
     },
   },
 };

@@ -127,7 +127,7 @@ export interface EndpointPort {
    *  - `"TCP"` is the TCP protocol.
    *  - `"UDP"` is the UDP protocol.
    */
-  protocol?: string;
+  protocol?: "SCTP" | "TCP" | "UDP" | (string & Record<never, never>);
 }
 
 /**
@@ -143,7 +143,7 @@ export interface EndpointPortApply {
   /** port represents the port number of the endpoint. */
   port?: number;
   /** protocol represents the IP protocol for this port. */
-  protocol?: string;
+  protocol?: "SCTP" | "TCP" | "UDP" | (string & Record<never, never>);
 }
 
 /** EndpointSlice represents a set of service endpoints. Most EndpointSlices are created by the EndpointSlice controller to represent the Pods selected by Service objects. For a given service there may be multiple EndpointSlice objects which must be joined to produce the full set of endpoints; you can find all of the slices for a given service by listing EndpointSlices in the service's namespace whose `kubernetes.io/service-name` label contains the service's name. */
@@ -156,7 +156,7 @@ export interface EndpointSlice {
    *  - `"IPv4"` represents an IPv4 Address.
    *  - `"IPv6"` represents an IPv6 Address.
    */
-  addressType: string;
+  addressType: "FQDN" | "IPv4" | "IPv6" | (string & Record<never, never>);
   /** APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources */
   apiVersion?: "discovery.k8s.io/v1";
   /** endpoints is a list of unique endpoints in this slice. Each slice may include a maximum of 1000 endpoints. */
@@ -176,7 +176,7 @@ export interface EndpointSlice {
  */
 export interface EndpointSliceApply {
   /** addressType specifies the type of address carried by this EndpointSlice. */
-  addressType?: string;
+  addressType?: "FQDN" | "IPv4" | "IPv6" | (string & Record<never, never>);
   /** APIVersion defines the versioned schema of this representation of an object. */
   apiVersion: "discovery.k8s.io/v1";
   /** endpoints is a list of unique endpoints in this slice. */

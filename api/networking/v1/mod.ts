@@ -36,7 +36,7 @@ export interface HTTPIngressPath {
    *  - `"ImplementationSpecific"` matching is up to the IngressClass. Implementations can treat this as a separate PathType or treat it identically to Prefix or Exact path types.
    *  - `"Prefix"` matches based on a URL path prefix split by '/'. Matching is case sensitive and done on a path element by element basis. A path element refers to the list of labels in the path split by the '/' separator. A request is a match for path p if every p is an element-wise prefix of p of the request path. Note that if the last element of the path is a substring of the last element in request path, it is not a match (e.g. /foo/bar matches /foo/bar/baz, but does not match /foo/barbaz). If multiple matching paths exist in an Ingress spec, the longest matching path is given priority. Examples: - /foo/bar does not match requests to /foo/barbaz - /foo/bar matches request to /foo/bar and /foo/bar/baz - /foo and /foo/ both match requests to /foo and /foo/. If both paths are present in an Ingress spec, the longest matching path (/foo/) is given priority.
    */
-  pathType: string;
+  pathType: "Exact" | "ImplementationSpecific" | "Prefix" | (string & Record<never, never>);
 }
 
 /**
@@ -50,7 +50,7 @@ export interface HTTPIngressPathApply {
   /** path is matched against the path of an incoming request. */
   path?: string;
   /** pathType determines the interpretation of the path matching. */
-  pathType?: string;
+  pathType?: "Exact" | "ImplementationSpecific" | "Prefix" | (string & Record<never, never>);
 }
 
 /** HTTPIngressRuleValue is a list of http selectors pointing to backends. In the example: http://<host>/<path>?<searchpart> -> backend where where parts of the url correspond to RFC 3986, this resource will be used to match against everything after the last '/' and before the first '?' or '#'. */
@@ -284,7 +284,7 @@ export interface IngressPortStatus {
    *  - `"TCP"` is the TCP protocol.
    *  - `"UDP"` is the UDP protocol.
    */
-  protocol: string;
+  protocol: "SCTP" | "TCP" | "UDP" | (string & Record<never, never>);
 }
 
 /**
@@ -298,7 +298,7 @@ export interface IngressPortStatusApply {
   /** port is the port number of the ingress port. */
   port?: number;
   /** protocol is the protocol of the ingress port. */
-  protocol?: string;
+  protocol?: "SCTP" | "TCP" | "UDP" | (string & Record<never, never>);
 }
 
 /** IngressRule represents the rules mapping the paths under a specified host to the related backend services. Incoming requests are first evaluated for a host match, then routed to the backend associated with the matching IngressRuleValue. */
@@ -616,7 +616,7 @@ export interface NetworkPolicyPort {
    *  - `"TCP"` is the TCP protocol.
    *  - `"UDP"` is the UDP protocol.
    */
-  protocol?: string;
+  protocol?: "SCTP" | "TCP" | "UDP" | (string & Record<never, never>);
 }
 
 /**
@@ -630,7 +630,7 @@ export interface NetworkPolicyPortApply {
   /** port represents the port on the given protocol. */
   port?: metaV1.IntOrString;
   /** protocol represents the protocol (TCP, UDP, or SCTP) which traffic must match. */
-  protocol?: string;
+  protocol?: "SCTP" | "TCP" | "UDP" | (string & Record<never, never>);
 }
 
 /** NetworkPolicySpec provides the specification of a NetworkPolicy */
@@ -642,7 +642,7 @@ export interface NetworkPolicySpec {
   /** podSelector selects the pods to which this NetworkPolicy object applies. The array of rules is applied to any pods selected by this field. An empty selector matches all pods in the policy's namespace. Multiple network policies can select the same set of pods. In this case, the ingress rules for each are combined additively. This field is optional. If it is not specified, it defaults to an empty selector. */
   podSelector?: metaV1.LabelSelector;
   /** policyTypes is a list of rule types that the NetworkPolicy relates to. Valid options are ["Ingress"], ["Egress"], or ["Ingress", "Egress"]. If this field is not specified, it will default based on the existence of ingress or egress rules; policies that contain an egress section are assumed to affect egress, and all policies (whether or not they contain an ingress section) are assumed to affect ingress. If you want to write an egress-only policy, you must explicitly specify policyTypes [ "Egress" ]. Likewise, if you want to write a policy that specifies that no egress is allowed, you must specify a policyTypes value that include "Egress" (since such a policy would not include an egress section and would otherwise default to just [ "Ingress" ]). This field is beta-level in 1.8 */
-  policyTypes?: string[];
+  policyTypes?: ("Egress" | "Ingress" | (string & Record<never, never>))[];
 }
 
 /**
@@ -658,7 +658,7 @@ export interface NetworkPolicySpecApply {
   /** podSelector selects the pods to which this NetworkPolicy object applies. */
   podSelector?: metaV1.LabelSelectorApply;
   /** policyTypes is a list of rule types that the NetworkPolicy relates to. */
-  policyTypes?: string[];
+  policyTypes?: ("Egress" | "Ingress" | (string & Record<never, never>))[];
 }
 
 /** ParentReference describes a reference to a parent object. */

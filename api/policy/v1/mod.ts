@@ -106,7 +106,7 @@ export interface PodDisruptionBudgetSpec {
    *  - `"AlwaysAllow"` policy means that all running pods (status.phase="Running"), but not yet healthy are considered disrupted and can be evicted regardless of whether the criteria in a PDB is met. This means perspective running pods of a disrupted application might not get a chance to become healthy. Healthy pods will be subject to the PDB for eviction.
    *  - `"IfHealthyBudget"` policy means that running pods (status.phase="Running"), but not yet healthy can be evicted only if the guarded application is not disrupted (status.currentHealthy is at least equal to status.desiredHealthy). Healthy pods will be subject to the PDB for eviction.
    */
-  unhealthyPodEvictionPolicy?: string;
+  unhealthyPodEvictionPolicy?: "AlwaysAllow" | "IfHealthyBudget" | (string & Record<never, never>);
 }
 
 /**
@@ -122,7 +122,7 @@ export interface PodDisruptionBudgetSpecApply {
   /** selector is a label query over pods whose evictions are managed by the disruption budget. */
   selector?: metaV1.LabelSelectorApply;
   /** unhealthyPodEvictionPolicy defines the criteria for when unhealthy pods should be considered for eviction. */
-  unhealthyPodEvictionPolicy?: string;
+  unhealthyPodEvictionPolicy?: "AlwaysAllow" | "IfHealthyBudget" | (string & Record<never, never>);
 }
 
 /** PodDisruptionBudgetStatus represents information about the status of a PodDisruptionBudget. Status may trail the actual state of a system. */

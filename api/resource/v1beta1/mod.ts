@@ -480,7 +480,7 @@ export interface DeviceAllocationConfiguration {
    *  - `"FromClaim"`
    *  - `"FromClass"`
    */
-  source: string;
+  source: "FromClaim" | "FromClass" | (string & Record<never, never>);
 }
 
 /**
@@ -494,7 +494,7 @@ export interface DeviceAllocationConfigurationApply {
   /** Requests lists the names of requests where the configuration applies. */
   requests?: string[];
   /** Source records whether the configuration comes from a class and thus is not something that a normal user would have been able to set or from a claim. */
-  source?: string;
+  source?: "FromClaim" | "FromClass" | (string & Record<never, never>);
 }
 
 /** DeviceAllocationResult is the result of allocating devices. */
@@ -904,7 +904,7 @@ export interface DeviceRequest {
    *  - `"All"`
    *  - `"ExactCount"`
    */
-  allocationMode?: string;
+  allocationMode?: "All" | "ExactCount" | (string & Record<never, never>);
   /**
    * Capacity define resource requirements against each capacity.
    *
@@ -984,7 +984,7 @@ export interface DeviceRequestApply {
   /** AdminAccess indicates that this is a claim for administrative access to the device(s). */
   adminAccess?: boolean;
   /** AllocationMode and its related fields define how devices are allocated to satisfy this request. */
-  allocationMode?: string;
+  allocationMode?: "All" | "ExactCount" | (string & Record<never, never>);
   /** Capacity define resource requirements against each capacity. */
   capacity?: CapacityRequirementsApply;
   /** Count is used only when the count mode is "ExactCount". */
@@ -1054,7 +1054,7 @@ export interface DeviceRequestAllocationResult {
   /** ShareID uniquely identifies an individual allocation share of the device, used when the device supports multiple simultaneous allocations. It serves as an additional map key to differentiate concurrent shares of the same device. */
   shareID?: string;
   /** SkipNodeOperations lists node-local resource operations (gRPC calls) that will be skipped for this allocated device when determining whether operations are necessary on the node. If all allocated devices for a driver in a claim skip an operation, that gRPC call will be skipped. It is a copy of the ResourceSlice.spec.skipNodeOperations value at the time when the device was allocated. */
-  skipNodeOperations?: string[];
+  skipNodeOperations?: ("*" | "NodePrepareResources" | "NodeUnprepareResources" | (string & Record<never, never>))[];
   /**
    * A copy of all tolerations specified in the request at the time when the device got allocated.
    *
@@ -1090,7 +1090,7 @@ export interface DeviceRequestAllocationResultApply {
   /** ShareID uniquely identifies an individual allocation share of the device, used when the device supports multiple simultaneous allocations. */
   shareID?: string;
   /** SkipNodeOperations lists node-local resource operations (gRPC calls) that will be skipped for this allocated device when determining whether operations are necessary on the node. */
-  skipNodeOperations?: string[];
+  skipNodeOperations?: ("*" | "NodePrepareResources" | "NodeUnprepareResources" | (string & Record<never, never>))[];
   /** A copy of all tolerations specified in the request at the time when the device got allocated. */
   tolerations?: DeviceToleration[];
 }
@@ -1137,7 +1137,7 @@ export interface DeviceSubRequest {
    *  - `"All"`
    *  - `"ExactCount"`
    */
-  allocationMode?: string;
+  allocationMode?: "All" | "ExactCount" | (string & Record<never, never>);
   /**
    * Capacity define resource requirements against each capacity.
    *
@@ -1197,7 +1197,7 @@ export interface DeviceSubRequest {
  */
 export interface DeviceSubRequestApply {
   /** AllocationMode and its related fields define how devices are allocated to satisfy this subrequest. */
-  allocationMode?: string;
+  allocationMode?: "All" | "ExactCount" | (string & Record<never, never>);
   /** Capacity define resource requirements against each capacity. */
   capacity?: CapacityRequirementsApply;
   /** Count is used only when the count mode is "ExactCount". */
@@ -1227,7 +1227,7 @@ export interface DeviceTaint {
    *  - `"NoSchedule"` Do not allow new pods to schedule which use a tainted device unless they tolerate the taint, but allow all pods submitted to Kubelet without going through the scheduler to start, and allow all already-running pods to continue running.
    *  - `"None"` No effect, the taint is purely informational.
    */
-  effect: string;
+  effect: "NoExecute" | "NoSchedule" | "None" | (string & Record<never, never>);
   /** The taint key to be applied to a device. Must be a label name. */
   key: string;
   /**
@@ -1247,7 +1247,7 @@ export interface DeviceTaint {
  */
 export interface DeviceTaintApply {
   /** The effect of the taint on claims that do not tolerate the taint and through such claims on the pods using them. */
-  effect?: string;
+  effect?: "NoExecute" | "NoSchedule" | "None" | (string & Record<never, never>);
   /** The taint key to be applied to a device. */
   key?: string;
   /** TimeAdded represents the time at which the taint was added or (only in a DeviceTaintRule) the effect was modified. */
@@ -1267,7 +1267,7 @@ export interface DeviceToleration {
    *  - `"NoSchedule"` Do not allow new pods to schedule which use a tainted device unless they tolerate the taint, but allow all pods submitted to Kubelet without going through the scheduler to start, and allow all already-running pods to continue running.
    *  - `"None"` No effect, the taint is purely informational.
    */
-  effect?: string;
+  effect?: "NoExecute" | "NoSchedule" | "None" | (string & Record<never, never>);
   /** Key is the taint key that the toleration applies to. Empty means match all taint keys. If the key is empty, operator must be Exists; this combination means to match all values and all keys. Must be a label name. */
   key?: string;
   /**
@@ -1278,7 +1278,7 @@ export interface DeviceToleration {
    *  - `"Equal"`
    *  - `"Exists"`
    */
-  operator?: string;
+  operator?: "Equal" | "Exists" | (string & Record<never, never>);
   /** TolerationSeconds represents the period of time the toleration (which must be of effect NoExecute, otherwise this field is ignored) tolerates the taint. By default, it is not set, which means tolerate the taint forever (do not evict). Zero and negative values will be treated as 0 (evict immediately) by the system. If larger than zero, the time when the pod needs to be evicted is calculated as <time when taint was adedd> + <toleration seconds>. */
   tolerationSeconds?: number;
   /** Value is the taint value the toleration matches to. If the operator is Exists, the value must be empty, otherwise just a regular string. Must be a label value. */
@@ -1292,11 +1292,11 @@ export interface DeviceToleration {
  */
 export interface DeviceTolerationApply {
   /** Effect indicates the taint effect to match. */
-  effect?: string;
+  effect?: "NoExecute" | "NoSchedule" | "None" | (string & Record<never, never>);
   /** Key is the taint key that the toleration applies to. */
   key?: string;
   /** Operator represents a key's relationship to the value. */
-  operator?: string;
+  operator?: "Equal" | "Exists" | (string & Record<never, never>);
   /** TolerationSeconds represents the period of time the toleration (which must be of effect NoExecute, otherwise this field is ignored) tolerates the taint. */
   tolerationSeconds?: number;
   /** Value is the taint value the toleration matches to. */
@@ -1789,7 +1789,7 @@ export interface ResourceSliceSpec {
    *
    * Other values may be added in the future. The kubelet must ignore unknown values.
    */
-  skipNodeOperations?: string[];
+  skipNodeOperations?: ("*" | "NodePrepareResources" | "NodeUnprepareResources" | (string & Record<never, never>))[];
 }
 
 /**
@@ -1817,7 +1817,7 @@ export interface ResourceSliceSpecApply {
   /** SharedCounters defines a list of counter sets, each of which has a name and a list of counters available. */
   sharedCounters?: CounterSet[];
   /** SkipNodeOperations lists node-local resource operations (gRPC calls) that will be skipped for the devices in this slice when determining whether operations are necessary on the node. */
-  skipNodeOperations?: string[];
+  skipNodeOperations?: ("*" | "NodePrepareResources" | "NodeUnprepareResources" | (string & Record<never, never>))[];
 }
 
 

@@ -617,8 +617,7 @@ export const RESOURCE_CLAIM_STATUS: BuiltinSchema<types.ResourceClaimStatus> = {
     devices: {
       type: "array",
       items: ALLOCATED_DEVICE_STATUS,
-      "x-kubernetes-list-type": "map",
-      "x-kubernetes-list-map-keys": ["driver","device","pool","shareID"],
+      "x-kubernetes-list-type": "atomic",
     },
     reservedFor: {
       type: "array",

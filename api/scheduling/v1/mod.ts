@@ -30,7 +30,7 @@ export interface PriorityClass {
    *  - `"Never"` means that pod never preempts other pods with lower priority.
    *  - `"PreemptLowerPriority"` means that pod can preempt other pods with lower priority.
    */
-  preemptionPolicy?: string;
+  preemptionPolicy?: "Never" | "PreemptLowerPriority" | (string & Record<never, never>);
   /** value represents the integer value of this priority class. This is the actual priority that pods receive when they have the name of this class in their pod spec. */
   value?: number;
 }
@@ -52,7 +52,7 @@ export interface PriorityClassApply {
   /** metadata is the standard object metadata. */
   metadata: metaV1.ObjectMetaApply;
   /** preemptionPolicy is the Policy for preempting pods with lower priority. */
-  preemptionPolicy?: string;
+  preemptionPolicy?: "Never" | "PreemptLowerPriority" | (string & Record<never, never>);
   /** value represents the integer value of this priority class. */
   value?: number;
 }

@@ -401,7 +401,7 @@ export interface StorageClass {
    *  - `"Recycle"` means the volume will be recycled back into the pool of unbound persistent volumes on release from its claim. The volume plugin must support Recycling.
    *  - `"Retain"` means the volume will be left in its current phase (Released) for manual reclamation by the administrator. The default policy is Retain.
    */
-  reclaimPolicy?: string;
+  reclaimPolicy?: "Delete" | "Recycle" | "Retain" | (string & Record<never, never>);
   /**
    * volumeBindingMode indicates how PersistentVolumeClaims should be provisioned and bound.  When unset, VolumeBindingImmediate is used. This field is only honored by servers that enable the VolumeScheduling feature.
    *
@@ -409,7 +409,7 @@ export interface StorageClass {
    *  - `"Immediate"` indicates that PersistentVolumeClaims should be immediately provisioned and bound. This is the default mode.
    *  - `"WaitForFirstConsumer"` indicates that PersistentVolumeClaims should not be provisioned and bound until the first Pod is created that references the PeristentVolumeClaim. The volume provisioning and binding will occur during Pod scheduing.
    */
-  volumeBindingMode?: string;
+  volumeBindingMode?: "Immediate" | "WaitForFirstConsumer" | (string & Record<never, never>);
 }
 
 /**
@@ -435,9 +435,9 @@ export interface StorageClassApply {
   /** provisioner indicates the type of the provisioner. */
   provisioner?: string;
   /** reclaimPolicy controls the reclaimPolicy for dynamically provisioned PersistentVolumes of this storage class. */
-  reclaimPolicy?: string;
+  reclaimPolicy?: "Delete" | "Recycle" | "Retain" | (string & Record<never, never>);
   /** volumeBindingMode indicates how PersistentVolumeClaims should be provisioned and bound. */
-  volumeBindingMode?: string;
+  volumeBindingMode?: "Immediate" | "WaitForFirstConsumer" | (string & Record<never, never>);
 }
 
 /** StorageClassList is a collection of storage classes. */
@@ -483,7 +483,7 @@ export interface StorageHealthCondition {
    *  - `"ReadWriteOnce"` can be mounted in read/write mode to exactly 1 host
    *  - `"ReadWriteOncePod"` can be mounted in read/write mode to exactly 1 pod cannot be used in combination with other access modes
    */
-  accessMode?: string;
+  accessMode?: "ReadOnlyMany" | "ReadWriteMany" | "ReadWriteOnce" | "ReadWriteOncePod" | (string & Record<never, never>);
   /** lastTransitionTime is when this condition first appeared at its current state. */
   lastTransitionTime?: metaV1.Time;
   /** message is a human-readable description. Maximum permitted length of a message is 1024 characters. */
@@ -497,7 +497,7 @@ export interface StorageHealthCondition {
    *  - `"StorageDegraded"` indicates the storage backend is functioning with reduced capability.
    *  - `"StorageUnreachable"` indicates the storage backend is unreachable.
    */
-  status: string;
+  status: "StorageDegraded" | "StorageUnreachable" | (string & Record<never, never>);
   /**
    * volumeMode is the volume mode affected. Nil means both are affected.
    *
@@ -505,7 +505,7 @@ export interface StorageHealthCondition {
    *  - `"Block"` means the volume will not be formatted with a filesystem and will remain a raw block device.
    *  - `"Filesystem"` means the volume will be or is formatted with a filesystem.
    */
-  volumeMode?: string;
+  volumeMode?: "Block" | "Filesystem" | (string & Record<never, never>);
 }
 
 /**
@@ -515,7 +515,7 @@ export interface StorageHealthCondition {
  */
 export interface StorageHealthConditionApply {
   /** accessMode is the access mode affected. */
-  accessMode?: string;
+  accessMode?: "ReadOnlyMany" | "ReadWriteMany" | "ReadWriteOnce" | "ReadWriteOncePod" | (string & Record<never, never>);
   /** lastTransitionTime is when this condition first appeared at its current state. */
   lastTransitionTime?: metaV1.Time;
   /** message is a human-readable description. */
@@ -523,9 +523,9 @@ export interface StorageHealthConditionApply {
   /** reason is a brief CamelCase machine-parseable reason. */
   reason?: string;
   /** status is the health status category. */
-  status?: string;
+  status?: "StorageDegraded" | "StorageUnreachable" | (string & Record<never, never>);
   /** volumeMode is the volume mode affected. */
-  volumeMode?: string;
+  volumeMode?: "Block" | "Filesystem" | (string & Record<never, never>);
 }
 
 /** TokenRequest contains parameters of a service account token. */
