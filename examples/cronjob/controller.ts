@@ -59,7 +59,7 @@ async function reconcile(context: ReconcileContext<CronJob>): Promise<Action> {
     (end === "Failed" ? failed : end === "Complete" ? successful : active)
       .push(job);
     const at = Date.parse(job.metadata.annotations?.[SCHEDULED_AT] ?? "");
-    if (!Number.isNaN(at) && !(mostRecent! >= at)) mostRecent = at;
+    if (!Number.isNaN(at)) mostRecent = Math.max(mostRecent ?? at, at);
   }
 
   // 2. The status, rebuilt from the Jobs on every pass.
@@ -190,7 +190,7 @@ function schedule(
   now: number,
 ): { missed?: number | undefined; next?: number | undefined } {
   const { schedule, startingDeadlineSeconds: deadline } = cronJob.spec;
-  const cron = new Cron(schedule, { timezone: "UTC" });
+  const cron = new Cron(schedule, { utcOffset: 0 }); // UTC, as in a container
   const after = (at: number): number | undefined =>
     cron.nextRun(new Date(at))?.getTime();
   let earliest = lastScheduled ??
@@ -242,7 +242,7 @@ async function prune(
   if (limit === undefined) return;
   const started = (job: Job): number =>
     job.status?.startTime ? Date.parse(job.status.startTime) : -Infinity;
-  jobs.sort((a, b) => started(a) - started(b) || 0);
+  jobs.sort((a, b) => started(a) - started(b) || 0); // NaN: both unstarted
   for (const job of jobs.slice(0, Math.max(0, jobs.length - limit))) {
     await context.deleteChild(refOf(job)).catch(() => false);
   }

@@ -2,7 +2,7 @@
 // from its generated CRD and batch/v1 Jobs (the fake does not serve Jobs
 // by default: they are registered here), and sample objects.
 import { Client, controllerRef } from "../../apiclient/mod.ts";
-import { type Job, JOBS } from "../../api/batch/v1/mod.ts";
+import { type Job, JOBS, type JobStatus } from "../../api/batch/v1/mod.ts";
 import { Controller } from "../../controller/mod.ts";
 import { FakeApiServer } from "../../testing/mod.ts";
 import { cronJobController } from "./controller.ts";
@@ -99,7 +99,7 @@ export async function createOwnedJob(
   server: FakeApiServer,
   owner: CronJob,
   name: string,
-  status: Job["status"] = {},
+  status: JobStatus = {},
 ): Promise<Job> {
   const jobs = clientOf(server).resource(JOBS).namespace(NS);
   const made = await jobs.create({
@@ -112,7 +112,7 @@ export async function createOwnedJob(
 }
 
 /** A Job's status once it ended (`Complete` or `Failed`), started at `at`. */
-export function ended(type: "Complete" | "Failed", at: string): Job["status"] {
+export function ended(type: "Complete" | "Failed", at: string): JobStatus {
   return {
     startTime: at,
     conditions: [{
