@@ -151,6 +151,12 @@ if (!AVAILABLE && !REQUIRED) {
             job.metadata.ownerReferences?.map((o) => [o.kind, o.uid]),
             [["CronJob", made.metadata.uid]],
           );
+          // The real job controller made its Pod, which stays Pending (no
+          // scheduler, no kubelet): the Job is active and never ends.
+          await eventually("the job controller's Pod", async () => {
+            const held = await jobs.get(job.metadata.name!);
+            return held.status?.active === 1;
+          });
           // The CronJob's status names it, as the example writes it.
           await eventually("status.active", async () => {
             const held = await admin.resource(CRONJOB).namespace(namespace)
