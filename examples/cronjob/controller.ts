@@ -35,10 +35,12 @@ export const MAX_MISSED = 100;
  * assert.equal(cronJobController().name, "cronjob");
  * ```
  *
- * @returns The options: CronJobs, and the Jobs they own.
+ * @returns The options: CronJobs, the Jobs they own, and an Event recorder.
  */
 export function cronJobController(): ControllerOptions<CronJob> {
-  return { name: "cronjob", for: CRONJOB, owns: [JOBS], reconcile };
+  // Events: each condition that transitions, Warning when `BAD` says so.
+  const events = {};
+  return { name: "cronjob", for: CRONJOB, owns: [JOBS], events, reconcile };
 }
 
 const BAD = { bad: { Available: "False", Degraded: "True" } } as const;

@@ -161,6 +161,14 @@ Deno.test("a bad schedule: Degraded InvalidSchedule, no Job", async () => {
   const cronJob = await cronJobNamed(server, "bad");
   const degraded = find(cronJob.status?.conditions ?? [], "Degraded");
   assert.equal(degraded?.reason, "InvalidSchedule");
+  // Each transition posts an Event in the condition's words: Warning for
+  // Degraded=True, Normal for Available=True (bad only when False).
+  await controller.stop(); // writes the queued Events
+  const events = server.eventsAbout({ kind: "CronJob", name: "bad" });
+  const typeOf = (reason: string): string | undefined =>
+    events.find((e) => e.reason === reason)?.type;
+  assert.equal(typeOf("InvalidSchedule"), "Warning");
+  assert.equal(typeOf("AllJobsCompleted"), "Normal");
 });
 
 Deno.test("suspend: no run while suspended; resumed, the latest missed run is made", async () => {
