@@ -39,8 +39,8 @@ export const MAX_MISSED = 100;
  */
 export function cronJobController(): ControllerOptions<CronJob> {
   // Events: each condition that transitions, Warning when `BAD` says so.
-  const events = {};
-  return { name: "cronjob", for: CRONJOB, owns: [JOBS], events, reconcile };
+  const wiring = { events: {} };
+  return { name: "cronjob", for: CRONJOB, owns: [JOBS], wiring, reconcile };
 }
 
 const BAD = { bad: { Available: "False", Degraded: "True" } } as const;
