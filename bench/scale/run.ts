@@ -46,6 +46,10 @@ const cache = `${
   Deno.env.get("XDG_CACHE_HOME") ?? `${home}/.cache`
 }/liken/bench`;
 const here = new URL(".", import.meta.url).pathname;
+/** The gate's tiny run (see the header). */
+const SMOKE = Deno.args.includes("--smoke");
+/** Past this a peer is stuck and is killed (a smoke run is seconds long). */
+const PEER_LIMIT_MS = SMOKE ? 60_000 : 15 * 60_000;
 const peersDir = new URL("../peers/", import.meta.url).pathname;
 
 /** Our peer in a Deno process of its own, with the permissions it needs. */
@@ -252,7 +256,7 @@ async function runPeer(
     stderr: "piped",
   }).spawn();
   pid = child.pid;
-  const timer = setTimeout(() => child.kill("SIGKILL"), 15 * 60_000);
+  const timer = setTimeout(() => child.kill("SIGKILL"), PEER_LIMIT_MS);
   const printed = Promise.withResolvers<string>();
   // Where stderr stood when the line came: what follows is the relist's.
   let stderrSoFar = 0;
