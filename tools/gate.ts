@@ -345,7 +345,7 @@ say(
     ((performance.now() - started) / 1000).toFixed(0)
   } s: ${results.length - failed.length} passed, ${failed.length} failed${
     failed.length > 0 ? ` (${failed.map((r) => r.step).join(", ")})` : ""
-  }`,
+  }${only === undefined ? "" : `; only ${only.join(", ")} asked for`}`,
 );
 for (const r of results) {
   say(`   ${r.ok ? "ok    " : "FAILED"} ${r.step} (${r.seconds.toFixed(0)} s)`);
