@@ -385,20 +385,3 @@ function raceAbort(
     );
   });
 }
-
-/**
- * A small deterministic random source (mulberry32), so a seed replays.
- *
- * @param seed Any 32-bit integer.
- * @returns A function like `Math.random`.
- */
-export function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return (): number => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}

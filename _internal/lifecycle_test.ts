@@ -316,8 +316,10 @@ const SUBJECTS: readonly Subject[] = [
       const controller = new Controller(client, {
         name: "lifecycle",
         for: { version: "v1", resource: "configmaps", kind: "ConfigMap" },
-        lead: election,
-        recorder,
+        wiring: {
+          lead: election,
+          recorder,
+        },
         signal,
         onError: world.onError,
         reconcile: ({ ref }): void => {
@@ -364,7 +366,9 @@ const SUBJECTS: readonly Subject[] = [
         controllers: [{
           name: "lifecycle",
           for: { version: "v1", resource: "configmaps", kind: "ConfigMap" },
-          events: { component: "lifecycle", instance: "pod-1" },
+          wiring: {
+            events: { component: "lifecycle", instance: "pod-1" },
+          },
           reconcile: (context): void => {
             reconciles++;
             context.normal({ reason: "Reconciled", message: "" });

@@ -4,10 +4,14 @@
  * @module
  */
 
-import type { Resource } from "../apiclient/resource.ts";
-
 /** A collection and the part of it a watch follows. */
-export interface Watched extends Resource {
+export interface Named {
+  /** The API group; absent or empty for the core group. */
+  group?: string | undefined;
+  /** The resource's plural name, such as `configmaps`. */
+  resource: string;
+  /** The namespace; absent for all namespaces or a cluster-scoped resource. */
+  namespace?: string | undefined;
   /** A label selector, such as `app=web`. */
   labelSelector?: string | undefined;
   /** A field selector, such as `metadata.name=web`. */
@@ -21,7 +25,7 @@ export interface Watched extends Resource {
  * @param source The collection and its selectors.
  * @returns The name.
  */
-export function collectionName(source: Watched): string {
+export function collectionName(source: Named): string {
   let name = source.resource;
   if (source.group) name += `.${source.group}`;
   if (source.namespace) name = `${source.namespace}/${name}`;

@@ -53,3 +53,33 @@ export class StopTimeoutError extends Error {
     this.pending = pending;
   }
 }
+
+/**
+ * How long a `stop()` waits for the work it drains: the same two options
+ * for every long-lived object that has them.
+ *
+ * @example Bound a stop by the pod's grace period
+ * ```ts
+ * import { Client } from "@liken/kubernetes/apiclient";
+ * import { Recorder, type StopOptions } from "@liken/kubernetes/events";
+ * import { FakeApiServer } from "@liken/kubernetes/testing";
+ *
+ * await using server = new FakeApiServer();
+ * const client = new Client(server.url, { fetch: server.fetch });
+ * const recorder = new Recorder(client, "demo", { instance: "pod-1" });
+ * const grace = new AbortController(); // aborted when the grace period ends
+ * const options: StopOptions = { signal: grace.signal, timeout: Infinity };
+ * await recorder.stop(options);
+ * ```
+ */
+export interface StopOptions {
+  /** Stops waiting: the stop rejects with a {@linkcode StopTimeoutError}. */
+  signal?: AbortSignal | undefined;
+  /**
+   * Milliseconds to wait. Default: the object's own stop timeout (see its
+   * options); `NaN` means the default, a negative bound ends at once, and
+   * `Infinity` (or anything past a timer's range, about 24.8 days) waits
+   * for `signal` alone.
+   */
+  timeout?: number | undefined;
+}

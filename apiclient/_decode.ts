@@ -11,6 +11,7 @@ import {
 import { statedRetryAfter } from "./_retry_after.ts";
 import { MAX_RETRY_AFTER_SECONDS } from "./options.ts";
 import type { Status } from "./types.ts";
+import { excerpt, redact, slackFor } from "../_internal/redact.ts";
 
 // Past this size the connection is cheaper to lose than to drain.
 const MAX_DRAIN = 4 << 20;
@@ -91,7 +92,7 @@ export function decodeJson(
     if (text.trim() === "") return undefined;
     throw new MalformedResponseError(
       `malformed JSON answer (status ${status}): ${
-        redact(text.slice(0, 200).trimEnd(), authorization)
+        excerpt(text, authorization, 200)
       }`,
       { method, path, cause },
     );
@@ -99,15 +100,19 @@ export function decodeJson(
 }
 
 /**
- * Reads the first 2 KiB of an error body, then drains up to a cap so the
- * connection can be reused, and cancels whatever is left.
+ * Reads the first 2 KiB of an error body without the request's credential,
+ * then drains up to a cap so the connection can be reused, and cancels
+ * whatever is left. The credential is removed before the cut, from a window
+ * that holds any credential starting before it whole.
  */
 export async function readErrorText(
   response: Response,
   signal: AbortSignal | undefined,
+  authorization: string | undefined,
 ): Promise<string> {
   const body = response.body;
   if (!body) return "";
+  const window = ERROR_TEXT_LIMIT + slackFor(authorization);
   const reader = body.getReader();
   const kept: Uint8Array[] = [];
   let keptBytes = 0;
@@ -121,8 +126,8 @@ export async function readErrorText(
       const { value, done } = await reader.read();
       if (done) break;
       total += value.byteLength;
-      if (keptBytes < ERROR_TEXT_LIMIT) {
-        const part = value.subarray(0, ERROR_TEXT_LIMIT - keptBytes);
+      if (keptBytes < window) {
+        const part = value.subarray(0, window - keptBytes);
         kept.push(part);
         keptBytes += part.byteLength;
       }
@@ -139,26 +144,26 @@ export async function readErrorText(
     bytes.set(part, offset);
     offset += part.byteLength;
   }
-  return new TextDecoder().decode(bytes).trimEnd();
+  const clean = redact(
+    new TextDecoder().decode(bytes),
+    authorization,
+    total <= keptBytes,
+  );
+  return cutBytes(clean, ERROR_TEXT_LIMIT).trimEnd();
 }
 
-/**
- * Removes the request's credential from a text the server sent (a server or
- * proxy may echo the `Authorization` header in its error page): the whole
- * header value, and the credential alone when it has 8 characters or more
- * (a shorter one would blank out ordinary words, and no real token is so
- * short).
- */
-export function redact(
-  text: string,
-  authorization: string | undefined,
-): string {
-  if (authorization === undefined || text === "") return text;
-  let out = text.replaceAll(authorization, "[redacted]");
-  const space = authorization.indexOf(" ");
-  const credential = authorization.slice(space + 1);
-  if (credential.length >= 8) out = out.replaceAll(credential, "[redacted]");
-  return out;
+const UTF8_OUT = new TextEncoder();
+
+/** The longest start of `text` of at most `limit` UTF-8 bytes. */
+function cutBytes(text: string, limit: number): string {
+  // A UTF-16 unit is at most 3 UTF-8 bytes: a short text needs no encoding.
+  if (text.length * 3 <= limit) return text;
+  const bytes = UTF8_OUT.encode(text);
+  if (bytes.length <= limit) return text;
+  let end = limit;
+  // Back to the start of a character, never half of one.
+  while (end > 0 && (bytes[end]! & 0xc0) === 0x80) end--;
+  return LOOSE.decode(bytes.subarray(0, end));
 }
 
 /**
@@ -172,6 +177,7 @@ export function errorFor(
   path: string,
   response: Response,
   text: string,
+  authorization?: string,
 ): ApiError {
   const status = response.status;
   let statusObject: Status | undefined;
@@ -188,10 +194,22 @@ export function errorFor(
   const stated = statusObject?.message;
   const usable = typeof stated === "string";
   const detail = usable ? stated : text;
-  const statusText = response.statusText ? ` ${response.statusText}` : "";
+  // The reason phrase is the server's text too.
+  const statusText = response.statusText
+    ? ` ${excerpt(response.statusText, authorization, 100)}`
+    : "";
+  // The API server's plain "404 page not found" (no Status) on a custom
+  // resource's path: nothing serves the collection, most often because its
+  // CustomResourceDefinition is not installed.
+  const definition = status === 404 && statusObject === undefined
+    ? customResourceOf(path)
+    : undefined;
+  const hint = definition === undefined
+    ? ""
+    : `; the CustomResourceDefinition ${definition} may be missing`;
   const message = `${method} ${path}: ${status}${statusText}${
     detail ? `: ${detail}` : ""
-  }`;
+  }${hint}`;
   const options: ApiErrorOptions = {
     method,
     path,
@@ -209,6 +227,25 @@ export function errorFor(
     );
   }
   return new ApiError(message, options);
+}
+
+/**
+ * The CustomResourceDefinition name (`<plural>.<group>`) of a collection or
+ * object path of a group with a dot (every custom resource's group has one;
+ * `apps`, `batch` and the core group do not), or `undefined`.
+ */
+function customResourceOf(path: string): string | undefined {
+  const query = path.indexOf("?");
+  const parts = (query === -1 ? path : path.slice(0, query)).split("/");
+  // ["", "apis", group, version, ...rest]
+  if (parts[1] !== "apis") return undefined;
+  const group = parts[2] ?? "";
+  const rest = parts.slice(4);
+  const plural = rest[0] === "namespaces" && rest.length >= 3
+    ? rest[2]
+    : rest[0];
+  if (!group.includes(".") || !plural) return undefined;
+  return `${plural}.${group}`;
 }
 
 /**

@@ -5,7 +5,6 @@ import type { KubeObject } from "./types.ts";
 import { MalformedResponseError } from "./errors.ts";
 import type { Outcome, WatchOptions } from "./options.ts";
 import { WatchStream } from "./watch.ts";
-import { redact } from "./_decode.ts";
 import { send } from "./_throttle.ts";
 import {
   type Answer,
@@ -15,6 +14,7 @@ import {
   type Shared,
   streamSignal,
 } from "./_transport.ts";
+import { excerpt } from "../_internal/redact.ts";
 import { MAX_TIMER } from "../_internal/sleep.ts";
 
 /**
@@ -49,7 +49,7 @@ export async function request(
       answer,
     );
     if (mode === "object" || (mode === "object?" && value !== undefined)) {
-      checkObject(value, method, path);
+      checkObject(value, method, path, answer.authorization);
     }
   } catch (error) {
     tell(shared, bound, outcomeOf(method, path, answer, started, [error]));
@@ -145,9 +145,7 @@ export async function openWatch<T extends KubeObject>(
       signal: streamSignal(bound, options.signal),
       idleTimeout,
       maxLineLength: options.maxLineLength,
-      redact: authorization === undefined
-        ? undefined
-        : (text) => redact(text, authorization),
+      authorization,
     });
     tell(shared, bound, outcomeOf("GET", path, answer, started));
     return stream;
@@ -173,10 +171,15 @@ function idleLimit(ms: number | undefined): number | undefined {
  * it is a list (a `kind` ending in `List`, or none), `items` is an array.
  * Two `typeof` checks on the common path.
  */
-function checkObject(value: unknown, method: string, path: string): void {
+function checkObject(
+  value: unknown,
+  method: string,
+  path: string,
+  authorization: string | undefined,
+): void {
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
     throw new MalformedResponseError(
-      `the answer is not a JSON object: ${preview(value)}`,
+      `the answer is not a JSON object: ${preview(value, authorization)}`,
       { method, path },
     );
   }
@@ -186,14 +189,14 @@ function checkObject(value: unknown, method: string, path: string): void {
     (kind === undefined || (typeof kind === "string" && kind.endsWith("List")))
   ) {
     throw new MalformedResponseError(
-      `the list's items are not an array: ${preview(items)}`,
+      `the list's items are not an array: ${preview(items, authorization)}`,
       { method, path },
     );
   }
 }
 
 /** A short rendering of a value for an error message. */
-function preview(value: unknown): string {
-  const text = value === undefined ? "nothing" : JSON.stringify(value);
-  return text.length > 100 ? `${text.slice(0, 100)}…` : text;
+function preview(value: unknown, authorization: string | undefined): string {
+  if (value === undefined) return "nothing";
+  return excerpt(JSON.stringify(value), authorization, 100);
 }

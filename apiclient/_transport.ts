@@ -18,13 +18,13 @@ import {
   errorFor,
   readBody,
   readErrorText,
-  redact,
 } from "./_decode.ts";
 import { type Deadline, Deadlines } from "./_deadlines.ts";
 import { hasControl, hasNonLatin1, readToken } from "./_in_cluster.ts";
 import { parseWarnings } from "./_warnings.ts";
 import { MAX_TIMER } from "../_internal/sleep.ts";
 import { join } from "../_internal/signals.ts";
+import { withoutTrailing } from "../_internal/strings.ts";
 
 /** A request's options as the client sends them. */
 export interface SendOptions extends RequestOptions {
@@ -36,7 +36,7 @@ export interface Answer {
   status: number;
   /** The texts of the last answer's `Warning` headers, if it had any. */
   warnings?: string[] | undefined;
-  /** The Authorization value sent, for redacting a stream's excerpts. */
+  /** The Authorization value sent, for redacting what an error quotes. */
   authorization?: string | undefined;
 }
 
@@ -70,7 +70,7 @@ export function createShared(server: string, options: ClientOptions): Shared {
     authorization = () => readToken(`${serviceAccountDir}/token`);
   }
   return {
-    server: server.replace(/\/+$/, ""),
+    server: withoutTrailing(server, "/"),
     fetch: options.fetch ??
       (httpClient
         ? (input, init) => fetch(input, { ...init, client: httpClient })
@@ -208,17 +208,16 @@ export async function open(
     }
     const status = response.status;
     answer.status = status;
+    answer.authorization = authorization;
     const warning = response.headers.get("warning");
-    if (warning !== null) answer.warnings = parseWarnings(warning);
+    if (warning !== null) {
+      answer.warnings = parseWarnings(warning, authorization);
+    }
     if (status < 200 || status > 299) {
-      const text = redact(
-        await readErrorText(response, signal),
-        authorization,
-      );
-      throw errorFor(method, path, response, text);
+      const text = await readErrorText(response, signal, authorization);
+      throw errorFor(method, path, response, text, authorization);
     }
     if (mode === "stream") {
-      answer.authorization = authorization;
       if (!response.body) {
         throw new MalformedResponseError("the answer has no body to stream", {
           method,

@@ -3,11 +3,18 @@
 // commas. Parsed as client-go's ParseWarningHeaders does: a malformed entry
 // ends the parse and keeps what came before; only code 299 counts.
 import { MAX_WARNING_BYTES, MAX_WARNINGS } from "./options.ts";
+import { redact } from "../_internal/redact.ts";
 
 const utf8 = new TextDecoder("utf-8", { fatal: true });
 
-/** The warning texts of a `Warning` header value, or `undefined` for none. */
-export function parseWarnings(header: string): string[] | undefined {
+/**
+ * The warning texts of a `Warning` header value, or `undefined` for none,
+ * without the request's credential (removed before each text is cut).
+ */
+export function parseWarnings(
+  header: string,
+  authorization?: string,
+): string[] | undefined {
   const texts: string[] = [];
   let at = 0;
   const length = header.length;
@@ -31,7 +38,9 @@ export function parseWarnings(header: string): string[] | undefined {
     }
     while (at < length && isSpace(header[at]!)) at++;
     if (at < length && header[at] !== ",") break;
-    if (code === "299" && text.value !== "") texts.push(clean(text.value));
+    if (code === "299" && text.value !== "") {
+      texts.push(clean(text.value, authorization));
+    }
   }
   return texts.length === 0 ? undefined : texts;
 }
@@ -65,7 +74,7 @@ function isSpace(char: string): boolean {
  * MAX_WARNING_BYTES on a character boundary (ending in "…" when cut), and
  * control characters, which could steer a terminal, are replaced.
  */
-function clean(raw: string): string {
+function clean(raw: string, authorization: string | undefined): string {
   const bytes = new Uint8Array(raw.length);
   let latin1 = true;
   for (let i = 0; i < raw.length; i++) {
@@ -83,7 +92,7 @@ function clean(raw: string): string {
   }
   // Every control character (C0, DEL, C1) but the tab.
   text = text.replace(/[^\P{Cc}\t]/gu, "\ufffd");
-  return cut(text);
+  return cut(redact(text, authorization));
 }
 
 /** `text` cut to at most MAX_WARNING_BYTES of UTF-8, on a character boundary. */

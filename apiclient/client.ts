@@ -19,7 +19,7 @@ import type {
   WatchOptions,
   WriteOptions,
 } from "./options.ts";
-import type { Resource } from "./resource.ts";
+import type { Memo, Resource } from "./resource.ts";
 import type {
   PerformRequest,
   RestClient,
@@ -60,6 +60,7 @@ import { type Bound, createShared, type Shared } from "./_transport.ts";
 export class Client implements Disposable, PathClient, RestClient {
   #shared: Shared;
   #bound: Bound;
+  #memo: Memo | undefined;
 
   /**
    * Makes a client of the server at `server`.
@@ -238,14 +239,58 @@ export class Client implements Disposable, PathClient, RestClient {
   }
 
   /**
+   * Answers a client whose writes through the resource-scoped handles
+   * (`client.resource(r)…create`, `replace`, `patch`, `apply`, `delete`,
+   * and the same on `.status`) each take their turn in `memo` and note the
+   * resourceVersion the server answers, so a cached read through the same
+   * memo is never older than this client's own writes. A dry run is not
+   * noted; a create with `generateName` is noted under the name it got.
+   * The path-based calls (`client.create(path, …)`) are not. It replaces
+   * a memo bound before.
+   *
+   * @example
+   * ```ts
+   * import assert from "node:assert/strict";
+   * import { Client } from "@liken/kubernetes/apiclient";
+   * import { Versions } from "@liken/kubernetes/memo";
+   * import { FakeApiServer } from "@liken/kubernetes/testing";
+   *
+   * await using server = new FakeApiServer();
+   * const versions = new Versions();
+   * const client = new Client(server.url, { fetch: server.fetch }).withMemo(versions);
+   * const web = { version: "v1", resource: "configmaps", namespace: "default", name: "web" };
+   * const made = await client.resource(web).create({ metadata: { name: "web" } });
+   * assert.equal(versions.current(web, made.metadata.resourceVersion!), true);
+   * assert.equal(versions.current(web, "0"), false); // an older copy
+   * ```
+   *
+   * @param memo The memo, such as a `Versions`.
+   * @returns A new client.
+   */
+  withMemo(memo: Memo): Client {
+    const client = this.#with({});
+    client.#memo = memo;
+    return client;
+  }
+
+  /** The memo this client notes its writes in ({@linkcode Client.withMemo}). */
+  get memo(): Memo | undefined {
+    return this.#memo;
+  }
+
+  /**
    * Answers the handle of a collection, as {@linkcode ResourceClient}
    * describes: `client.resource(r).namespace("default").get("web")`.
    *
-   * @typeParam T The kind of the collection's objects.
+   * @typeParam T The kind of the collection's objects; inferred from a
+   *   typed `Resource` (`client.resource(DEPLOYMENTS)` answers Deployments).
    * @param resource The collection.
    * @returns The handle.
    */
-  resource<T extends KubeObject>(resource: Resource): ResourceClient<T> {
+  resource<T extends KubeObject = KubeObject>(
+    // The plain `Resource` keeps `client.resource<T>(untyped)` working.
+    resource: Resource<T> | Resource,
+  ): ResourceClient<T> {
     return new ResourceClient<T>(this, resource);
   }
 
@@ -257,6 +302,7 @@ export class Client implements Disposable, PathClient, RestClient {
     );
     client.#shared = this.#shared;
     client.#bound = { ...this.#bound, ...bound };
+    client.#memo = this.#memo;
     return client;
   }
 

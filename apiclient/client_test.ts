@@ -12,6 +12,7 @@ import {
   WriteRefusedError,
 } from "./mod.ts";
 import { installFakeTime } from "../testing/fake_time.ts";
+import { FakeApiServer } from "../testing/fake_server.ts";
 import { failure, json, scripted } from "./_scripted_test_util.ts";
 
 const CM = "/api/v1/namespaces/default/configmaps";
@@ -585,4 +586,39 @@ Deno.test("an empty 2xx body answers undefined", async () => {
     await new Client("http://api", { fetch }).delete("/x"),
     undefined,
   );
+});
+
+Deno.test("a plain 404 on a custom resource's path says which CustomResourceDefinition may be missing", async () => {
+  await using server = new FakeApiServer();
+  const client = new Client(server.url, { fetch: server.fetch });
+  const hint =
+    "; the CustomResourceDefinition widgets.example.com may be missing";
+  for (
+    const path of [
+      "/apis/example.com/v1/namespaces/default/widgets",
+      "/apis/example.com/v1/widgets?limit=500",
+      "/apis/example.com/v1/namespaces/default/widgets/w/status",
+    ]
+  ) {
+    const error = await client.get(path).catch((e) => e);
+    assert.ok(error instanceof NotFoundError);
+    assert.equal(error.statusObject, undefined);
+    assert.equal(
+      error.message,
+      `GET ${path}: 404: 404 page not found${hint}`,
+    );
+  }
+  // Not for a core or built-in group, nor for an object the server says is
+  // not found (a Status).
+  for (
+    const path of [
+      "/apis/apps/v1/namespaces/default/gadgets",
+      "/api/v1/namespaces/default/widgets",
+      "/api/v1/namespaces/default/configmaps/absent",
+    ]
+  ) {
+    const error = await client.get(path).catch((e) => e);
+    assert.ok(error instanceof NotFoundError);
+    assert.ok(!error.message.includes("CustomResourceDefinition"), path);
+  }
 });

@@ -70,6 +70,11 @@ export class ApiError extends Error {
  * A 404: the object does not exist. A normal state, which the caller handles by
  * creating the object, or by treating it as gone.
  *
+ * A 404 whose body is not a `Status` (the API server's plain "404 page not
+ * found": nothing serves the path) on a custom resource's path adds to its
+ * message which CustomResourceDefinition may be missing, such as
+ * `widgets.example.com`.
+ *
  * @example
  * ```ts
  * import assert from "node:assert/strict";

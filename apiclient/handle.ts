@@ -23,6 +23,7 @@ import type { KubeList, KubeObject, Status } from "./types.ts";
 import type { WatchStream } from "./watch.ts";
 import { listPath, watchPath } from "./_query.ts";
 import { checked, describe, named, placed, target } from "./_scope.ts";
+import { noted } from "./_memo.ts";
 
 /**
  * A handle of one collection: the resource across all namespaces (or
@@ -274,7 +275,13 @@ export class ResourceClient<T extends KubeObject = KubeObject> {
   async create(object: T, options: WriteOptions = {}): Promise<T> {
     const collection = placed(this.#resource, object, "create");
     const path = collectionPath(collection);
-    return await this.#client.create(path, object, options);
+    const ref = { ...collection, name: object?.metadata?.name ?? "" };
+    return await noted(
+      this.#client.memo,
+      ref,
+      options,
+      () => this.#client.create(path, object, options),
+    );
   }
 
   /**
@@ -304,7 +311,12 @@ export class ResourceClient<T extends KubeObject = KubeObject> {
    */
   async replace(object: T, options: WriteOptions = {}): Promise<T> {
     const ref = target(this.#resource, object, "replace");
-    return await this.#client.replace(objectPath(ref), object, options);
+    return await noted(
+      this.#client.memo,
+      ref,
+      options,
+      () => this.#client.replace(objectPath(ref), object, options),
+    );
   }
 
   /**
@@ -340,7 +352,12 @@ export class ResourceClient<T extends KubeObject = KubeObject> {
     options: PatchOptions,
   ): Promise<T> {
     const ref = named(this.#resource, name, "patch");
-    return await this.#client.patch<T>(objectPath(ref), patch, options);
+    return await noted(
+      this.#client.memo,
+      ref,
+      options,
+      () => this.#client.patch<T>(objectPath(ref), patch, options),
+    );
   }
 
   /**
@@ -378,7 +395,12 @@ export class ResourceClient<T extends KubeObject = KubeObject> {
     options: ApplyOptions,
   ): Promise<T> {
     const ref = target(this.#resource, object, "apply");
-    return await this.#client.apply<T>(objectPath(ref), object, options);
+    return await noted(
+      this.#client.memo,
+      ref,
+      options,
+      () => this.#client.apply<T>(objectPath(ref), object, options),
+    );
   }
 
   /**
@@ -406,6 +428,18 @@ export class ResourceClient<T extends KubeObject = KubeObject> {
    */
   async delete(name: string, options: DeleteOptions = {}): Promise<T | Status> {
     const ref = named(this.#resource, name, "delete");
-    return await this.#client.delete<T | Status>(objectPath(ref), options);
+    const dryRun = options.dryRun ?? dryRunOf(options.body);
+    return await noted(
+      this.#client.memo,
+      ref,
+      { dryRun, signal: options.signal },
+      () => this.#client.delete<T | Status>(objectPath(ref), options),
+    );
   }
+}
+
+/** A dry run named in a DeleteOptions body given as it is. */
+function dryRunOf(body: unknown): "All" | undefined {
+  const dryRun = (body as { dryRun?: unknown } | null | undefined)?.dryRun;
+  return Array.isArray(dryRun) && dryRun.includes("All") ? "All" : undefined;
 }

@@ -64,6 +64,7 @@ export * from "./client.ts";
 export * from "./errors.ts";
 export * from "./handle.ts";
 export * from "./options.ts";
+export * from "./owners.ts";
 export * from "./path_client.ts";
 export * from "./resource.ts";
 export * from "./rest_client.ts";

@@ -12,6 +12,7 @@ import type {
   WatchOptions,
   WriteOptions,
 } from "./options.ts";
+import type { Memo } from "./resource.ts";
 import type { KubeObject, Status } from "./types.ts";
 import type { WatchStream } from "./watch.ts";
 
@@ -28,6 +29,11 @@ import type { WatchStream } from "./watch.ts";
  * ```
  */
 export interface PathClient {
+  /**
+   * Where the resource-scoped handles note their writes (see
+   * `Client.withMemo`); absent, nowhere.
+   */
+  readonly memo?: Memo | undefined;
   /**
    * Reads one object or a list.
    *

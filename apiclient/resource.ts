@@ -21,8 +21,11 @@ import type { KubeObject, ObjectMeta } from "./types.ts";
  * const leases: Resource = { group: "coordination.k8s.io", version: "v1", resource: "leases" };
  * void configMaps, leases;
  * ```
+ *
+ * @typeParam T The kind of the collection's objects, which
+ *   `client.resource(r)` infers; default `KubeObject`.
  */
-export interface Resource {
+export interface Resource<T extends KubeObject = KubeObject> {
   /** The API group; empty or absent for the core group (`/api/v1`). */
   group?: string | undefined;
   /** The group's version, such as `v1`. */
@@ -41,6 +44,12 @@ export interface Resource {
    * without a namespace for `true`; paths do not depend on it.
    */
   namespaced?: boolean | undefined;
+  /**
+   * Type only, never set: the kind of the collection's objects, so that
+   * `client.resource(r)` answers a handle of that kind (as the built-in
+   * `Resource`s of `@liken/kubernetes/api` declare it).
+   */
+  readonly "~object"?: T | undefined;
 }
 
 /**
@@ -181,4 +190,43 @@ export function objectRef(
   if (resource.group) ref.group = resource.group;
   if (slash !== -1) ref.namespace = key.slice(0, slash);
   return ref;
+}
+
+/**
+ * Where a client bound with `Client.withMemo` notes its writes: the
+ * `Versions` memo of `@liken/kubernetes/memo` is one. `send` runs one
+ * request of the object in its turn (after the object's earlier requests
+ * through the memo) and notes the resourceVersion it answers (`""`:
+ * unknown).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import type { Memo, ObjectRef } from "@liken/kubernetes/apiclient";
+ *
+ * const notes: string[] = [];
+ * const memo: Memo = {
+ *   send: async (ref: ObjectRef, request: () => Promise<string>) => {
+ *     notes.push(`${ref.name}@${await request()}`);
+ *   },
+ * };
+ * await memo.send({ version: "v1", resource: "configmaps", name: "a" }, async () => "7");
+ * assert.deepEqual(notes, ["a@7"]);
+ * ```
+ */
+export interface Memo {
+  /**
+   * Sends `request` in the object's turn and notes the version it answers.
+   *
+   * @param ref The object the request writes.
+   * @param request Sends the request and answers the copy's resourceVersion.
+   * @param options A signal that ends the wait for the object's turn.
+   * @returns Settles once the answer is noted; rejects with the request's
+   *   error.
+   */
+  send(
+    ref: ObjectRef,
+    request: () => Promise<string>,
+    options?: { signal?: AbortSignal | undefined },
+  ): Promise<void>;
 }

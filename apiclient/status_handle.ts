@@ -14,6 +14,7 @@ import type { PathClient } from "./path_client.ts";
 import { objectPath, type Resource } from "./resource.ts";
 import type { KubeObject } from "./types.ts";
 import { checked, named, target } from "./_scope.ts";
+import { noted } from "./_memo.ts";
 
 /**
  * The `status` subresource of a collection's objects, from
@@ -88,7 +89,12 @@ export class StatusClient<T extends KubeObject = KubeObject> {
   async replace(object: T, options: WriteOptions = {}): Promise<T> {
     const ref = target(this.#resource, object, "status replace");
     const path = objectPath(ref, "status");
-    return await this.#client.replace(path, object, options);
+    return await noted(
+      this.#client.memo,
+      ref,
+      options,
+      () => this.#client.replace(path, object, options),
+    );
   }
 
   /**
@@ -106,10 +112,11 @@ export class StatusClient<T extends KubeObject = KubeObject> {
     options: PatchOptions,
   ): Promise<T> {
     const ref = named(this.#resource, name, "status patch");
-    return await this.#client.patch<T>(
-      objectPath(ref, "status"),
-      patch,
+    return await noted(
+      this.#client.memo,
+      ref,
       options,
+      () => this.#client.patch<T>(objectPath(ref, "status"), patch, options),
     );
   }
 
@@ -129,10 +136,11 @@ export class StatusClient<T extends KubeObject = KubeObject> {
     options: ApplyOptions,
   ): Promise<T> {
     const ref = target(this.#resource, object, "status apply");
-    return await this.#client.apply<T>(
-      objectPath(ref, "status"),
-      object,
+    return await noted(
+      this.#client.memo,
+      ref,
       options,
+      () => this.#client.apply<T>(objectPath(ref, "status"), object, options),
     );
   }
 }

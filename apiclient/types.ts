@@ -22,6 +22,53 @@ export interface OwnerReference {
   blockOwnerDeletion?: boolean;
 }
 
+/**
+ * A reference to one object (core/v1 `ObjectReference`), as an Event's
+ * `involvedObject` or a status field that names another object holds it.
+ * Kind and name are required here, though optional in the API: every
+ * reference this library makes or reads names them. Include the UID
+ * whenever it is known: `kubectl describe` matches Events to an object by
+ * kind, name and UID, and the UID keeps a deleted object's Events off a
+ * newer one that reuses the name.
+ *
+ * @example
+ * ```ts
+ * import type { ObjectReference } from "@liken/kubernetes/apiclient";
+ *
+ * const container: ObjectReference = {
+ *   apiVersion: "v1",
+ *   kind: "Pod",
+ *   namespace: "shop",
+ *   name: "web-0",
+ *   uid: "u-1",
+ *   fieldPath: "spec.containers{web}",
+ * };
+ * void container;
+ * ```
+ */
+export interface ObjectReference {
+  /** Group and version, such as `example.com/v1`. */
+  apiVersion?: string | undefined;
+  /** Kind, such as `Machine`. */
+  kind: string;
+  /**
+   * Namespace; absent or empty for a cluster-scoped object (whose Events
+   * go in `default`).
+   */
+  namespace?: string | undefined;
+  /** Name of the object. */
+  name: string;
+  /** UID of the object. */
+  uid?: string | undefined;
+  /** The version of the object the reference was made from. */
+  resourceVersion?: string | undefined;
+  /**
+   * A part of the object rather than the whole, such as
+   * `spec.containers{web}` for one container of a Pod.
+   */
+  fieldPath?: string | undefined;
+}
+
 /** The metadata every stored object carries (metav1.ObjectMeta). */
 export interface ObjectMeta {
   /** Name, unique within the namespace. */

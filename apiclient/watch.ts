@@ -1,6 +1,7 @@
 import { MalformedResponseError, WatchIdleError } from "./errors.ts";
 import type { KubeObject, WatchEvent } from "./types.ts";
 import { MAX_TIMER } from "../_internal/sleep.ts";
+import { excerpt, redactStrings } from "../_internal/redact.ts";
 
 const BUFFER_SIZE = 256 * 1024;
 
@@ -52,11 +53,11 @@ export interface WatchStreamOptions {
   /** Called once when the stream ends, however it ends. */
   onEnd?: (() => void) | undefined;
   /**
-   * Removes credentials from the text of the stream that an error quotes
-   * (the client passes one that blanks its own token, which a proxy may
-   * echo). Default: none.
+   * The `Authorization` value the request sent: an error that quotes the
+   * stream never holds it, raw or JSON-escaped (a proxy may echo it).
+   * Default: none.
    */
-  redact?: ((text: string) => string) | undefined;
+  authorization?: string | undefined;
   /**
    * The longest line the stream takes, in characters; a longer one ends it
    * with a {@linkcode MalformedResponseError}. Default
@@ -212,7 +213,8 @@ export class WatchStream<T extends KubeObject = KubeObject>
   }
 
   async *#events(): AsyncGenerator<WatchEvent<T>[]> {
-    const { signal, idleTimeout, method, path, raw, redact } = this.#options;
+    const { signal, idleTimeout, method, path, raw, authorization } =
+      this.#options;
     const maxLine = this.#maxLine;
     // A BYOB reader with one reused buffer costs far less per read than the
     // default reader when the server sends one small chunk per event; a body
@@ -314,7 +316,13 @@ export class WatchStream<T extends KubeObject = KubeObject>
           }
           if (line.length > 0) {
             try {
-              const event = decodeEvent<T>(line, method, path, raw, redact);
+              const event = decodeEvent<T>(
+                line,
+                method,
+                path,
+                raw,
+                authorization,
+              );
               if (event !== undefined) events.push(event);
             } catch (error) {
               // The events before a bad line are delivered first.
@@ -338,7 +346,9 @@ export class WatchStream<T extends KubeObject = KubeObject>
       const pending = parts.join("");
       if (pending.trim() !== "") {
         throw new MalformedResponseError(
-          `watch stream ended inside an event: ${excerpt(pending, redact)}`,
+          `watch stream ended inside an event: ${
+            excerpt(pending, authorization, 200)
+          }`,
           { method, path },
         );
       }
@@ -449,21 +459,12 @@ class Utf8Stream {
   }
 }
 
-function excerpt(
-  text: string,
-  redact: ((text: string) => string) | undefined,
-): string {
-  // Redacted before the cut, so a credential cut in two is not left half.
-  const trimmed = (redact === undefined ? text : redact(text)).trim();
-  return trimmed.length > 200 ? `${trimmed.slice(0, 200)}…` : trimmed;
-}
-
 function decodeEvent<T extends KubeObject>(
   line: string,
   method: string,
   path: string,
   raw: boolean | undefined,
-  redact: ((text: string) => string) | undefined,
+  authorization: string | undefined,
 ): WatchEvent<T> | undefined {
   let event: { type?: unknown; object?: unknown } | null;
   try {
@@ -471,7 +472,7 @@ function decodeEvent<T extends KubeObject>(
   } catch (cause) {
     if (line.trim() === "") return undefined;
     throw new MalformedResponseError(
-      `malformed watch event: ${excerpt(line, redact)}`,
+      `malformed watch event: ${excerpt(line, authorization, 200)}`,
       { method, path, cause },
     );
   }
@@ -483,10 +484,17 @@ function decodeEvent<T extends KubeObject>(
     EVENT_TYPES.has(event.type as string) &&
     typeof event.object === "object" && event.object !== null
   ) {
+    // An ERROR event's Status becomes error text: a proxy may have put the
+    // credential in it.
+    if (event.type === "ERROR" && authorization !== undefined) {
+      event.object = redactStrings(event.object, authorization);
+    }
     return event as WatchEvent<T>;
   }
   throw new MalformedResponseError(
-    `watch event without a known type and an object: ${excerpt(line, redact)}`,
+    `watch event without a known type and an object: ${
+      excerpt(line, authorization, 200)
+    }`,
     { method, path },
   );
 }

@@ -1,3 +1,5 @@
+import { rfc3339 } from "../_internal/time.ts";
+
 /** A condition's verdict; `Unknown` means the component cannot tell yet. */
 export type ConditionStatus = "True" | "False" | "Unknown";
 
@@ -98,7 +100,5 @@ export function find(
 
 /** The time a condition whose status changed records. */
 function transitionTime(next: Condition): string {
-  if (next.lastTransitionTime) return next.lastTransitionTime;
-  const now = Math.floor(Date.now() / 1000) * 1000;
-  return new Date(now).toISOString().replace(".000Z", "Z");
+  return next.lastTransitionTime || rfc3339();
 }

@@ -12,14 +12,20 @@ import {
   objectRef,
   type Resource,
 } from "../apiclient/resource.ts";
-import type { KubeObject, OwnerReference } from "../apiclient/types.ts";
-import { type Condition, set } from "../conditions/mod.ts";
+import type {
+  KubeObject,
+  ObjectReference,
+  OwnerReference,
+} from "../apiclient/types.ts";
+import type { Condition } from "../conditions/mod.ts";
 import type { Recorder } from "../events/recorder.ts";
 import { transition } from "../events/transition.ts";
-import type { EventNote, ObjectReference } from "../events/types.ts";
-import { settleStatus, written } from "../memo/requests.ts";
+import type { EventNote } from "../events/types.ts";
+import { settleStatus } from "../memo/requests.ts";
 import type { Versions } from "../memo/versions.ts";
+import { controllerRef } from "../apiclient/owners.ts";
 import { ApplyConflictError } from "./errors.ts";
+import { compose, stampsOf, type Status, stored } from "./_status.ts";
 import type {
   ApplyChildOptions,
   Primary,
@@ -33,7 +39,10 @@ export interface Writer {
   name: string;
   /** The primary collection. */
   primary: Primary;
-  /** The client (with the write guard and the metrics). */
+  /**
+   * The client (with the write guard and the metrics), bound to the memo:
+   * its writes note their versions.
+   */
   client: Client;
   /** The memo. */
   versions: Versions;
@@ -156,7 +165,8 @@ function owned(
   child: KubeObject,
   object: KubeObject,
 ): OwnerReference[] {
-  const uid = object.metadata.uid!;
+  const reference = controllerRef(object, writer.primary);
+  const uid = reference.uid;
   const others = (child.metadata.ownerReferences ?? []).filter((reference) =>
     reference.uid !== uid
   );
@@ -166,14 +176,7 @@ function owned(
       `The ${child.kind} ${child.metadata.name} names another controller: ${controller.kind} ${controller.name}`,
     );
   }
-  return [...others, {
-    apiVersion: primaryApiVersion(writer.primary),
-    kind: writer.primary.kind,
-    name: object.metadata.name!,
-    uid,
-    controller: true,
-    blockOwnerDeletion: true,
-  }];
+  return [...others, reference];
 }
 
 /** The `field`s of a FieldManagerConflict's causes. */
@@ -208,18 +211,14 @@ export async function applyChild<C extends KubeObject>(
   };
   const ref = objectRef(resource, body);
   const force = options.force ?? writer.applyForce;
-  const { signal, versions } = writer;
+  const { signal } = writer;
   try {
-    return await written<C>(
-      ref,
-      () =>
-        writer.client.resource<C>(resource).apply(body, {
-          fieldManager: writer.name,
-          force,
-          signal,
-        }),
-      { versions, signal },
-    );
+    // writer.client notes the answer in the memo (Client.withMemo).
+    return await writer.client.resource<C>(resource).apply(body, {
+      fieldManager: writer.name,
+      force,
+      signal,
+    });
   } catch (error) {
     if (!force && isFieldManagerConflict(error)) {
       throw new ApplyConflictError(writer.name, {
@@ -237,25 +236,32 @@ export async function deleteChild(
   writer: Writer,
   ref: ObjectRef,
 ): Promise<boolean> {
-  const { signal, versions } = writer;
-  try {
-    await written(
-      ref,
-      async () =>
-        (await writer.client.resource(ref).delete(ref.name, {
-          propagationPolicy: "Background",
-          signal,
-        })) as KubeObject,
-      { versions, signal },
+  const { signal } = writer;
+  // As apply refuses such a child, and the generated RBAC grants no
+  // delete outside the primary's namespace.
+  if (
+    writer.primary.namespaced !== false &&
+    (ref.namespace || undefined) !== writer.ref.namespace
+  ) {
+    throw new TypeError(
+      `The ${ref.resource} ${
+        objectKey(ref)
+      } cannot be a child of the ${writer.primary.kind} ${
+        objectKey(writer.ref)
+      }: a namespaced owner's children are in its namespace`,
     );
+  }
+  try {
+    await writer.client.resource(ref).delete(ref.name, {
+      propagationPolicy: "Background",
+      signal,
+    });
     return true;
   } catch (error) {
     if (error instanceof NotFoundError) return false;
     throw error;
   }
 }
-
-type Status = Record<string, unknown> & { conditions?: Condition[] };
 
 /** {@linkcode ReconcileContext.status}. */
 export async function writeStatus(
@@ -264,6 +270,9 @@ export async function writeStatus(
   options: StatusOptions = {},
 ): Promise<boolean> {
   const object = present(writer, "write the status");
+  const schema = writer.primary.schema;
+  const stamps = stampsOf(schema, options.observedGeneration);
+  const what = `${writer.primary.kind} ${objectKey(writer.ref)}`;
   let transitioned: Condition[] = [];
   const { landed, object: answer } = await settleStatus(
     writer.client,
@@ -274,14 +283,14 @@ export async function writeStatus(
       signal: writer.signal,
       apply: (copy) => {
         const held: Status = copy.status ?? {};
-        const { next, changed } = compose(
-          held,
-          patch,
-          copy.metadata.generation,
-        );
+        const generation = copy.metadata.generation;
+        const { next, changed } = compose(held, patch, generation, stamps);
         transitioned = changed;
-        if (deepEqual(held, next)) return false;
-        copy.status = next;
+        // Compared as the server will hold it, or a field it defaults
+        // would differ on every pass.
+        const kept = stored(schema, next, what);
+        if (deepEqual(held, kept)) return false;
+        copy.status = kept;
         return true;
       },
     },
@@ -308,40 +317,6 @@ export function postEvent(
   const reference = referenceOf(writer.primary, object);
   if (type === "Normal") recorder.normal(reference, note);
   else recorder.warning(reference, note);
-}
-
-/** The status `patch` makes of `held`, and the conditions that transitioned. */
-function compose(
-  held: Status,
-  patch: StatusPatch,
-  generation: number | undefined,
-): { next: Status; changed: Condition[] } {
-  const next: Status = structuredClone(held);
-  for (const [field, value] of Object.entries(patch)) {
-    if (field === "conditions" || value === undefined) continue;
-    if (value === null) delete next[field];
-    else next[field] = structuredClone(value);
-  }
-  const changed: Condition[] = [];
-  if (patch.conditions !== undefined) {
-    const list: Condition[] = Array.isArray(held.conditions)
-      ? structuredClone(held.conditions)
-      : [];
-    for (const condition of patch.conditions) {
-      const stamped: Condition = { ...condition };
-      if (
-        stamped.observedGeneration === undefined && generation !== undefined
-      ) {
-        stamped.observedGeneration = generation;
-      }
-      if (set(list, stamped)) {
-        changed.push(list.find((held) => held.type === condition.type)!);
-      }
-    }
-    next.conditions = list;
-  }
-  if (generation !== undefined) next.observedGeneration = generation;
-  return { next, changed };
 }
 
 /** The primary's object reference, for its Events. */

@@ -22,7 +22,7 @@ export const SKIP: unique symbol = Symbol("not this member's");
 /** The member's identity: the option, else the host's name. */
 // deno-lint-ignore no-explicit-any
 function identityOf(options: ControllerOptions<any>): string {
-  return options.shards?.identity ?? Deno.hostname();
+  return options.wiring?.shards?.identity ?? Deno.hostname();
 }
 
 /**
@@ -37,7 +37,7 @@ export function shardSource<S extends Source>(
   options: ControllerOptions<any>,
   source: S,
 ): S {
-  const shards = options.shards;
+  const shards = options.wiring?.shards;
   if (shards === undefined) return source;
   const mine = `${shardLabel(shards.ring)}=${memberHash(identityOf(options))}`;
   const given = source.labelSelector;
@@ -46,7 +46,7 @@ export function shardSource<S extends Source>(
 
 /** What a {@linkcode ShardGate} needs. */
 export interface ShardGateOptions {
-  /** The controller's options (`shards` given, `lead` not). */
+  /** The controller's options (`wiring.shards` given, `wiring.lead` not). */
   // deno-lint-ignore no-explicit-any
   controller: ControllerOptions<any>;
   /** Whether the primary watch holds a key. */
@@ -81,8 +81,8 @@ export class ShardGate {
    */
   constructor(client: Client, options: ShardGateOptions) {
     const { controller, diagnostics } = options;
-    const shards = controller.shards!;
-    if (controller.lead !== undefined) {
+    const shards = controller.wiring!.shards!;
+    if (controller.wiring?.lead !== undefined) {
       throw new TypeError(
         `The controller ${controller.name} takes shards or lead, not both`,
       );

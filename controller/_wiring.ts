@@ -1,7 +1,6 @@
-// The `metrics` and `events` options: what a controller wires itself to.
+// The `wiring` option: what a controller wires itself to.
 import type { Client } from "../apiclient/client.ts";
 import { Recorder } from "../events/recorder.ts";
-import { managed } from "./_managed.ts";
 import type { Source } from "../informer/types.ts";
 import type { WorkQueueObserver, WorkQueueOptions } from "./queue.ts";
 import type {
@@ -31,8 +30,12 @@ export function wire(
   // deno-lint-ignore no-explicit-any
   options: ControllerOptions<any>,
 ): Wiring {
-  const { metrics, observer, queue, instrument } = options;
-  if (options.recorder !== undefined && options.events !== undefined) {
+  const { queue } = options;
+  const { metrics, observer, instrument } = options.wiring ?? {};
+  if (
+    options.wiring?.recorder !== undefined &&
+    options.wiring?.events !== undefined
+  ) {
     throw new TypeError(
       `The controller ${options.name} takes a recorder or events, not both`,
     );
@@ -51,8 +54,9 @@ export function wire(
     retried: () => (series.queue.retried(), mine.retried()),
   };
   // A manager wires its client, its election and its shared caches once.
-  const inManager = managed.has(options);
-  if (options.lead !== undefined && !inManager) metrics.lead(options.lead);
+  const inManager = options.wiring?.managed === true;
+  const lead = options.wiring?.lead;
+  if (lead !== undefined && !inManager) metrics.lead(lead);
   return {
     client: inManager ? client : metrics.client(client),
     observer: {
@@ -79,11 +83,11 @@ export function recorderOf(
   // deno-lint-ignore no-explicit-any
   options: ControllerOptions<any>,
 ): Recorder | undefined {
-  const events = options.events;
-  if (events === undefined) return options.recorder;
+  const { events, recorder, metrics } = options.wiring ?? {};
+  if (events === undefined) return recorder;
   const { component = options.name, ...rest } = events;
-  const observer = options.metrics === undefined
+  const observer = metrics === undefined
     ? rest.observer
-    : options.metrics.recorder(component, rest.observer).observer;
+    : metrics.recorder(component, rest.observer).observer;
   return new Recorder(client, component, { ...rest, observer });
 }

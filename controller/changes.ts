@@ -1,6 +1,11 @@
 // Which changes wake a controller: the rules of controller-runtime's
 // GenerationChangedPredicate, widened to the metadata a reconcile reads.
-import type { KubeObject, OwnerReference } from "../apiclient/types.ts";
+import {
+  objectKey,
+  type ObjectRef,
+  type Resource,
+} from "../apiclient/resource.ts";
+import type { KubeObject } from "../apiclient/types.ts";
 
 /**
  * Whether an update of a primary object needs a reconcile: a new
@@ -48,69 +53,81 @@ function sameJson(a: unknown, b: unknown): boolean {
   return JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
 }
 
-/** The API group of an `apiVersion` (`""` for the core group). */
-function groupOf(apiVersion: string | undefined): string {
-  const slash = apiVersion?.indexOf("/") ?? -1;
-  return slash === -1 ? "" : apiVersion!.slice(0, slash);
-}
-
-/** What {@linkcode controllerOf} looks for. */
-export interface OwnerKind {
-  /** The owner kind's API group (`""` or absent for core). */
-  group?: string | undefined;
-  /** The owner's kind. */
-  kind: string;
-  /**
-   * Whether owners of this kind live in a namespace. A namespaced owner
-   * is in its child's namespace (owner references never cross
-   * namespaces); a cluster-scoped one has no namespace. Default `true`.
-   */
-  namespaced?: boolean | undefined;
-}
+/**
+ * The name of the index every `owns` collection of a controller keeps:
+ * children by the uid of their controlling owner
+ * ({@linkcode controllerUid}). A registration of the same collection on
+ * shared `Collections` may ask for this index too, with that very function.
+ */
+export const CONTROLLER_UID_INDEX = "controllerUID";
 
 /**
- * The key of a child's controlling owner of the given kind: the
- * `ownerReferences` entry with `controller: true`, as controller-runtime's
- * `EnqueueRequestForOwner` finds it. `undefined` when the child has none of
- * that kind.
+ * The index function behind {@linkcode CONTROLLER_UID_INDEX}: the uid of an
+ * object's controlling owner (the `ownerReferences` entry with `controller:
+ * true`, of any kind), or none. A uid names one object in the whole
+ * cluster, so one index serves every owner kind.
  *
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { controllerOf } from "@liken/kubernetes/controller";
+ * import { controllerUid } from "@liken/kubernetes/controller";
  *
  * const child = {
  *   metadata: {
  *     name: "web-1",
- *     namespace: "shop",
- *     ownerReferences: [{ apiVersion: "apps/v1", kind: "ReplicaSet", name: "web", uid: "u1", controller: true }],
+ *     ownerReferences: [
+ *       { apiVersion: "v1", kind: "ConfigMap", name: "x", uid: "u0" },
+ *       { apiVersion: "apps/v1", kind: "ReplicaSet", name: "web", uid: "u1", controller: true },
+ *     ],
  *   },
  * };
- * assert.deepEqual(controllerOf(child, { group: "apps", kind: "ReplicaSet" }), { key: "shop/web", uid: "u1" });
- * assert.equal(controllerOf(child, { group: "apps", kind: "Deployment" }), undefined);
+ * assert.deepEqual(controllerUid(child), ["u1"]);
+ * assert.deepEqual(controllerUid({ metadata: { name: "orphan" } }), []);
  * ```
  *
- * @param child The child object.
- * @param owner The owner's group, kind and scope.
- * @returns The owner's key, and the uid the child names.
+ * @param object The child object.
+ * @returns The controlling owner's uid, or nothing.
  */
-export function controllerOf(
-  child: KubeObject,
-  owner: OwnerKind,
-): { key: string; uid: string | undefined } | undefined {
-  const refs = child.metadata?.ownerReferences;
-  if (!Array.isArray(refs)) return undefined;
-  const ref = refs.find((candidate: OwnerReference) =>
-    candidate?.controller === true && candidate.kind === owner.kind &&
-    groupOf(candidate.apiVersion) === (owner.group ?? "") &&
-    typeof candidate.name === "string"
-  );
-  if (ref === undefined) return undefined;
-  const namespace = owner.namespaced === false
-    ? undefined
-    : child.metadata.namespace;
-  return {
-    key: namespace ? `${namespace}/${ref.name}` : ref.name,
-    uid: ref.uid,
-  };
+export function controllerUid(object: KubeObject): string[] {
+  const refs = object.metadata?.ownerReferences;
+  if (!Array.isArray(refs)) return [];
+  for (const ref of refs) {
+    if (ref?.controller === true && typeof ref.uid === "string" && ref.uid) {
+      return [ref.uid];
+    }
+  }
+  return [];
+}
+
+/**
+ * The key of a primary object a `watches[].map` answered: its ref must name
+ * the primary collection (group and resource), with a namespace for a
+ * namespaced primary and none for a cluster-scoped one.
+ */
+export function primaryKey(
+  primary: Resource & { kind: string; namespaced?: boolean | undefined },
+  ref: ObjectRef,
+): string {
+  if (
+    ref?.resource !== primary.resource ||
+    (ref.group ?? "") !== (primary.group ?? "")
+  ) {
+    throw new TypeError(
+      `map answered ${
+        ref?.group ? `${ref.resource}.${ref.group}` : ref?.resource
+      } ${ref?.name}, not a ref of the primary ${primary.kind}`,
+    );
+  }
+  if (typeof ref.name !== "string" || ref.name === "") {
+    throw new TypeError(`map answered a ${primary.kind} ref without a name`);
+  }
+  const namespaced = primary.namespaced !== false;
+  if (namespaced !== Boolean(ref.namespace)) {
+    throw new TypeError(
+      namespaced
+        ? `map answered the ${primary.kind} ${ref.name} without a namespace`
+        : `map answered the cluster-scoped ${primary.kind} ${ref.name} in namespace ${ref.namespace}`,
+    );
+  }
+  return objectKey(ref);
 }

@@ -252,6 +252,26 @@ Deno.test("apply: with force off, a field another manager owns is an ApplyConfli
   assert.equal(h.server.object<ConfigMap>(`${CM}/c`)?.data?.k, "mine");
 });
 
+Deno.test("context.client notes its writes in the memo without a wrapper, for the collections the controller watches", async () => {
+  await using h = await setup();
+  const SECRETS = { version: "v1", resource: "secrets", namespaced: true };
+  const [own, other] = await once(h, async (context) => {
+    const made = await context.client.resource(CONFIGMAPS).namespace("default")
+      .create({ metadata: { name: "mine" } });
+    const secret = await context.client.resource(SECRETS).namespace("default")
+      .create({ metadata: { name: "s" } });
+    return [
+      context.versions.current(
+        objectRef(CONFIGMAPS, made),
+        made.metadata.resourceVersion!,
+      ) && !context.versions.current(objectRef(CONFIGMAPS, made), "0"),
+      context.versions.noted(objectRef(SECRETS, secret)),
+    ];
+  }, { owns: [CONFIGMAPS] });
+  assert.equal(own, true, "a write of an owned collection is noted");
+  assert.equal(other, false, "an unwatched collection's write is not");
+});
+
 Deno.test("deleteChild: deletes once; a gone child is fine", async () => {
   await using h = await setup();
   await h.client.create(CM, { metadata: { name: "c" } });
@@ -261,6 +281,28 @@ Deno.test("deleteChild: deletes once; a gone child is fine", async () => {
   });
   assert.deepEqual(answers, [true, false]);
   assert.equal(h.server.object(`${CM}/c`), undefined);
+});
+
+Deno.test("deleteChild: a ref outside the primary's namespace is refused, and nothing is sent", async () => {
+  await using h = await setup();
+  const deletes = (): number => h.server.count({ method: "DELETE" });
+  const errors = await once(h, async (context) => {
+    const found: unknown[] = [];
+    for (const namespace of ["other", undefined]) {
+      const ref = { ...CONFIGMAPS, namespace, name: "c" };
+      found.push(await context.deleteChild(ref).catch((error) => error));
+    }
+    return found;
+  });
+  for (const error of errors) {
+    assert.ok(error instanceof TypeError, String(error));
+    assert.match(
+      error.message,
+      /a namespaced owner's children are in its namespace$/,
+    );
+  }
+  assert.match(String(errors[0]), /configmaps other\/c cannot be a child/);
+  assert.equal(deletes(), 0);
 });
 
 const ready = (status: "True" | "False", message = ""): Condition => ({
@@ -274,10 +316,13 @@ Deno.test("status: sets observedGeneration and conditions, and writes only when 
   await using h = await setup();
   const puts = (): number =>
     h.server.count({ method: "PUT", path: `${WIDGET_PATH}/w/status` });
+  // Without a schema, status.observedGeneration only when asked for.
   const first = await once(
     h,
     (context) =>
-      context.status({ conditions: [ready("False")], phase: "Starting" }),
+      context.status({ conditions: [ready("False")], phase: "Starting" }, {
+        observedGeneration: true,
+      }),
   );
   assert.equal(first, true);
   assert.equal(puts(), 1);
@@ -323,24 +368,33 @@ Deno.test("status: a transition posts an Event about the primary through the con
   await using h = await setup();
   const events = { instance: "pod-1" };
   await once(h, (context) => context.status({ conditions: [ready("False")] }), {
-    events,
+    wiring: {
+      events,
+    },
   });
   // A message alone is no transition: no Event.
   await once(
     h,
     (context) => context.status({ conditions: [ready("False", "1 of 2")] }),
-    { events },
+    { wiring: { events } },
   );
   await once(
     h,
     (context) =>
-      context.status({ conditions: [ready("True")] }, { bad: "False" }),
-    { events },
+      context.status({ conditions: [ready("True")] }, {
+        bad: { Ready: "False" },
+      }),
+    { wiring: { events } },
   );
   const about = h.server.eventsAbout({ kind: "Widget", name: "w" });
   assert.deepEqual(
     about.map((event) => `${event.type} ${event.reason}`),
     ["Normal Starting", "Normal Serving"],
+  );
+  assert.equal(
+    "observedGeneration" in
+      (h.server.object<Widget>(`${WIDGET_PATH}/w`)?.status ?? {}),
+    false,
   );
   assert.deepEqual(about[0]?.involvedObject, {
     apiVersion: "example.com/v1",
@@ -387,7 +441,7 @@ Deno.test("metrics: one option wires the controller, its queue, watches, client 
   await once(
     h,
     (context) => context.status({ conditions: [ready("True")] }),
-    { metrics, events: { instance: "pod-1" } },
+    { wiring: { metrics, events: { instance: "pod-1" } } },
   );
   const text = metrics.render();
   assert.match(
@@ -412,8 +466,10 @@ Deno.test("metrics: one option wires the controller, its queue, watches, client 
   const second = new Metrics();
   await once(h, () => Promise.resolve(), {
     name: "again",
-    metrics: second,
-    observer: { reconciled: (result) => void heard.push(result) },
+    wiring: {
+      metrics: second,
+      observer: { reconciled: (result) => void heard.push(result) },
+    },
     queue: {
       observer: {
         added: () => void heard.push("added"),
@@ -439,8 +495,10 @@ Deno.test("a recorder and events together are refused", async () => {
         name: "widgets",
         for: WIDGETS,
         reconcile: () => {},
-        recorder,
-        events: {},
+        wiring: {
+          recorder,
+          events: {},
+        },
       }),
     /The controller widgets takes a recorder or events, not both$/,
   );
@@ -464,7 +522,7 @@ Deno.test("normal and warning: Events about the primary, its reference made from
     context.normal({ reason: "Made", message: "Made the thing" });
     context.warning({ reason: "Broke", message: "It broke" });
     return Promise.resolve();
-  }, { events: { component: "widgets" } });
+  }, { wiring: { events: { component: "widgets" } } });
   const events = h.server.eventsAbout({ kind: "Widget", name: "w" });
   assert.deepEqual(
     events.map((e) => [e.type, e.reason, e.message]).sort(),

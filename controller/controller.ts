@@ -1,20 +1,36 @@
 // The reconcile loop: watches that feed a work queue, workers that
 // reconcile one key at a time each, and the shutdown order of an operator.
 import type { Client } from "../apiclient/client.ts";
-import { NotFoundError } from "../apiclient/errors.ts";
-import { objectKey, type ObjectRef, objectRef } from "../apiclient/resource.ts";
+import {
+  type Memo,
+  objectKey,
+  objectRef,
+  type Resource,
+} from "../apiclient/resource.ts";
 import type { KubeObject } from "../apiclient/types.ts";
 import { type Diagnostics, diagnostics } from "../_internal/diagnostics.ts";
 import { sleep } from "../_internal/sleep.ts";
 import type { Lead } from "../election/lead.ts";
 import type { Recorder } from "../events/recorder.ts";
-import { readOne } from "../informer/cache.ts";
+import { STOP_TIMEOUT } from "../events/options.ts";
 import { Collection } from "../informer/collection.ts";
 import type { Registration } from "../informer/shared.ts";
 import { DeletedFinalStateUnknown, finalState } from "../informer/tombstone.ts";
+import type { Indexers } from "../informer/store.ts";
 import type { CollectionOptions, Handler, Source } from "../informer/types.ts";
 import { Versions } from "../memo/versions.ts";
-import { controllerOf, meaningfulChange } from "./changes.ts";
+import {
+  CONTROLLER_UID_INDEX,
+  controllerUid,
+  meaningfulChange,
+  primaryKey,
+} from "./changes.ts";
+import {
+  childHandler,
+  readChildren,
+  type Reader,
+  readObject,
+} from "./_children.ts";
 import {
   applyChild,
   deleteChild,
@@ -22,17 +38,17 @@ import {
   type Writer,
   writeStatus,
 } from "./_context.ts";
-import { managed } from "./_managed.ts";
 import { recorderOf, wire } from "./_wiring.ts";
 import { clamp } from "./_limiter.ts";
 import { Terms } from "./_terms.ts";
 import { ShardGate, shardSource, SKIP } from "./_shard.ts";
 import { ReconcileError, WatchMapError } from "./errors.ts";
-import { DEFAULT_STOP_TIMEOUT, WorkQueue } from "./queue.ts";
+import { DEFAULT_STOP_TIMEOUT, type StopOptions, WorkQueue } from "./queue.ts";
 import type {
   Action,
   ControllerObserver,
   ControllerOptions,
+  ControllerWiring,
   ReconcileContext,
   WatchHooks,
 } from "./types.ts";
@@ -46,7 +62,7 @@ export const MIN_RESYNC = 1_000;
  *
  * @typeParam T The kind of the watched objects.
  */
-export type Watched<T extends KubeObject = KubeObject> = Pick<
+export type WatchedCollection<T extends KubeObject = KubeObject> = Pick<
   Registration<T>,
   "source" | "store" | "metadataOnly" | "synced" | "current" | "view" | "stop"
 >;
@@ -109,7 +125,7 @@ export class Controller<T extends KubeObject = KubeObject>
   /** The work queue of primary keys. */
   readonly queue: WorkQueue;
   /** The watch of the primary collection. */
-  readonly primary: Watched<T>;
+  readonly primary: WatchedCollection<T>;
   /** The memo of versions the reads and writes share. */
   readonly versions: Versions;
   /**
@@ -123,17 +139,26 @@ export class Controller<T extends KubeObject = KubeObject>
   readonly done: Promise<void>;
   #options: ControllerOptions<T>;
   #client: Client;
-  #collections: Watched<KubeObject>[] = [];
+  // #client bound to the memo for the watched collections: what a
+  // reconcile writes with, so its writes never escape the memo.
+  #noting: Client;
+  #collections: WatchedCollection<KubeObject>[] = [];
+  /** The `owns` watches, for the children reads. */
+  #owned: WatchedCollection<KubeObject>[] = [];
+  #reader: Reader;
   #stop = new AbortController();
   #terms: Terms;
   #diagnostics: Diagnostics;
   #observer: ControllerObserver | undefined;
-  #instrument: ControllerOptions<T>["instrument"];
+  #instrument: ControllerWiring["instrument"];
   #gate = Promise.withResolvers<void>();
   #gateOpen = false;
   #synced: Promise<void>[] = [];
   #idle: (() => void)[] = [];
   #stopped: Promise<void> | undefined;
+  // Aborted once the stop's wait for the reconciles ends (or its signal):
+  // every request sent through a reconcile's client ends with it.
+  #cut = new AbortController();
   #ended = Promise.withResolvers<void>();
   #shard: ShardGate | undefined;
 
@@ -151,20 +176,27 @@ export class Controller<T extends KubeObject = KubeObject>
     this.#diagnostics = diagnostics(`Controller ${options.name}`, options);
     const wiring = wire(client, options);
     // With `shards`, the member Lease is the election.
-    this.#shard = options.shards && new ShardGate(wiring.client, {
+    this.#shard = options.wiring?.shards && new ShardGate(wiring.client, {
       controller: options,
       held: (key) => this.primary.store.has(key),
       diagnostics: this.#diagnostics,
     });
-    this.lead = options.lead ?? this.#shard?.lead;
+    this.lead = options.wiring?.lead ?? this.#shard?.lead;
     this.#observer = wiring.observer;
     this.#instrument = wiring.instrument;
-    this.versions = options.versions ?? new Versions();
+    this.versions = options.wiring?.versions ?? new Versions();
     const lead = this.lead;
     this.#client = lead === undefined
       ? wiring.client
       : wiring.client.withWriteGuard(lead.mayWrite);
     this.recorder = recorderOf(this.#client, options);
+    this.#noting = this.#client.withMemo(
+      watchedMemo(this.versions, [
+        options.for,
+        ...(options.owns ?? []),
+        ...(options.watches ?? []).map((watch) => watch.source),
+      ]),
+    ).withSignal(this.#cut.signal);
     this.queue = new WorkQueue(wiring.queue);
     this.done = this.#ended.promise;
     const signal = this.#stop.signal;
@@ -200,32 +232,24 @@ export class Controller<T extends KubeObject = KubeObject>
       onError,
       ...(primaryHooks as CollectionOptions<T>),
     });
-    this.#collections.push(this.primary as unknown as Watched<KubeObject>);
-    const { group, kind, namespaced = true } = options.for;
+    this.#collections.push(
+      this.primary as unknown as WatchedCollection<KubeObject>,
+    );
     for (const source of options.owns ?? []) {
-      const toOwner = (child: KubeObject | undefined): void => {
-        if (child === undefined) return;
-        // No check of the owner's uid against the primary store: a store
-        // that lags would drop the event. The reconcile reads the owner.
-        const owner = controllerOf(child, { group, kind, namespaced });
-        if (owner !== undefined) enqueue(owner.key);
-      };
-      this.#watch(shardSource(options, source), {
-        add: toOwner,
-        // Both copies: a child whose owner changed wakes the old one too.
-        update: (old, child) => {
-          toOwner(old);
-          toOwner(child);
-        },
-        delete: (child) => toOwner(finalState(child)),
-      });
+      const handler = childHandler(options.for, source, this.versions, enqueue);
+      const indexers = { [CONTROLLER_UID_INDEX]: controllerUid };
+      this.#owned.push(
+        this.#watch(shardSource(options, source), handler, indexers),
+      );
     }
     for (const watch of options.watches ?? []) {
       const { source } = watch;
       const map = (object: KubeObject | undefined): void => {
         if (object === undefined) return;
         try {
-          for (const key of watch.map(object)) enqueue(key);
+          for (const ref of watch.map(object)) {
+            enqueue(primaryKey(options.for, ref));
+          }
         } catch (error) {
           onError(
             new WatchMapError(options.name, {
@@ -245,6 +269,14 @@ export class Controller<T extends KubeObject = KubeObject>
         delete: (object) => map(finalState(object)),
       });
     }
+    this.#reader = {
+      name: this.name,
+      primary: options.for,
+      watches: this.#collections,
+      owned: this.#owned,
+      client: this.#client,
+      versions: this.versions,
+    };
     const outer = options.signal;
     if (outer?.aborted) void this.stop();
     else {
@@ -286,14 +318,25 @@ export class Controller<T extends KubeObject = KubeObject>
   /**
    * Stops in the order an operator needs: the watches and the taking of
    * new keys; the reconciles in flight (their signal aborts; bounded by
-   * `stopTimeout`); the recorder, which writes its queued Events; and last
-   * the election, which releases the Lease. Safe to call more than once.
+   * `stopTimeout`, after which every request sent through
+   * `context.client` is aborted too); the recorder, which writes its
+   * queued Events within what is left of the bound; and last the election,
+   * which releases the Lease. Safe to call more than once.
    *
+   * @param options A timeout instead of `stopTimeout`, and a signal that
+   *   ends the waits at once (the reconciles' and the Events' requests are
+   *   aborted): what a `Manager` whose own bound passed gives.
    * @returns Settles when everything has stopped; a step that fails is
    * reported to `onError` and the next steps still run.
    */
-  stop(): Promise<void> {
-    this.#stopped ??= this.#stopOnce();
+  stop(options: StopOptions = {}): Promise<void> {
+    const { signal } = options;
+    if (signal !== undefined) {
+      const cut = (): void => this.#cut.abort(signal.reason);
+      if (signal.aborted) cut();
+      else signal.addEventListener("abort", cut, { once: true });
+    }
+    this.#stopped ??= this.#stopOnce(options);
     return this.#stopped;
   }
 
@@ -302,24 +345,29 @@ export class Controller<T extends KubeObject = KubeObject>
     await this.stop();
   }
 
-  #watch(source: Source, handler: Handler<KubeObject>): void {
+  #watch(
+    source: Source,
+    handler: Handler<KubeObject>,
+    indexers?: Indexers<KubeObject>,
+  ): WatchedCollection<KubeObject> {
     const synced = Promise.withResolvers<void>();
     this.#synced.push(synced.promise);
-    this.#collections.push(
-      this.#open(source, {
-        signal: this.#stop.signal,
-        onError: this.#diagnostics.onError,
-        ...this.#hooks(source, { synced: synced.resolve, handler }),
-      }),
-    );
+    const watch = this.#open(source, {
+      signal: this.#stop.signal,
+      onError: this.#diagnostics.onError,
+      ...(indexers === undefined ? {} : { indexers }),
+      ...this.#hooks(source, { synced: synced.resolve, handler }),
+    });
+    this.#collections.push(watch);
+    return watch;
   }
 
   /** A watch of its own, or a registration on the shared collections. */
   #open<C extends KubeObject>(
     source: Source,
     options: CollectionOptions<C>,
-  ): Watched<C> {
-    const shared = this.#options.collections;
+  ): WatchedCollection<C> {
+    const shared = this.#options.wiring?.collections;
     return shared === undefined
       ? new Collection<C>(this.#client, source, options)
       : shared.register<C>(source, options);
@@ -338,29 +386,42 @@ export class Controller<T extends KubeObject = KubeObject>
     return instrument === undefined ? all : instrument(source, all);
   }
 
-  async #stopOnce(): Promise<void> {
+  async #stopOnce(options: StopOptions): Promise<void> {
     const { log, onError } = this.#diagnostics;
+    const started = Date.now();
+    const signal = this.#cut.signal;
     log("stopping: watches and reconciles");
     this.#stop.abort(new DOMException("The controller stops", "AbortError"));
     await Promise.all(this.#collections.map((c) => c.stop()));
     try {
-      const timeout = clamp(
-        this.#options.stopTimeout ?? DEFAULT_STOP_TIMEOUT,
-        0,
-        2 ** 31 - 1,
-      );
       // After the guard refused, no longer than until another copy may lead.
-      await this.queue.stop({ timeout: this.#terms.stopBound(timeout) });
+      await this.queue.stop({
+        timeout: this.#terms.stopBound(this.#bound(options)),
+        signal,
+      });
     } catch (error) {
       onError(error);
     }
+    // No request of a reconcile outlives the bound: one sent without the
+    // reconcile's signal (or never awaited) ends here.
+    this.#cut.abort(
+      new DOMException(
+        "The controller's stop ended its reconciles",
+        "AbortError",
+      ),
+    );
     this.#terms.clear();
     this.#wakeIdle();
     const recorder = this.recorder;
     if (recorder !== undefined) {
       log("stopping: writing the queued Events");
       try {
-        await recorder.stop();
+        // The recorder's own bound, or what is left of the stop's if less.
+        const left = this.#bound(options) - (Date.now() - started);
+        await recorder.stop({
+          ...(left < STOP_TIMEOUT ? { timeout: Math.max(0, left) } : {}),
+          ...(options.signal === undefined ? {} : { signal: options.signal }),
+        });
       } catch (error) {
         onError(error);
       }
@@ -369,7 +430,7 @@ export class Controller<T extends KubeObject = KubeObject>
     // A manager releases its Lease last; a member Lease is this one's.
     if (
       lead !== undefined &&
-      (!managed.has(this.#options) || this.#shard !== undefined)
+      (this.#options.wiring?.managed !== true || this.#shard !== undefined)
     ) {
       log("stopping: releasing the Lease");
       try {
@@ -380,6 +441,18 @@ export class Controller<T extends KubeObject = KubeObject>
     }
     log("stopped");
     this.#ended.resolve();
+  }
+
+  /** The stop's bound: the given timeout, else `stopTimeout`. */
+  #bound(options: StopOptions): number {
+    const given = options.timeout;
+    return clamp(
+      given === undefined || Number.isNaN(given)
+        ? this.#options.stopTimeout ?? DEFAULT_STOP_TIMEOUT
+        : given,
+      0,
+      2 ** 31 - 1,
+    );
   }
 
   async #run(): Promise<void> {
@@ -472,7 +545,8 @@ export class Controller<T extends KubeObject = KubeObject>
     const started = Date.now();
     let context: ReconcileContext<T> | undefined;
     try {
-      const read = (): Promise<T | undefined> => this.#read<T>(ref, signal);
+      const read = (): Promise<T | undefined> =>
+        readObject<T>(this.#reader, ref, signal);
       const object = this.#shard === undefined
         ? await read()
         : await this.#shard.read(ref, { read, client: this.#client, signal });
@@ -480,7 +554,7 @@ export class Controller<T extends KubeObject = KubeObject>
       const writer: Writer = {
         name: this.name,
         primary: options.for,
-        client: this.#client,
+        client: this.#noting,
         versions: this.versions,
         recorder: this.recorder,
         applyForce: options.applyForce ?? true,
@@ -493,11 +567,13 @@ export class Controller<T extends KubeObject = KubeObject>
         key,
         ref,
         object,
-        client: this.#client,
+        client: this.#noting,
         versions: this.versions,
         signal,
         retries: this.queue.retries(key),
-        read: (other) => this.#read(other, signal),
+        read: (other) => readObject(this.#reader, other, signal),
+        children: (resource) =>
+          readChildren(this.#reader, object, resource, signal),
         recorder: this.recorder,
         apply: (child, how) => applyChild(writer, child, how),
         deleteChild: (child) => deleteChild(writer, child),
@@ -551,31 +627,6 @@ export class Controller<T extends KubeObject = KubeObject>
     }
   }
 
-  /** A memo-aware read through the watch of the object's collection. */
-  async #read<C extends KubeObject>(
-    ref: ObjectRef,
-    signal: AbortSignal,
-  ): Promise<C | undefined> {
-    const group = ref.group ?? "";
-    const watch = this.#collections.find(({ source, metadataOnly }) =>
-      !metadataOnly && source.resource === ref.resource &&
-      (source.group ?? "") === group &&
-      (source.namespaces !== undefined
-        ? source.namespaces.includes(ref.namespace ?? "")
-        : (!source.namespace || source.namespace === ref.namespace))
-    ) as Watched<C> | undefined;
-    try {
-      return await readOne<C>(this.#client, ref, {
-        view: watch?.view(),
-        versions: this.versions,
-        signal,
-      });
-    } catch (error) {
-      if (error instanceof NotFoundError) return undefined;
-      throw error;
-    }
-  }
-
   #observe(
     result: "success" | "requeue" | "requeue_after" | "error",
     started: number,
@@ -597,4 +648,24 @@ export class Controller<T extends KubeObject = KubeObject>
   #wakeIdle(): void {
     for (const resolve of this.#idle.splice(0)) resolve();
   }
+}
+
+/**
+ * The memo as the reconcile's client notes in it: writes of the watched
+ * collections only. A note is dropped once the watch brings its version,
+ * and a collection nobody watches never would, so its writes pass unnoted
+ * and the memo stays as small as the watches keep it.
+ */
+function watchedMemo(versions: Versions, watched: readonly Resource[]): Memo {
+  const names = new Set(
+    watched.map((resource) => `${resource.resource}.${resource.group ?? ""}`),
+  );
+  return {
+    send: async (ref, request, options) => {
+      if (names.has(`${ref.resource}.${ref.group ?? ""}`)) {
+        return await versions.send(ref, request, options);
+      }
+      await request();
+    },
+  };
 }

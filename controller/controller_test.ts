@@ -209,7 +209,11 @@ Deno.test("watches map any collection to primary keys", async () => {
     for: CONFIGMAPS,
     watches: [{
       source: SECRET_SOURCE,
-      map: (secret) => [`default/${secret.metadata.labels?.["for"] ?? ""}`],
+      map: (secret) => [{
+        ...CONFIGMAPS,
+        namespace: "default",
+        name: secret.metadata.labels?.["for"] ?? "",
+      }],
     }],
     reconcile,
   });
@@ -402,8 +406,10 @@ Deno.test("with an election it reconciles only while leading, writes through the
   const controller = new Controller(h.client, {
     name: "t",
     for: CONFIGMAPS,
-    lead,
-    recorder,
+    wiring: {
+      lead,
+      recorder,
+    },
     reconcile: async ({ key, object, client }) => {
       seen.push(key);
       guarded.push(client !== h.client);
@@ -648,7 +654,9 @@ Deno.test("an election that ends before this copy leads stops the controller", a
   const controller = new Controller(h.client, {
     name: "t",
     for: CONFIGMAPS,
-    lead,
+    wiring: {
+      lead,
+    },
     reconcile: () => {},
     onError: (error) => void errors.push(error),
   });

@@ -1,7 +1,7 @@
 // The failures a controller reports say what they are about.
 import assert from "node:assert/strict";
 import { Client } from "../apiclient/mod.ts";
-import { HandlerError } from "../informer/mod.ts";
+import { EventHandlerError } from "../informer/mod.ts";
 import { FakeApiServer, installFakeTime } from "../testing/mod.ts";
 import { Controller, WatchMapError } from "./mod.ts";
 
@@ -26,7 +26,7 @@ Deno.test("a watches[].map that throws is a WatchMapError naming the controller,
       map: (secret) => {
         const owner = secret.metadata.labels?.["for"];
         if (owner === undefined) throw thrown;
-        return [`default/${owner}`];
+        return [{ ...CONFIGMAPS, namespace: "default", name: owner }];
       },
     }],
     reconcile: ({ key }) => void seen.push(key),
@@ -47,8 +47,8 @@ Deno.test("a watches[].map that throws is a WatchMapError naming the controller,
   assert.equal(errors.length, 1);
   const [error] = errors;
   assert.ok(error instanceof WatchMapError);
-  // Not a HandlerError: the controller's own map, not the caller's handler.
-  assert.ok(!(error instanceof HandlerError));
+  // Not an EventHandlerError: the controller's own map, not the caller's handler.
+  assert.ok(!(error instanceof EventHandlerError));
   assert.equal(error.name, "WatchMapError");
   assert.equal(error.controller, "mirror");
   assert.deepEqual(error.source, SECRETS);
@@ -58,5 +58,49 @@ Deno.test("a watches[].map that throws is a WatchMapError naming the controller,
   assert.equal(
     error.message,
     "Mapping default/stray of default/secrets to mirror keys failed: no owner label",
+  );
+});
+
+Deno.test("a watches[].map that answers a ref of another resource or scope is a WatchMapError", async () => {
+  using time = installFakeTime({ now: Date.parse("2030-01-01T00:00:00Z") });
+  await using server = new FakeApiServer();
+  const client = new Client(server.url, { fetch: server.fetch });
+  await client.create("/api/v1/namespaces/default/configmaps", {
+    metadata: { name: "a" },
+  });
+  const errors: unknown[] = [];
+  const seen: string[] = [];
+  await using controller = new Controller(client, {
+    name: "mirror",
+    for: CONFIGMAPS,
+    watches: [{
+      source: SECRETS,
+      map: (secret) => {
+        const name = secret.metadata.labels?.["for"] ?? "";
+        return secret.metadata.name === "wrong"
+          ? [{ ...SECRETS, name }, { ...CONFIGMAPS, name }]
+          : [{ ...CONFIGMAPS, namespace: "default", name }];
+      },
+    }],
+    reconcile: ({ key }) => void seen.push(key),
+    onError: (error) => void errors.push(error),
+  });
+  await time.settle();
+  await controller.idle();
+  seen.length = 0;
+  await client.create("/api/v1/namespaces/default/secrets", {
+    metadata: { name: "wrong", labels: { for: "a" } },
+  });
+  await client.create("/api/v1/namespaces/default/secrets", {
+    metadata: { name: "right", labels: { for: "a" } },
+  });
+  await time.settle();
+  await controller.idle();
+  assert.deepEqual(seen, ["default/a"]);
+  assert.deepEqual(
+    errors.map((error) => (error as WatchMapError).message),
+    [
+      "Mapping default/wrong of default/secrets to mirror keys failed: map answered secrets a, not a ref of the primary ConfigMap",
+    ],
   );
 });

@@ -5,25 +5,38 @@ import type { Client } from "../apiclient/client.ts";
 import { ConflictError, NotFoundError } from "../apiclient/errors.ts";
 import { objectKey, type ObjectRef } from "../apiclient/resource.ts";
 import type { KubeObject } from "../apiclient/types.ts";
-import { type MemoOptions, readFresh, written } from "../memo/requests.ts";
+import { freshGet, type MemoOptions } from "../memo/requests.ts";
 import type { Action } from "./types.ts";
 
 /** How often a finalizer patch is tried against concurrent writers. */
 export const FINALIZER_ATTEMPTS = 5;
 
 /**
+ * The object a {@linkcode finalizer} guards, and how to write it: a
+ * reconcile's context has all of it (`finalizer(context, { … })`).
+ *
+ * @typeParam T The kind of the object.
+ */
+export interface FinalizerTarget<T extends KubeObject> extends MemoOptions {
+  /** The API client (with the write guard, in a controller). */
+  client: Client;
+  /** The object's ref. */
+  ref: ObjectRef;
+  /**
+   * The object as the reconcile read it, or `undefined` when it is gone
+   * (then nothing runs); its name and namespace must be those of `ref`.
+   */
+  object: T | undefined;
+}
+
+/**
  * Options of {@linkcode finalizer}.
  *
  * @typeParam T The kind of the object.
  */
-export interface FinalizerOptions<T extends KubeObject> extends MemoOptions {
+export interface FinalizerOptions<T extends KubeObject> {
   /** The finalizer's name, such as `example.com/cleanup`. */
   name: string;
-  /**
-   * The object as the reconcile read it (the reconcile's `object`); its name
-   * and namespace must be those of the ref.
-   */
-  object: T;
   /**
    * The reconcile of a live object; runs only once the finalizer is on it.
    *
@@ -48,7 +61,8 @@ export interface FinalizerOptions<T extends KubeObject> extends MemoOptions {
  * - a live object with it: `apply`;
  * - an object being deleted with the finalizer: `cleanup`, then the
  *   finalizer is removed the same careful way;
- * - an object being deleted without it: nothing (it was never applied).
+ * - an object being deleted without it, or gone: nothing (it was never
+ *   applied, or its cleanup is done).
  *
  * A patch refused as stale (409) is tried again from a fresh read, up to
  * {@linkcode FINALIZER_ATTEMPTS} times, and the decision is taken again
@@ -67,8 +81,7 @@ export interface FinalizerOptions<T extends KubeObject> extends MemoOptions {
  * const a = { version: "v1", resource: "configmaps", namespace: "default", name: "a" };
  * const made = await client.resource(a).create({ metadata: { name: "a" } });
  * const steps: string[] = [];
- * await finalizer(client, a, {
- *   object: made,
+ * await finalizer({ client, ref: a, object: made }, {
  *   name: "example.com/cleanup",
  *   apply: () => void steps.push("apply"),
  *   cleanup: () => void steps.push("cleanup"),
@@ -79,19 +92,19 @@ export interface FinalizerOptions<T extends KubeObject> extends MemoOptions {
  * ```
  *
  * @typeParam T The kind of the object.
- * @param client The API client (with the write guard, in a controller).
- * @param ref The object (the reconcile's `ref`).
- * @param options The object as read, the finalizer's name, `apply`,
- * `cleanup`, the memo and a signal.
+ * @param target The client, the object's ref and the object as read, the
+ * memo and a signal: a reconcile's context.
+ * @param options The finalizer's name, `apply` and `cleanup`.
  * @returns What `apply` or `cleanup` answered (`undefined` when nothing ran).
  * @throws {TypeError} When `object` is another object than `ref` names.
  */
 export async function finalizer<T extends KubeObject>(
-  client: Client,
-  ref: ObjectRef,
+  target: FinalizerTarget<T>,
   options: FinalizerOptions<T>,
 ): Promise<Action> {
-  const { name, object } = options;
+  const { client, ref, object } = target;
+  const { name } = options;
+  if (object === undefined) return undefined;
   if (objectKey(object) !== objectKey(ref)) {
     throw new TypeError(
       `The finalizer ${name} was given ${objectKey(object)} for ${
@@ -106,7 +119,7 @@ export async function finalizer<T extends KubeObject>(
   // and `cleanup` throw goes to the caller as it is.
   const patch = async (finalizers: string[]): Promise<T | "stale" | "gone"> => {
     try {
-      return await patchFinalizers(client, ref, current, finalizers, options);
+      return await patchFinalizers(client, ref, current, finalizers, target);
     } catch (error) {
       if (error instanceof ConflictError) {
         conflict = error;
@@ -133,7 +146,7 @@ export async function finalizer<T extends KubeObject>(
         // resourceVersion), which the memo cannot tell from the cache's
         // stale copy. Reads go to the server until the watch drops it, or a
         // later reconcile would run the cleanup again.
-        options.versions?.note(ref, "");
+        target.versions?.note(ref, "");
       }
       // Removed, or gone meanwhile: nothing is left to hold.
       if (answer !== "stale") return cleaned.action;
@@ -161,7 +174,7 @@ export async function finalizer<T extends KubeObject>(
       );
     }
     try {
-      current = await readFresh<T>(client, ref, options);
+      current = await freshGet<T>(client, ref, target);
     } catch (error) {
       if (error instanceof NotFoundError) return cleaned?.action;
       throw error;
@@ -184,13 +197,10 @@ function patchFinalizers<T extends KubeObject>(
       finalizers,
     },
   };
-  return written(
-    ref,
-    () =>
-      client.resource<T>(ref).patch(ref.name, patch, {
-        type: "merge",
-        ...(signal === undefined ? {} : { signal }),
-      }),
-    options,
-  );
+  const { versions } = options;
+  const writer = versions === undefined ? client : client.withMemo(versions);
+  return writer.resource<T>(ref).patch(ref.name, patch, {
+    type: "merge",
+    ...(signal === undefined ? {} : { signal }),
+  });
 }

@@ -6,8 +6,8 @@ import {
   objectRef,
 } from "../apiclient/mod.ts";
 import { Versions } from "../memo/mod.ts";
-import { FakeApiServer } from "../testing/mod.ts";
-import { finalizer, stopOnSignals } from "./mod.ts";
+import { FakeApiServer, installFakeTime } from "../testing/mod.ts";
+import { Controller, finalizer, stopOnSignals } from "./mod.ts";
 
 const CM = "/api/v1/namespaces/default/configmaps";
 const CONFIGMAPS = { version: "v1", resource: "configmaps" };
@@ -34,12 +34,15 @@ Deno.test("finalizer: adds itself before the first apply, and keeps other finali
   });
   const { steps, apply, cleanup } = recorder();
   const versions = new Versions();
-  await finalizer(client, objectRef(CONFIGMAPS, made), {
+  await finalizer({
+    client,
+    ref: objectRef(CONFIGMAPS, made),
     object: made,
+    versions,
+  }, {
     name: NAME,
     apply,
     cleanup,
-    versions,
   });
   const held = server.object(`${CM}/a`)!;
   assert.deepEqual(held.metadata.finalizers, ["other.io/keep", NAME]);
@@ -54,8 +57,7 @@ Deno.test("finalizer: adds itself before the first apply, and keeps other finali
   );
   // With the finalizer on: apply only, no write.
   const before = server.count({ method: "PATCH" });
-  await finalizer(client, objectRef(CONFIGMAPS, held), {
-    object: held,
+  await finalizer({ client, ref: objectRef(CONFIGMAPS, held), object: held }, {
     name: NAME,
     apply,
     cleanup,
@@ -72,8 +74,11 @@ Deno.test("finalizer: a deleted object is cleaned up, then the finalizer comes o
   const deleting = server.object(`${CM}/a`)!;
   assert.ok(deleting.metadata.deletionTimestamp);
   const { steps, apply, cleanup } = recorder();
-  await finalizer(client, objectRef(CONFIGMAPS, deleting), {
+  await finalizer({
+    client,
+    ref: objectRef(CONFIGMAPS, deleting),
     object: deleting,
+  }, {
     name: NAME,
     apply,
     cleanup,
@@ -91,8 +96,11 @@ Deno.test("finalizer: a deleted object without it runs nothing", async () => {
   await client.delete(`${CM}/a`);
   const { steps, apply, cleanup } = recorder();
   const deleting = server.object(`${CM}/a`)!;
-  const action = await finalizer(client, objectRef(CONFIGMAPS, deleting), {
+  const action = await finalizer({
+    client,
+    ref: objectRef(CONFIGMAPS, deleting),
     object: deleting,
+  }, {
     name: NAME,
     apply,
     cleanup,
@@ -109,8 +117,11 @@ Deno.test("finalizer: a failed cleanup keeps the finalizer and the object", asyn
   await client.delete(`${CM}/a`);
   const deleting = server.object(`${CM}/a`)!;
   await assert.rejects(
-    finalizer(client, objectRef(CONFIGMAPS, deleting), {
+    finalizer({
+      client,
+      ref: objectRef(CONFIGMAPS, deleting),
       object: deleting,
+    }, {
       name: NAME,
       apply: () => {},
       cleanup: () => {
@@ -131,12 +142,14 @@ Deno.test("finalizer: a stale copy conflicts, and the patch is retried from a fr
     type: "merge",
   });
   const { steps, apply, cleanup } = recorder();
-  await finalizer(client, objectRef(CONFIGMAPS, stale), {
-    object: stale,
-    name: NAME,
-    apply,
-    cleanup,
-  });
+  await finalizer(
+    { client, ref: objectRef(CONFIGMAPS, stale), object: stale },
+    {
+      name: NAME,
+      apply,
+      cleanup,
+    },
+  );
   assert.deepEqual(server.object(`${CM}/a`)?.metadata.finalizers, [
     "other.io/x",
     NAME,
@@ -155,8 +168,7 @@ Deno.test("finalizer: a deletion that arrives mid-reconcile turns the add into n
   });
   await client.delete(`${CM}/a`);
   const { steps, apply, cleanup } = recorder();
-  await finalizer(client, objectRef(CONFIGMAPS, live), {
-    object: live,
+  await finalizer({ client, ref: objectRef(CONFIGMAPS, live), object: live }, {
     name: NAME,
     apply,
     cleanup,
@@ -173,8 +185,7 @@ Deno.test("finalizer: a deletion that arrives mid-reconcile turns the add into n
   });
   await client.delete(`${CM}/b`);
   const read = server.object(`${CM}/b`)!;
-  await finalizer(client, objectRef(CONFIGMAPS, read), {
-    object: read,
+  await finalizer({ client, ref: objectRef(CONFIGMAPS, read), object: read }, {
     name: NAME,
     apply,
     cleanup: async (object) => {
@@ -198,8 +209,7 @@ Deno.test("finalizer: gives up after repeated conflicts with the ConflictError",
   const made = await client.create(CM, { metadata: { name: "a" } });
   server.refuse({ method: "PATCH", status: 409, count: 100 });
   await assert.rejects(
-    finalizer(client, objectRef(CONFIGMAPS, made), {
-      object: made,
+    finalizer({ client, ref: objectRef(CONFIGMAPS, made), object: made }, {
       name: NAME,
       apply: () => {},
       cleanup: () => {},
@@ -245,8 +255,7 @@ Deno.test("finalizer: a 409 from apply's own write goes to the caller at once (a
   });
   let applies = 0;
   await assert.rejects(
-    finalizer(client, objectRef(CONFIGMAPS, made), {
-      object: made,
+    finalizer({ client, ref: objectRef(CONFIGMAPS, made), object: made }, {
       name: NAME,
       apply: async () => {
         applies++;
@@ -271,8 +280,7 @@ Deno.test("finalizer: an object other than the ref names is refused before any r
   const before = server.requests.length;
   const { steps, apply, cleanup } = recorder();
   await assert.rejects(
-    finalizer(client, objectRef(CONFIGMAPS, "default/a"), {
-      object: b,
+    finalizer({ client, ref: objectRef(CONFIGMAPS, "default/a"), object: b }, {
       name: NAME,
       apply,
       cleanup,
@@ -311,10 +319,8 @@ Deno.test("finalizer: after the last finalizer is removed the memo trusts no cac
   before = deleting.metadata.resourceVersion!;
   const versions = new Versions();
   const { steps, apply, cleanup } = recorder();
-  await finalizer(client, ref, {
-    object: deleting,
+  await finalizer({ client, ref: ref, object: deleting, versions }, {
     name: NAME,
-    versions,
     apply,
     cleanup,
   });
@@ -323,4 +329,38 @@ Deno.test("finalizer: after the last finalizer is removed the memo trusts no cac
   // The watch's store may still hold the copy from before the removal: the
   // memo must not call it current, so the next reconcile reads the server.
   assert.equal(versions.current(ref, before), false);
+});
+
+Deno.test("finalizer: a reconcile's context is the target, the object named once; a gone object runs nothing", async () => {
+  using time = installFakeTime({ now: 0 });
+  await using server = new FakeApiServer();
+  const client = new Client(server.url, { fetch: server.fetch });
+  await client.create(CM, { metadata: { name: "a" } });
+  const { steps, apply, cleanup } = recorder();
+  const answers: unknown[] = [];
+  const controller = new Controller(client, {
+    name: "holder",
+    for: { ...CONFIGMAPS, kind: "ConfigMap" },
+    reconcile: async (context) => {
+      answers.push(await finalizer(context, { name: NAME, apply, cleanup }));
+    },
+  });
+  await time.settle();
+  await controller.idle();
+  assert.deepEqual(server.object(`${CM}/a`)?.metadata.finalizers, [NAME]);
+  await client.delete(`${CM}/a`);
+  await time.settle();
+  await controller.idle();
+  assert.equal(server.object(`${CM}/a`), undefined);
+  assert.equal(steps.at(-1), "cleanup a");
+  assert.ok(steps.slice(0, -1).every((step) => step === "apply a"));
+  // Reconciled once more after it is gone: nothing runs.
+  const ran = steps.length;
+  const passes = answers.length;
+  controller.queue.add("default/a");
+  await time.settle();
+  await controller.idle();
+  await controller.stop();
+  assert.equal(answers.length, passes + 1);
+  assert.equal(steps.length, ran);
 });

@@ -111,7 +111,9 @@ async function leadingController(
   const controller = new Controller(h.client, {
     name: "t",
     for: CONFIGMAPS,
-    lead,
+    wiring: {
+      lead,
+    },
     resync: 1_000,
     concurrency: 2,
     reconcile,
@@ -188,7 +190,9 @@ for (
       await using second = new Controller(h.client, {
         name: "t",
         for: CONFIGMAPS,
-        lead: again,
+        wiring: {
+          lead: again,
+        },
         reconcile: next.reconcile,
       });
       for (let i = 0; i < 60 && next.starts.length < 3; i++) {
@@ -239,7 +243,9 @@ Deno.test("a reconcile that outlives the Lease's margin is reported; the stop wa
   const controller = new Controller(h.client, {
     name: "t",
     for: CONFIGMAPS,
-    lead,
+    wiring: {
+      lead,
+    },
     stopTimeout: 120_000,
     // Ignores its signal and never ends.
     reconcile: () => new Promise(() => {}),

@@ -12,7 +12,6 @@ import { ProbeServer, type ProbeServerOptions } from "../metrics/probes.ts";
 import { Sharder } from "../shard/sharder.ts";
 import { Controller } from "./controller.ts";
 import { clamp } from "./_limiter.ts";
-import { managed } from "./_managed.ts";
 import { shardSource } from "./_shard.ts";
 import { DEFAULT_STOP_TIMEOUT } from "./queue.ts";
 import type { ControllerOptions, ControllerShards } from "./types.ts";
@@ -184,14 +183,22 @@ export class Manager implements AsyncDisposable {
       throw new TypeError("The probe server needs the metrics option");
     }
     const shards = options.shards;
-    const sharded = options.controllers.some((c) => c.shards !== undefined);
+    const sharded = options.controllers.some((c) =>
+      c.wiring?.shards !== undefined
+    );
     if ((shards !== undefined || sharded) && options.election !== undefined) {
       throw new TypeError("The manager takes shards or an election, not both");
     }
     this.#controllerOptions = options.controllers.map((controller) =>
-      shards === undefined || controller.shards !== undefined
+      shards === undefined || controller.wiring?.shards !== undefined
         ? controller
-        : { ...controller, shards: { ...shards, ring: controller.name } }
+        : {
+          ...controller,
+          wiring: {
+            ...controller.wiring,
+            shards: { ...shards, ring: controller.name },
+          },
+        }
     );
     const metrics = options.metrics;
     this.#client = metrics === undefined ? client : metrics.client(client);
@@ -222,7 +229,7 @@ export class Manager implements AsyncDisposable {
         ...(controller.watches ?? []).map((watch) => watch.source),
       ];
       for (const source of sources) this.collections.register(source);
-      if (controller.shards !== undefined) this.#shard(controller);
+      if (controller.wiring?.shards !== undefined) this.#shard(controller);
     }
     for (const task of options.tasks ?? []) this.#tasks.push(this.#run(task));
     const outer = options.signal;
@@ -291,7 +298,7 @@ export class Manager implements AsyncDisposable {
   /** Runs the sharder of a sharded controller's ring. */
   // deno-lint-ignore no-explicit-any -- controllers of any primary kind
   #shard(controller: ControllerOptions<any>): void {
-    const { ring, namespace, identity, exit } = controller.shards!;
+    const { ring, namespace, identity, exit } = controller.wiring!.shards!;
     const { log, onError } = this.#diagnostics;
     this.#sharders.push(
       new Sharder(this.#client, {
@@ -341,11 +348,14 @@ export class Manager implements AsyncDisposable {
         onError,
         log: (line) => log(`${options.name}: ${line}`),
         ...options,
-        lead,
-        collections: this.collections,
-        metrics,
+        wiring: {
+          ...options.wiring,
+          lead,
+          collections: this.collections,
+          metrics,
+          managed: true,
+        },
       };
-      managed.add(own);
       return new Controller(this.#client, own);
     });
   }
@@ -390,18 +400,24 @@ export class Manager implements AsyncDisposable {
     const controllers = this.#controllers;
     // Each controller stops as one does alone, all at once: their Events
     // are written before the Lease goes below.
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const late = new Promise<"late">((resolve) => {
-      timer = setTimeout(() => resolve("late"), budget + 1_000);
-    });
-    const stopped = await Promise.race([
-      Promise.all(controllers.map((c) => c.stop())),
-      late,
-    ]);
+    // Past the budget (and a second's grace), the controllers' waits end
+    // at once and their requests are aborted: none outlives the Lease.
+    const late = new AbortController();
+    const timer = setTimeout(
+      () =>
+        late.abort(
+          new DOMException(
+            "The controllers did not stop within stopTimeout",
+            "TimeoutError",
+          ),
+        ),
+      budget + 1_000,
+    );
+    await Promise.all(
+      controllers.map((c) => c.stop({ signal: late.signal })),
+    );
     clearTimeout(timer);
-    if (stopped === "late") {
-      onError(new Error("The controllers did not stop within stopTimeout"));
-    }
+    if (late.signal.aborted) onError(late.signal.reason);
     this.#stop.abort(new DOMException("The manager stops", "AbortError"));
     // The members released their Leases: another replica's sharder moves
     // their objects at once; then this replica's sharders go.

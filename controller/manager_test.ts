@@ -239,7 +239,7 @@ Deno.test("shutdown order for all controllers: reconciles, then every queued Eve
   const noting = (name: string, source: typeof CONFIGMAPS) => ({
     name,
     for: source,
-    events: { component: name, instance: "pod-a" },
+    wiring: { events: { component: name, instance: "pod-a" } },
     reconcile: (context: ReconcileContext<KubeObject>) => {
       context.normal({ reason: "Seen", message: `${name} saw it` });
     },

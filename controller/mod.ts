@@ -12,12 +12,17 @@
  * @example A controller with an owned child
  * ```ts
  * import assert from "node:assert/strict";
- * import { Client, type KubeObject } from "@liken/kubernetes/apiclient";
+ * import {
+ *   Client,
+ *   controllerRef,
+ *   type KubeObject,
+ * } from "@liken/kubernetes/apiclient";
  * import { Controller } from "@liken/kubernetes/controller";
  * import { FakeApiServer } from "@liken/kubernetes/testing";
  *
  * await using server = new FakeApiServer();
  * const client = new Client(server.url, { fetch: server.fetch });
+ * const CONFIGMAPS = { version: "v1", resource: "configmaps", kind: "ConfigMap" };
  * const SECRETS = { version: "v1", resource: "secrets", namespaced: true };
  * await client
  *   .resource({ version: "v1", resource: "configmaps" })
@@ -25,21 +30,14 @@
  *   .create({ metadata: { name: "a" } });
  * await using controller = new Controller<KubeObject>(client, {
  *   name: "mirror",
- *   for: { version: "v1", resource: "configmaps", kind: "ConfigMap" },
+ *   for: CONFIGMAPS,
  *   owns: [SECRETS],
  *   reconcile: async ({ object, client }) => {
  *     if (object === undefined) return;
  *     const name = object.metadata.name!;
- *     const owner = {
- *       apiVersion: "v1",
- *       kind: "ConfigMap",
- *       name,
- *       uid: object.metadata.uid!,
- *       controller: true,
- *     };
  *     try {
  *       await client.resource(SECRETS).namespace("default").create({
- *         metadata: { name, ownerReferences: [owner] },
+ *         metadata: { name, ownerReferences: [controllerRef(object, CONFIGMAPS)] },
  *       });
  *     } catch {
  *       // Already there.
@@ -68,8 +66,7 @@
  *   name: "widgets",
  *   for: widgets,
  *   owns: [{ version: "v1", resource: "configmaps" }],
- *   metrics,
- *   events: { instance: "pod-1" },
+ *   wiring: { metrics, events: { instance: "pod-1" } },
  *   reconcile: async (context) => {
  *     const name = context.ref.name;
  *     await context.apply({
@@ -90,8 +87,16 @@
  *
  * @module
  */
-export { controllerOf, meaningfulChange, type OwnerKind } from "./changes.ts";
-export { Controller, MIN_RESYNC, type Watched } from "./controller.ts";
+export {
+  CONTROLLER_UID_INDEX,
+  controllerUid,
+  meaningfulChange,
+} from "./changes.ts";
+export {
+  Controller,
+  MIN_RESYNC,
+  type WatchedCollection,
+} from "./controller.ts";
 export {
   ApplyConflictError,
   type ApplyConflictErrorOptions,
@@ -104,6 +109,7 @@ export {
   finalizer,
   FINALIZER_ATTEMPTS,
   type FinalizerOptions,
+  type FinalizerTarget,
 } from "./finalizer.ts";
 export {
   DEFAULT_BASE_DELAY,
@@ -139,9 +145,8 @@ export type {
   ControllerEventsOptions,
   ControllerObserver,
   ControllerOptions,
-  ControllerPermissions,
   ControllerShards,
-  PolicyRule,
+  ControllerWiring,
   Primary,
   Reconcile,
   ReconcileContext,

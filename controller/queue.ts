@@ -2,7 +2,12 @@
 // taker per key, delayed adds and per-key backoff, here on the global
 // timers so that fake clocks drive it.
 import { MAX_TIMER } from "../_internal/sleep.ts";
-import { StopTimeoutError } from "../_internal/stop_timeout.ts";
+import {
+  type StopOptions,
+  StopTimeoutError,
+} from "../_internal/stop_timeout.ts";
+
+export type { StopOptions };
 import { clamp, ExponentialBackoff, TokenBucket } from "./_limiter.ts";
 
 /** The default first retry delay of a key: 5 ms (client-go's). */
@@ -84,16 +89,6 @@ export interface RetryOptions {
 export interface TakeOptions {
   /** Ends the wait for a key; the take then answers `undefined`. */
   signal?: AbortSignal | undefined;
-}
-
-/** Options of {@linkcode WorkQueue.stop}. */
-export interface StopOptions {
-  /**
-   * How long to wait for the keys being worked on to finish. Default
-   * {@linkcode DEFAULT_STOP_TIMEOUT}. When it runs out, `stop` rejects with
-   * a `StopTimeoutError`.
-   */
-  timeout?: number | undefined;
 }
 
 /**
@@ -367,9 +362,11 @@ export class WorkQueue implements AsyncDisposable {
    * Stops the queue: no key is handed out or added any more, delayed keys
    * are dropped, and the keys being worked on may finish within the bound.
    *
-   * @param options The bound.
+   * @param options The bound: a timeout (default
+   *   {@linkcode DEFAULT_STOP_TIMEOUT}) and a signal.
    * @returns Settles when no key is being worked on; rejects with a
-   * `StopTimeoutError` naming the unfinished keys when the bound runs out.
+   * `StopTimeoutError` naming the unfinished keys when the bound runs out
+   * or the signal aborts first.
    */
   async stop(options: StopOptions = {}): Promise<void> {
     if (!this.#stopping) {
@@ -387,27 +384,45 @@ export class WorkQueue implements AsyncDisposable {
       if (this.#processing.size === 0) this.#drained.resolve();
     }
     if (this.#processing.size === 0) return;
-    const timeout = clamp(
-      options.timeout ?? DEFAULT_STOP_TIMEOUT,
-      0,
-      MAX_TIMER,
-    );
+    const { signal } = options;
+    const given = options.timeout;
+    const timeout = given === undefined || Number.isNaN(given)
+      ? DEFAULT_STOP_TIMEOUT
+      : given;
     let timer: ReturnType<typeof setTimeout> | undefined;
-    const expired = new Promise<boolean>((resolve) => {
-      timer = setTimeout(() => resolve(false), timeout);
+    let onAbort = (): void => {};
+    // false: the bound ran out; otherwise the signal's reason.
+    const expired = new Promise<{ cause: unknown }>((resolve) => {
+      if (timeout < MAX_TIMER) {
+        timer = setTimeout(
+          () =>
+            resolve({
+              cause: new DOMException(
+                `The stop took longer than ${timeout} ms`,
+                "TimeoutError",
+              ),
+            }),
+          clamp(timeout, 0, MAX_TIMER),
+        );
+      }
+      onAbort = () => resolve({ cause: signal?.reason });
+      if (signal?.aborted) onAbort();
+      else signal?.addEventListener("abort", onAbort, { once: true });
     });
-    const finished = await Promise.race([
-      this.done.then(() => true),
+    const ended = await Promise.race([
+      this.done.then(() => undefined),
       expired,
     ]);
     clearTimeout(timer);
-    if (!finished) {
+    signal?.removeEventListener("abort", onAbort);
+    if (ended !== undefined) {
       const keys = [...this.#processing.keys()];
       throw new StopTimeoutError(
         "The work queue",
         `${keys.length} key(s) still being worked on: ${
           keys.slice(0, 10).join(", ")
         }`,
+        { cause: ended.cause },
       );
     }
   }

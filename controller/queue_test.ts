@@ -177,6 +177,24 @@ Deno.test("stop rejects with StopTimeoutError naming the keys still in work at i
   await queue.done;
 });
 
+Deno.test("stop's signal ends its wait as the bound does, with the signal's reason as cause", async () => {
+  using _time = installFakeTime();
+  const queue = new WorkQueue();
+  queue.add("slow");
+  await queue.take();
+  const grace = new AbortController();
+  const stopping = queue.stop({ signal: grace.signal, timeout: Infinity });
+  const reason = new Error("Grace period over");
+  grace.abort(reason);
+  await assert.rejects(stopping, (error: unknown) => {
+    assert.ok(error instanceof StopTimeoutError);
+    assert.equal(error.cause, reason);
+    return true;
+  });
+  queue.finish("slow");
+  await queue.done;
+});
+
 Deno.test("hostile options are bounded", async () => {
   using time = installFakeTime();
   await using queue = new WorkQueue({

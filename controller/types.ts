@@ -4,16 +4,15 @@ import type { ObjectRef, Resource } from "../apiclient/resource.ts";
 import type { KubeObject } from "../apiclient/types.ts";
 import type { DiagnosticsOptions } from "../_internal/diagnostics.ts";
 import type { Lead } from "../election/lead.ts";
-import type { Condition, ConditionStatus } from "../conditions/mod.ts";
+import type { Condition } from "../conditions/mod.ts";
+import type { BadStatuses } from "../events/transition.ts";
+import type { Schema } from "../resource/schema.ts";
 import type { RecorderOptions } from "../events/options.ts";
 import type { Recorder } from "../events/recorder.ts";
 import type { EventNote } from "../events/types.ts";
 import type { Source } from "../informer/types.ts";
 import type { Versions } from "../memo/versions.ts";
-import type {
-  Collections,
-  WatchHooks as SharedWatchHooks,
-} from "../informer/shared.ts";
+import type { Collections, WatchHooks } from "../informer/shared.ts";
 import type { Metrics } from "../metrics/metrics.ts";
 import type { WorkQueueOptions } from "./queue.ts";
 
@@ -31,6 +30,14 @@ export interface Primary extends Source {
    * ClusterIssuer) children anywhere. Default `true`.
    */
   namespaced?: boolean | undefined;
+  /**
+   * The structural schema of the whole object, as a `defineResource`
+   * definition carries it (pass the definition as `for` and it is there):
+   * {@linkcode ReconcileContext.status} writes `observedGeneration` only
+   * where it names one, refuses a status it would prune, and compares
+   * statuses as the API server stores them (defaulted). Default: none.
+   */
+  schema?: Schema | undefined;
 }
 
 /**
@@ -42,15 +49,18 @@ export interface Watch<C extends KubeObject = KubeObject> {
   /** The collection to watch. */
   source: Source;
   /**
-   * Answers the primary keys (`namespace/name`, or `name`) an object
-   * concerns. Called for adds, updates (the old copy and the new) and
-   * deletes (the final copy, or the last known one of a
-   * `DeletedFinalStateUnknown`; the controller's watches have no `decode`,
-   * so there is always one). A throw is reported to `onError` as a
-   * `WatchMapError`, and the keys it had not answered yet are
-   * not reconciled for that change.
+   * Answers the primary objects an object concerns, as `ObjectRef`s of the
+   * primary collection (its group and resource; a namespace for a
+   * namespaced primary, none for a cluster-scoped one), such as
+   * `objectRef(PRIMARY, "shop/web")` or `{ ...PRIMARY, namespace, name }`.
+   * Called for adds, updates (the old copy and the new) and deletes (the
+   * final copy, or the last known one of a `DeletedFinalStateUnknown`; the
+   * controller's watches have no `decode`, so there is always one). A throw,
+   * or a ref of another resource or scope, is reported to `onError` as a
+   * `WatchMapError`, and the refs it had not answered yet are not
+   * reconciled for that change.
    */
-  map: (object: C) => Iterable<string>;
+  map: (object: C) => Iterable<ObjectRef>;
 }
 
 /**
@@ -76,11 +86,14 @@ export interface ReconcileContext<T extends KubeObject = KubeObject> {
   readonly object: T | undefined;
   /**
    * The client to write with: with an election, it carries the write guard,
-   * so no write leaves after the Lease is lost.
+   * so no write leaves after the Lease is lost; it is bound to the
+   * controller's memo (`Client.withMemo`), so the writes of its handles to
+   * the collections the controller watches note their versions, and the
+   * cached reads never answer a copy older than them.
    */
   readonly client: Client;
   /**
-   * The memo of versions, for `written`, `readOne`, `settleStatus` and
+   * The memo of versions, for `cachedGet`, `freshGet`, `settleStatus` and
    * `finalizer`; one memo serves every kind (it files notes by ref).
    */
   readonly versions: Versions;
@@ -93,7 +106,7 @@ export interface ReconcileContext<T extends KubeObject = KubeObject> {
   /** How many times this key failed in a row before this reconcile. */
   readonly retries: number;
   /**
-   * Reads any object the memo-aware way (`readOne`): from the controller's
+   * Reads any object the memo-aware way (`cachedGet`): from the controller's
    * watch of its collection when that holds a current copy, else from the
    * API server.
    *
@@ -105,6 +118,54 @@ export interface ReconcileContext<T extends KubeObject = KubeObject> {
     ref: ObjectRef,
   ): Promise<C | undefined>;
   /**
+   * The primary's children of one `owns` collection, from that
+   * collection's store in one call: the objects whose controlling
+   * ownerReference (`controller: true`) names the primary (its uid, kind and
+   * group), in the primary's namespace (anywhere for a cluster-scoped
+   * primary), sorted by key. Found through the store's index of children
+   * by controlling owner ({@linkcode CONTROLLER_UID_INDEX}), never by a list
+   * request, and never older than the controller's own writes: a child the
+   * memo knows at another version than the store's (such as one just
+   * applied or deleted) is read from the API server (`cachedList` with the
+   * index). While the store is not ready (its watch was refused), the
+   * children come from a list of the API server instead. Empty
+   * when the primary is gone.
+   *
+   * @example
+   * ```ts
+   * import assert from "node:assert/strict";
+   * import { Client, type KubeObject } from "@liken/kubernetes/apiclient";
+   * import { Controller } from "@liken/kubernetes/controller";
+   * import { FakeApiServer } from "@liken/kubernetes/testing";
+   *
+   * await using server = new FakeApiServer();
+   * const client = new Client(server.url, { fetch: server.fetch });
+   * const SECRETS = { version: "v1", resource: "secrets" };
+   * await client.create("/api/v1/namespaces/default/configmaps", { metadata: { name: "a" } });
+   * const seen: string[][] = [];
+   * await using controller = new Controller(client, {
+   *   name: "mirror",
+   *   for: { version: "v1", resource: "configmaps", kind: "ConfigMap" },
+   *   owns: [SECRETS],
+   *   reconcile: async (context) => {
+   *     const name = `${context.ref.name}-1`;
+   *     await context.apply({ apiVersion: "v1", kind: "Secret", metadata: { name, namespace: "default" } });
+   *     // The child just applied is there, whether or not the watch has brought it.
+   *     const children = await context.children<KubeObject>(SECRETS);
+   *     seen.push(children.map((child) => child.metadata.name!));
+   *   },
+   * });
+   * await controller.idle();
+   * assert.deepEqual(seen[0], ["a-1"]);
+   * ```
+   *
+   * @typeParam C The kind of the children.
+   * @param resource The `owns` collection (its group and resource).
+   * @returns The children.
+   * @throws {TypeError} When the controller does not own that resource.
+   */
+  children<C extends KubeObject = KubeObject>(resource: Resource): Promise<C[]>;
+  /**
    * The controller's Event recorder (`recorder` or `events`), or
    * `undefined` when it has none.
    */
@@ -114,7 +175,7 @@ export interface ReconcileContext<T extends KubeObject = KubeObject> {
    * controller ownerReference (`controller: true`, `blockOwnerDeletion:
    * true`, the primary's apiVersion, kind, name and uid), sends with the
    * controller's name as the field manager, and notes the answer in the
-   * memo (`written`).
+   * memo.
    *
    * Which collection: `options.resource` when given (its group and version
    * must be the child's `apiVersion`), else the group and version of the
@@ -159,27 +220,37 @@ export interface ReconcileContext<T extends KubeObject = KubeObject> {
   deleteChild(ref: ObjectRef): Promise<boolean>;
   /**
    * Writes the primary's status in one call: the fields of `patch` over the
-   * held status (`null` removes a field, `undefined` leaves it), each
+   * held status (`null` removes a field, `undefined` leaves it), and each
    * condition of `patch.conditions` set by the conditions module's `set`
-   * (`lastTransitionTime` moves only when the status changes; each takes
-   * the primary's generation as `observedGeneration` unless it states one),
-   * and `observedGeneration` set to the primary's `metadata.generation`.
+   * (`lastTransitionTime` moves only when the status changes).
    *
-   * Nothing is sent when the result deep-equals the held status. Otherwise
-   * the status subresource is replaced conditional on the resourceVersion
-   * (`settleStatus`): a merge patch would replace the whole `conditions`
-   * list (RFC 7386 replaces arrays) and so drop a condition another writer
-   * added meanwhile, while a stale replace draws a 409, after which the
-   * status is computed again once from a fresh copy.
+   * `observedGeneration` (the primary's `metadata.generation`) goes where
+   * the primary's schema ({@linkcode Primary.schema}, a `defineResource`
+   * definition's) names it: `status.observedGeneration`, and each condition
+   * that states none. Without a schema, each condition takes it (a
+   * `metav1.Condition` has the field) and the status only with
+   * `options.observedGeneration` (which decides the status's field in
+   * either case): a field the API server prunes would make the status
+   * differ from the held one on every pass, a write per reconcile.
+   *
+   * With a schema, a status it would prune (a field it does not name) is
+   * refused with a `TypeError` naming the fields, before any request; the
+   * status is defaulted by it, and nothing is sent when the result
+   * deep-equals the held status. Otherwise the status subresource is
+   * replaced conditional on the resourceVersion (`settleStatus`): a merge
+   * patch would replace the whole `conditions` list (RFC 7386 replaces
+   * arrays) and so drop a condition another writer added meanwhile, while a
+   * stale replace draws a 409, after which the status is computed again
+   * once from a fresh copy.
    *
    * After the write lands, each condition that transitioned (new, or a
    * changed status or reason, as `set` says) posts an Event through the
    * controller's recorder, its object reference made from the primary
-   * (`transition` of the events module); Warning when the status is
-   * `options.bad`.
+   * (`transition` of the events module); Warning when `options.bad` names
+   * the condition's type with its new status.
    *
    * @param patch The status fields and conditions.
-   * @param options The status that needs a person.
+   * @param options The statuses that need a person, and `observedGeneration`.
    * @returns Whether a write landed.
    */
   status(patch: StatusPatch, options?: StatusOptions): Promise<boolean>;
@@ -229,10 +300,16 @@ export interface StatusPatch {
 /** Options of {@linkcode ReconcileContext.status}. */
 export interface StatusOptions {
   /**
-   * The condition status that posts a Warning rather than a Normal Event
-   * (such as `"False"` for `Ready`). Default: none (always Normal).
+   * The status of each condition type that posts a Warning rather than a
+   * Normal Event, such as `{ Available: "False", Degraded: "True" }`.
+   * Default: none (always Normal).
    */
-  bad?: ConditionStatus | undefined;
+  bad?: BadStatuses | undefined;
+  /**
+   * Whether to set `status.observedGeneration`. Default: whether the
+   * primary's schema names it; `false` without a schema.
+   */
+  observedGeneration?: boolean | undefined;
 }
 
 /**
@@ -253,8 +330,7 @@ export type Reconcile<T extends KubeObject = KubeObject> = (
   context: ReconcileContext<T>,
 ) => Action | void | Promise<Action | void>;
 
-/** The callbacks of a watch the controller makes, as `instrument` sees them. */
-export type WatchHooks = SharedWatchHooks;
+export type { WatchHooks };
 /** What a controller reports to an observer (for metrics). */
 export interface ControllerObserver {
   /**
@@ -285,7 +361,10 @@ export interface ControllerOptions<T extends KubeObject = KubeObject>
   /**
    * Child collections: a change of a child reconciles its controlling
    * owner (the `ownerReferences` entry with `controller: true` of the
-   * primary's kind and group, in the child's namespace).
+   * primary's kind and group, in the child's namespace). Each store keeps
+   * an index of children by controlling owner ({@linkcode
+   * CONTROLLER_UID_INDEX}), which {@linkcode ReconcileContext.children}
+   * reads.
    */
   owns?: readonly Source[] | undefined;
   /** Other collections, mapped to primary keys by a function. */
@@ -314,6 +393,59 @@ export interface ControllerOptions<T extends KubeObject = KubeObject>
    * wake it.
    */
   changed?: ((old: T, object: T) => boolean) | undefined;
+  /**
+   * Whether {@linkcode ReconcileContext.apply} forces: take the fields
+   * other managers own, as the Kubernetes docs recommend for controllers
+   * ("Server-Side Apply", Using Server-Side Apply in a controller). With
+   * `false`, a conflict rejects with an `ApplyConflictError`. Default `true`.
+   */
+  applyForce?: boolean | undefined;
+  /** The work queue's backoff, rate limit and observer. */
+  queue?: WorkQueueOptions | undefined;
+  /**
+   * How long `stop` waits for reconciles in flight, in milliseconds.
+   * Default 30 s.
+   */
+  stopTimeout?: number | undefined;
+  /**
+   * What the controller is wired to: the election, the Event recorder,
+   * the metrics, shared collections, the memo, the shard ring. A
+   * `Manager` wires its controllers itself. Default: nothing (the
+   * controller always reconciles, with watches and a memo of its own).
+   */
+  wiring?: ControllerWiring | undefined;
+  /** Stops the controller, as {@linkcode Controller.stop} does. */
+  signal?: AbortSignal | undefined;
+}
+
+/**
+ * What a controller is wired to, apart from what it watches and how it
+ * runs ({@linkcode ControllerOptions.wiring}). A `Manager` makes this for
+ * each of its controllers; a controller alone takes what it needs.
+ *
+ * @example A controller alone with an election and its own Events
+ * ```ts
+ * import { Client, type KubeObject } from "@liken/kubernetes/apiclient";
+ * import { Controller } from "@liken/kubernetes/controller";
+ * import { Lead } from "@liken/kubernetes/election";
+ * import { FakeApiServer } from "@liken/kubernetes/testing";
+ *
+ * await using server = new FakeApiServer();
+ * const client = new Client(server.url, { fetch: server.fetch });
+ * await using lead = new Lead(client, {
+ *   lease: { namespace: "default", name: "mirror" },
+ *   pod: "mirror-0",
+ * });
+ * await using controller = new Controller<KubeObject>(client, {
+ *   name: "mirror",
+ *   for: { version: "v1", resource: "configmaps", kind: "ConfigMap" },
+ *   reconcile: () => {},
+ *   wiring: { lead, events: { instance: "mirror-0" } },
+ * });
+ * await controller.idle();
+ * ```
+ */
+export interface ControllerWiring {
   /**
    * The election: reconcile only while leading, write through its write
    * guard, and release the Lease last when stopping. Default: none (always
@@ -346,13 +478,6 @@ export interface ControllerOptions<T extends KubeObject = KubeObject>
    */
   metrics?: Metrics | undefined;
   /**
-   * Whether {@linkcode ReconcileContext.apply} forces: take the fields
-   * other managers own, as the Kubernetes docs recommend for controllers
-   * ("Server-Side Apply", Using Server-Side Apply in a controller). With
-   * `false`, a conflict rejects with an `ApplyConflictError`. Default `true`.
-   */
-  applyForce?: boolean | undefined;
-  /**
    * Shared collections to register the controller's watches with (one
    * watch and one store per collection for every controller of the
    * process; a `Manager` passes its own). Default: watches of its own.
@@ -360,13 +485,6 @@ export interface ControllerOptions<T extends KubeObject = KubeObject>
   collections?: Collections | undefined;
   /** The memo of versions. Default: a new one. */
   versions?: Versions | undefined;
-  /** The work queue's backoff, rate limit and observer. */
-  queue?: WorkQueueOptions | undefined;
-  /**
-   * How long `stop` waits for reconciles in flight, in milliseconds.
-   * Default 30 s.
-   */
-  stopTimeout?: number | undefined;
   /** Hears reconciles (for metrics); the queue's observer is in `queue`. */
   observer?: ControllerObserver | undefined;
   /**
@@ -378,12 +496,6 @@ export interface ControllerOptions<T extends KubeObject = KubeObject>
     | ((source: Source, hooks: WatchHooks) => WatchHooks)
     | undefined;
   /**
-   * What the reconcile writes beyond what the options above already say,
-   * for the RBAC rules the manifests module derives (`rulesOf`). Default:
-   * the status, no deletes, no other rules.
-   */
-  permissions?: ControllerPermissions | undefined;
-  /**
    * Makes this replica one member of a ring of replicas that share the
    * primaries: it holds its own member Lease (its election: `lead` must be
    * left out), its primary watch selects only the objects the ring's
@@ -391,8 +503,13 @@ export interface ControllerOptions<T extends KubeObject = KubeObject>
    * gives an object back when the sharder asks. Default: not sharded.
    */
   shards?: ControllerShards | undefined;
-  /** Stops the controller, as {@linkcode Controller.stop} does. */
-  signal?: AbortSignal | undefined;
+  /**
+   * Set by a `Manager` for the controllers it makes: the manager releases
+   * the Lease after all of them, and has wired its client, its election and
+   * its shared collections to the metrics once for all of them, so the
+   * controller does neither. Default `false`.
+   */
+  managed?: boolean | undefined;
 }
 
 /**
@@ -415,44 +532,4 @@ export interface ControllerShards {
    * `exit`). Default `Deno.exit`.
    */
   exit?: ((code: number) => void) | undefined;
-}
-
-/**
- * One RBAC rule (`rbac.authorization.k8s.io/v1` PolicyRule), for the
- * requests a reconcile sends by itself.
- */
-export interface PolicyRule {
-  /** The API groups; `""` is the core group. */
-  apiGroups: readonly string[];
-  /** The resources, with `name/subresource` for a subresource. */
-  resources: readonly string[];
-  /** The verbs: `get`, `list`, `watch`, `create`, `update`, `patch`, `delete`. */
-  verbs: readonly string[];
-  /** Only these objects. Default: every object. */
-  resourceNames?: readonly string[] | undefined;
-}
-
-/**
- * The requests a controller's reconcile sends beyond those its options
- * imply (see {@linkcode ControllerOptions.permissions}).
- */
-export interface ControllerPermissions {
-  /**
-   * Whether the reconcile writes the primary's status
-   * ({@linkcode ReconcileContext.status}: `update` on `<primary>/status`).
-   * Default `true`.
-   */
-  status?: boolean | undefined;
-  /**
-   * Whether the reconcile deletes children
-   * ({@linkcode ReconcileContext.deleteChild}: `delete` on each `owns`
-   * collection). Default `false`.
-   */
-  deleteChildren?: boolean | undefined;
-  /**
-   * Other requests, such as a `finalizer`'s `patch` on the primary or a
-   * write to a collection the controller does not watch. They take the
-   * scope of the primary (its namespace, or the cluster).
-   */
-  rules?: readonly PolicyRule[] | undefined;
 }

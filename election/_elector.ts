@@ -5,11 +5,11 @@
  * @module
  */
 
+import { microTime } from "../_internal/time.ts";
 import { NotFoundError } from "../apiclient/mod.ts";
 import { bounded } from "../_internal/signals.ts";
 import { sleep } from "../_internal/sleep.ts";
 import {
-  formatMicroTime,
   type Lease,
   type LeaseRecord,
   parseMicroTime,
@@ -164,8 +164,8 @@ export class Elector {
     const record: LeaseRecord = {
       holderIdentity: state.identity,
       leaseDurationSeconds: LEASE_DURATION / 1000,
-      acquireTime: formatMicroTime(now),
-      renewTime: formatMicroTime(now),
+      acquireTime: microTime(now),
+      renewTime: microTime(now),
       leaseTransitions: 0,
     };
 

@@ -67,18 +67,6 @@ export interface LeaseRecord {
 }
 
 /**
- * Formats epoch milliseconds as a Kubernetes MicroTime: RFC 3339 in UTC with
- * six fractional digits, the form the API server stores and answers.
- *
- * @param ms Epoch milliseconds.
- * @returns Such as `2026-12-02T11:38:29.123000Z`.
- */
-export function formatMicroTime(ms: number): string {
-  // toISOString has millisecond precision; the last three digits are zero.
-  return new Date(ms).toISOString().replace(/\.(\d{3})Z$/, ".$1000Z");
-}
-
-/**
  * Parses a Kubernetes time (MicroTime or Time) into epoch milliseconds.
  *
  * @param text The stored text, with or without fractional seconds.

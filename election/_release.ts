@@ -6,15 +6,11 @@
  * @module
  */
 
+import { microTime } from "../_internal/time.ts";
 import { ConflictError, NotFoundError } from "../apiclient/mod.ts";
 import { bounded } from "../_internal/signals.ts";
 import { sleep } from "../_internal/sleep.ts";
-import {
-  formatMicroTime,
-  type Lease,
-  type LeaseRecord,
-  parseMicroTime,
-} from "./_lease.ts";
+import { type Lease, type LeaseRecord, parseMicroTime } from "./_lease.ts";
 import type { ElectionState } from "./_state.ts";
 import { LeaseRequestError } from "./errors.ts";
 import { LEASE_DURATION, RENEW_DEADLINE, REQUEST_TIMEOUT } from "./timings.ts";
@@ -53,7 +49,9 @@ export async function release(
       if (limit <= 0) return;
     }
   }
-  const bound = bounded(limit, "The release");
+  // Not ended by the stop (it releases after one), only by the stop's
+  // own bound.
+  const bound = bounded(limit, "The release", state.cut.signal);
   let record: LeaseRecord;
   try {
     // As client-go: read first, so the write names the Lease's newest
@@ -67,7 +65,7 @@ export async function release(
       );
       return;
     }
-    const now = formatMicroTime(Date.now());
+    const now = microTime(Date.now());
     record = {
       holderIdentity: "",
       leaseDurationSeconds: 1,
@@ -123,7 +121,7 @@ export async function clearIfHeld(
         ...lease.spec,
         holderIdentity: "",
         leaseDurationSeconds: 1,
-        renewTime: formatMicroTime(Date.now()),
+        renewTime: microTime(Date.now()),
       },
     };
     try {

@@ -8,7 +8,7 @@
 import type { Client } from "../apiclient/mod.ts";
 import type { ObjectRef } from "../apiclient/resource.ts";
 import type { Diagnostics } from "../_internal/diagnostics.ts";
-import { checkMayWrite } from "./_guard.ts";
+import { NotLeadingError } from "./errors.ts";
 import type { LeaseRecord } from "./_lease.ts";
 import { LeaseRequests } from "./_requests.ts";
 import { RENEW_DEADLINE } from "./timings.ts";
@@ -28,6 +28,11 @@ export class ElectionState {
   readonly diagnostics: Diagnostics;
   /** Aborts on the stop. */
   readonly stop = new AbortController();
+  /**
+   * Aborts when the stop's wait for the elector gives up: the release still
+   * running then ends, so no request outlives the stop.
+   */
+  readonly cut = new AbortController();
 
   #phase: Phase = "waiting";
   #stopping = false;
@@ -206,5 +211,37 @@ export class ElectionState {
       return false;
     }
     return now >= renewed + seconds * 1000;
+  }
+}
+
+/**
+ * Returns while this process leads, is not stopping, and its last accepted
+ * renewal was sent less than `RENEW_DEADLINE` ago.
+ *
+ * @param state The election.
+ * @throws {NotLeadingError} Saying why a write must not be sent.
+ */
+export function checkMayWrite(state: ElectionState): void {
+  if (state.stopping) {
+    throw new NotLeadingError(
+      `This process is stepping down from ${state.subject}`,
+    );
+  }
+  if (state.phase !== "leading") {
+    throw new NotLeadingError(`This process does not hold ${state.subject}`);
+  }
+  const holder = state.observed?.holderIdentity ?? "";
+  if (holder !== state.identity) {
+    throw new NotLeadingError(
+      `${state.subject} names ${holder ? holder : "no holder"} now`,
+    );
+  }
+  const age = Date.now() - state.requests.renewed;
+  if (age >= RENEW_DEADLINE) {
+    throw new NotLeadingError(
+      `The last renewal of ${state.subject} was sent ${
+        (Math.floor(age / 100) / 10).toFixed(1)
+      } s ago, not within the renew deadline of ${RENEW_DEADLINE / 1000} s`,
+    );
   }
 }

@@ -484,8 +484,17 @@ export class Lead implements AsyncDisposable {
     const state = this.#state;
     this.#unlink();
     this.#halt();
-    // The elector's release is bounded by one renew deadline.
-    if (!(await within(this.#elector.done, RENEW_DEADLINE + 1_000))) return;
+    // The elector's release is bounded by one renew deadline; should it
+    // still run at this bound, it ends here: no request outlives the stop.
+    if (!(await within(this.#elector.done, RENEW_DEADLINE + 1_000))) {
+      state.cut.abort(
+        new DOMException(
+          `The stop of the election of ${state.subject} gave up waiting`,
+          "TimeoutError",
+        ),
+      );
+      return;
+    }
     const bound = bounded(RENEW_DEADLINE / 2, "The second release");
     try {
       await clearIfHeld(state, bound.signal);

@@ -36,7 +36,11 @@
  */
 
 import assert from "node:assert/strict";
-import { chaosSetting } from "../_internal/_chaos_test_util.ts";
+import {
+  chaosSetting,
+  seeded,
+  seedRandomness,
+} from "../_internal/_chaos_test_util.ts";
 import { Client, objectPath } from "../apiclient/mod.ts";
 import { FakeApiServer, installFakeTime } from "../testing/mod.ts";
 import {
@@ -51,7 +55,6 @@ import {
   installProcessTimers,
   outsideProcesses,
   Process,
-  seeded,
 } from "../_internal/_link_test_util.ts";
 
 const NAMESPACE = "default";
@@ -107,13 +110,14 @@ interface SeedResult {
   losses: number;
   /** Guard checks made (after each timer, at each request and answer). */
   checks: number;
+  /** Every request the server received, at its fake instant. */
+  trace: string[];
 }
 
 async function runSeed(seed: number): Promise<SeedResult> {
+  // The elector's jitter and identities: seeded, so a run replays.
+  using _random = seedRandomness(seed);
   const random = seeded(seed);
-  const realRandom = Math.random;
-  // The elector's jitter reads Math.random: seed it so a run replays.
-  Math.random = random;
   using time = installFakeTime({ now: START });
   using _processTimers = installProcessTimers();
   await using server = new FakeApiServer();
@@ -378,7 +382,10 @@ async function runSeed(seed: number): Promise<SeedResult> {
       failover <= bound,
       `seed ${seed}: failover took ${failover} ms, over ${bound} ms`,
     );
-    return { failover, takes, losses, checks };
+    const trace = server.requests.map((r) =>
+      `${r.time} ${r.method} ${r.path}?${r.query} ${JSON.stringify(r.body)}`
+    );
+    return { failover, takes, losses, checks, trace };
   } finally {
     clearInterval(sampler);
     endFaults();
@@ -393,9 +400,15 @@ async function runSeed(seed: number): Promise<SeedResult> {
     const settled = Promise.all(pending).then(() => all = true);
     while (!all) await time.next();
     await settled;
-    Math.random = realRandom;
   }
 }
+
+Deno.test("an election chaos seed replays, request for request", async () => {
+  const first = await runSeed(7);
+  const second = await runSeed(7);
+  assert.ok(first.takes > 2 && first.trace.length > 50, `${first.takes}`);
+  assert.deepEqual(second.trace, first.trace);
+});
 
 Deno.test("two candidates' write guards never both allow, and failover is bounded", async () => {
   const from = flag("from", 0);

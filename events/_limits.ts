@@ -1,4 +1,4 @@
-import type { ObjectReference } from "./types.ts";
+import type { ObjectReference } from "../apiclient/types.ts";
 
 /** The API server's limit on an Event's reason, in bytes. */
 export const MAX_REASON = 128;

@@ -3,6 +3,7 @@
 import { Client } from "../apiclient/mod.ts";
 import type { FakeApiServer } from "../testing/mod.ts";
 import { describe } from "../_internal/errors.ts";
+import { Gate } from "../_internal/_gate_test_util.ts";
 import { type Event, Recorder, type RecorderOptions } from "./mod.ts";
 
 export const START = Date.parse("2030-01-01T00:00:00.400Z");
@@ -18,54 +19,6 @@ export const failed = {
   reason: "StepFailed",
   message: "The mount did not answer",
 };
-
-/**
- * A fetch that holds requests while closed, so a test can keep a write in
- * flight; an aborted request rejects at once, as a real one does.
- */
-export class Gate {
-  #inner: typeof fetch;
-  #closed = false;
-  #waiting = new Set<() => void>();
-  /** Requests that reached the gate. */
-  arrived = 0;
-
-  constructor(inner: typeof fetch) {
-    this.#inner = inner;
-  }
-
-  close(): void {
-    this.#closed = true;
-  }
-
-  open(): void {
-    this.#closed = false;
-    for (const go of [...this.#waiting]) go();
-  }
-
-  get held(): number {
-    return this.#waiting.size;
-  }
-
-  fetch: typeof fetch = (input, init) => {
-    this.arrived++;
-    if (!this.#closed) return this.#inner(input, init);
-    const signal = init?.signal ?? undefined;
-    return new Promise<Response>((resolve, reject) => {
-      const go = (): void => {
-        this.#waiting.delete(go);
-        signal?.removeEventListener("abort", onAbort);
-        resolve(this.#inner(input, init));
-      };
-      const onAbort = (): void => {
-        this.#waiting.delete(go);
-        reject(signal?.reason);
-      };
-      this.#waiting.add(go);
-      signal?.addEventListener("abort", onAbort, { once: true });
-    });
-  };
-}
 
 export interface Setup {
   server: FakeApiServer;

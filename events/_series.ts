@@ -28,7 +28,9 @@ export interface SeriesEntry {
 
 /**
  * Identifies a series: two Events fold together only when kind, namespace,
- * name, UID, type, reason and message all agree. The UID is included so
+ * name, UID, field path, type, reason and message all agree (client-go's
+ * `getEventKey` includes the field path: a container's Events are not the
+ * Pod's). The UID is included so
  * that an object recreated under the same name opens a fresh series.
  * Fields are joined with NUL, which none of them can contain, so no two
  * different field lists share a key.
@@ -40,6 +42,7 @@ export function keyOf(event: Event): string {
     o.namespace ?? "",
     o.name,
     o.uid ?? "",
+    o.fieldPath ?? "",
     event.type,
     event.reason,
     event.message,

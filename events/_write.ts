@@ -3,7 +3,8 @@
 import { type Client, NotFoundError, type Resource } from "../apiclient/mod.ts";
 import { keyOf, type Series, SERIES_WINDOW } from "./_series.ts";
 import { HostnameError } from "./errors.ts";
-import type { Event, ObjectReference } from "./types.ts";
+import type { ObjectReference } from "../apiclient/types.ts";
+import type { Event } from "./types.ts";
 
 /** The collection of core/v1 Events in a namespace. */
 function events(namespace: string | undefined): Resource {
@@ -20,7 +21,9 @@ export async function writeOnce(
   client: Client,
   series: Series,
   event: Event,
+  options: { signal: AbortSignal },
 ): Promise<"created" | "patched"> {
+  const { signal } = options;
   const key = keyOf(event);
   const last = Date.parse(event.lastTimestamp);
   const collection = client.resource<Event>(events(event.metadata.namespace));
@@ -31,7 +34,7 @@ export async function writeOnce(
       await collection.patch(
         held.name,
         { count, lastTimestamp: event.lastTimestamp },
-        { type: "merge" },
+        { type: "merge", signal },
       );
       series.put(key, { name: held.name, count, last });
       return "patched";
@@ -41,16 +44,10 @@ export async function writeOnce(
       series.remove(key);
     }
   }
-  const created = await collection.create(event);
+  const created = await collection.create(event, { signal });
   const name = created?.metadata?.name;
   if (name) series.put(key, { name, count: 1, last });
   return "created";
-}
-
-/** The present time cut to the second, as the API server stores it. */
-export function timestamp(): string {
-  const seconds = Math.floor(Date.now() / 1000) * 1000;
-  return new Date(seconds).toISOString().replace(".000Z", "Z");
 }
 
 /** Copies the fields of a reference that are set, as Go's omitempty would. */
@@ -59,6 +56,8 @@ export function reference(object: ObjectReference): ObjectReference {
   if (object.apiVersion) copy.apiVersion = object.apiVersion;
   if (object.namespace) copy.namespace = object.namespace;
   if (object.uid) copy.uid = object.uid;
+  if (object.resourceVersion) copy.resourceVersion = object.resourceVersion;
+  if (object.fieldPath) copy.fieldPath = object.fieldPath;
   return copy;
 }
 

@@ -1,5 +1,6 @@
 import { describe } from "../_internal/errors.ts";
-import type { Event, EventType, ObjectReference } from "./types.ts";
+import type { ObjectReference } from "../apiclient/types.ts";
+import type { Event, EventType } from "./types.ts";
 
 /**
  * An Event the recorder gave up on: every attempt to write it failed (or its

@@ -46,7 +46,7 @@
  * setCondition(recorder, machine, {
  *   list: conditions,
  *   next: { type: "Ready", status: "False", reason: "MountFailed", message: "The mount did not answer" },
- *   bad: "False",
+ *   bad: { Ready: "False" },
  * });
  * await recorder.stop();
  * const [event] = server.eventsAbout({ kind: "Machine", name: "m1" });

@@ -188,32 +188,4 @@ export interface RecorderOptions extends DiagnosticsOptions {
  */
 export type EventOutcome = "created" | "patched" | "dropped" | "failed";
 
-/**
- * Options of {@linkcode Recorder.stop}.
- *
- * @example Bound the stop by the pod's grace period
- * ```ts
- * import { Client } from "@liken/kubernetes/apiclient";
- * import { Recorder, type StopOptions } from "@liken/kubernetes/events";
- * import { FakeApiServer } from "@liken/kubernetes/testing";
- *
- * await using server = new FakeApiServer();
- * const client = new Client(server.url, { fetch: server.fetch });
- * const recorder = new Recorder(client, "demo", { instance: "pod-1" });
- * const grace = new AbortController(); // aborted when the grace period ends
- * const options: StopOptions = { signal: grace.signal, timeout: Infinity };
- * await recorder.stop(options);
- * ```
- */
-export interface StopOptions {
-  /** Stops waiting for the queue to be written. */
-  signal?: AbortSignal | undefined;
-  /**
-   * Milliseconds to wait for the queue to be written. Default the
-   * recorder's {@linkcode RecorderOptions.stopTimeout}
-   * ({@linkcode STOP_TIMEOUT}, 5 s, unless set); `NaN` means the default, a
-   * negative bound ends at once, and `Infinity` (or anything past a timer's
-   * range, about 24.8 days) waits for `signal` alone.
-   */
-  timeout?: number | undefined;
-}
+export type { StopOptions } from "../_internal/stop_timeout.ts";

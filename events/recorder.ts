@@ -1,7 +1,8 @@
 import type { Client } from "../apiclient/mod.ts";
 import { cut, MAX_MESSAGE, MAX_REASON, namespaceOf } from "./_limits.ts";
 import { Series } from "./_series.ts";
-import { hostname, reference, timestamp, writeOnce } from "./_write.ts";
+import { hostname, reference, writeOnce } from "./_write.ts";
+import { rfc3339 } from "../_internal/time.ts";
 import {
   bound,
   MAX_ATTEMPTS,
@@ -13,7 +14,8 @@ import {
   stopTimeout,
 } from "./_options.ts";
 import { EventDroppedError, EventWriteError } from "./errors.ts";
-import type { Event, EventNote, EventType, ObjectReference } from "./types.ts";
+import type { ObjectReference } from "../apiclient/types.ts";
+import type { Event, EventNote, EventType } from "./types.ts";
 import { type Diagnostics, diagnostics } from "../_internal/diagnostics.ts";
 import {
   ATTEMPTS,
@@ -104,6 +106,9 @@ export class Recorder {
   #stop = new AbortController();
   // Set when a stop's signal or timeout ended first: send nothing more.
   #abandoned = false;
+  // Aborted with the abandonment: a write in flight ends with the stop's
+  // bound rather than the client's request timeout.
+  #requests = new AbortController();
   #finished = false;
   #wake: (() => void) | undefined;
   #done: Promise<void>;
@@ -284,9 +289,9 @@ export class Recorder {
    * example giving up a Lease) is ordered after every Event write. If the
    * signal or the timeout fires first, it rejects at once with a
    * {@linkcode StopTimeoutError} (whose `cause` is the signal's reason or
-   * the timeout's `TimeoutError`); a request already sent may still
-   * complete, but nothing is sent after it, and the number of Events left
-   * unwritten is logged. Aborting {@linkcode RecorderOptions.signal} starts
+   * the timeout's `TimeoutError`); the write in flight is aborted, nothing
+   * is sent after it, and the number of Events left unwritten is logged.
+   * (An aborted write may still have reached the server.) Aborting {@linkcode RecorderOptions.signal} starts
    * the same stop with no options, and hands that error to `onError`.
    *
    * @example Release a Lease only after the last Event
@@ -303,7 +308,7 @@ export class Recorder {
    *   // Every write has returned: step down now.
    * } catch (error) {
    *   if (!(error instanceof StopTimeoutError)) throw error;
-   *   // A write may still land after this.
+   *   // The write in flight was aborted; it may have reached the server.
    * }
    * ```
    *
@@ -417,7 +422,7 @@ export class Recorder {
       return;
     }
     // Built now, not when written: the time is when it happened.
-    const now = timestamp();
+    const now = rfc3339();
     this.#queue.push({
       apiVersion: "v1",
       kind: "Event",
@@ -447,6 +452,9 @@ export class Recorder {
 
   #abandon(): void {
     this.#abandoned = true;
+    this.#requests.abort(
+      new DOMException("The Event recorder's stop gave up", "AbortError"),
+    );
     this.#wakeUp();
   }
 
@@ -487,7 +495,11 @@ export class Recorder {
       const event = this.#queue.shift();
       if (event === undefined) return;
       try {
-        this.#observe(await writeOnce(this.#client, this.#series, event));
+        this.#observe(
+          await writeOnce(this.#client, this.#series, event, {
+            signal: this.#requests.signal,
+          }),
+        );
       } catch (error) {
         this.#giveUp(event, error);
       }
@@ -498,7 +510,11 @@ export class Recorder {
   async #write(event: Event): Promise<void> {
     for (let attempt = 1;; attempt++) {
       try {
-        this.#observe(await writeOnce(this.#client, this.#series, event));
+        this.#observe(
+          await writeOnce(this.#client, this.#series, event, {
+            signal: this.#requests.signal,
+          }),
+        );
         return;
       } catch (error) {
         if (attempt >= this.#attempts || this.#stopping) {
@@ -515,6 +531,8 @@ export class Recorder {
   /** Reports an Event given up on. */
   #giveUp(event: Event, error: unknown): void {
     this.#observe("failed");
+    // The stop's StopTimeoutError already names the write it cut short.
+    if (this.#abandoned) return;
     this.#diagnostics.onError(new EventWriteError(event, error));
   }
 

@@ -462,12 +462,14 @@ Deno.test("stop rejects when its signal ends during a write; nothing more is sen
   assert.match(error.message, /queued Events not written: 2$/);
   assert.equal((error.cause as Error).message, "Grace period over");
   await stopping;
-  // The write in flight lands; the two queued Events are never sent.
+  // The write in flight is aborted with the stop; the two queued Events
+  // are never sent.
+  assert.equal(gate.held, 0);
   gate.open();
   await recorder.done;
   assert.equal(gate.arrived, 1);
-  assert.equal(about(server, machine).length, 1);
-  assert.equal(posts(server), 1);
+  assert.equal(about(server, machine).length, 0);
+  assert.equal(posts(server), 0);
   assert.equal(logs.length, 1);
   assert.match(logs[0]!, /queued Events not written: 2$/);
 });
@@ -734,4 +736,25 @@ Deno.test("by default errors go to console.error naming the recorder", async () 
     String(printed[0]?.[0]),
     /^Event recorder test-operator: Dropped the Warning Event StepFailed about the Machine m1: the recorder has stopped$/,
   );
+});
+
+Deno.test("a reference's resourceVersion and fieldPath reach involvedObject, and a part of an object has its own series", async () => {
+  using _time = installFakeTime({ now: START });
+  await using server = new FakeApiServer();
+  const { recorder } = setup(server);
+  const container = {
+    ...pod,
+    resourceVersion: "7",
+    fieldPath: "spec.containers{web}",
+  };
+  recorder.warning(container, failed);
+  recorder.warning(pod, failed);
+  recorder.warning(container, failed);
+  await recorder.stop();
+  const events = about(server, pod);
+  assert.deepEqual(
+    events.map((event) => [event.involvedObject.fieldPath, event.count]),
+    [["spec.containers{web}", 2], [undefined, 1]],
+  );
+  assert.equal(events[0]?.involvedObject.resourceVersion, "7");
 });

@@ -4,21 +4,28 @@ import {
   set,
 } from "../conditions/mod.ts";
 import type { Recorder } from "./recorder.ts";
-import type { ObjectReference } from "./types.ts";
+import type { ObjectReference } from "../apiclient/types.ts";
+
+/**
+ * The status of each condition type that calls for human attention, such as
+ * `{ Available: "False", Degraded: "True" }`: positive conditions (`Ready`,
+ * `Available`) are bad when `False`, negative ones (`Stalled`, `Degraded`)
+ * when `True`, so one map serves every condition of an object. A type it
+ * does not name is never alarming.
+ */
+export type BadStatuses = Readonly<Record<string, ConditionStatus>>;
 
 /** Options of {@linkcode transition}. */
 export interface TransitionOptions {
   /** The condition after the transition. */
   condition: Condition;
   /**
-   * Which status calls for human attention; reaching it posts a Warning,
-   * anything else a Normal Event. Typically `"False"` for positive
-   * conditions (`Ready`) and `"True"` for negative ones (`Stalled`, `Degraded`);
-   * leave it out when no value is alarming. If only some reasons are
-   * alarming (`Ready=False` while booting is fine, after a crash it is not),
-   * pass `bad` only alongside those reasons.
+   * The statuses that call for human attention, by condition type:
+   * reaching one posts a Warning, anything else a Normal Event. If only
+   * some reasons are alarming (`Ready=False` while booting is fine, after a
+   * crash it is not), pass `bad` only alongside those reasons.
    */
-  bad?: ConditionStatus | undefined;
+  bad?: BadStatuses | undefined;
 }
 
 /** Options of {@linkcode setCondition}. */
@@ -27,15 +34,15 @@ export interface SetConditionOptions {
   list: Condition[];
   /** The condition to set. */
   next: Condition;
-  /** The status that needs a person; see {@linkcode TransitionOptions.bad}. */
-  bad?: ConditionStatus | undefined;
+  /** The statuses that need a person; see {@linkcode TransitionOptions.bad}. */
+  bad?: BadStatuses | undefined;
 }
 
 /**
  * Reports a condition change as an Event that reuses the condition's own
  * reason and message, so the object's YAML and `kubectl describe` tell the
- * same story in the same words. The type is Warning when the new status
- * equals `bad`, Normal otherwise. With no recorder it does nothing.
+ * same story in the same words. The type is Warning when `bad` names the
+ * condition's type with its new status, Normal otherwise. With no recorder it does nothing.
  *
  * Use it instead of {@linkcode setCondition} when the Event should depend
  * on the status write succeeding: set the condition while building the
@@ -54,7 +61,7 @@ export interface SetConditionOptions {
  * const machine = { kind: "Machine", name: "m1" };
  * transition(recorder, machine, {
  *   condition: { type: "Ready", status: "False", reason: "MountFailed", message: "No answer" },
- *   bad: "False",
+ *   bad: { Ready: "False" },
  * });
  * await recorder.stop();
  * assert.equal(server.eventsAbout({ kind: "Machine", name: "m1" })[0]?.type, "Warning");
@@ -62,7 +69,7 @@ export interface SetConditionOptions {
  *
  * @param recorder The recorder, or `undefined` to post nothing.
  * @param object The object whose condition transitioned.
- * @param options The condition and the bad status.
+ * @param options The condition and the bad statuses.
  */
 export function transition(
   recorder: Recorder | undefined,
@@ -72,7 +79,9 @@ export function transition(
   if (recorder === undefined) return;
   const { condition, bad } = options;
   const note = { reason: condition.reason, message: condition.message };
-  if (bad !== undefined && condition.status === bad) {
+  const alarming = bad !== undefined && Object.hasOwn(bad, condition.type) &&
+    bad[condition.type] === condition.status;
+  if (alarming) {
     recorder.warning(object, note);
   } else {
     recorder.normal(object, note);
@@ -100,7 +109,7 @@ export function transition(
  *
  * @param recorder The recorder, or `undefined` to post nothing.
  * @param object The object whose condition is set.
- * @param options The list, the next condition, and the bad status.
+ * @param options The list, the next condition, and the bad statuses.
  * @returns Whether the condition transitioned.
  */
 export function setCondition(

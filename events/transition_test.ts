@@ -25,35 +25,42 @@ function written(
   ) => ({ type, reason, message }));
 }
 
-Deno.test("transition posts a Warning for the bad status and Normal otherwise", async () => {
+Deno.test("transition posts a Warning for the bad status of each condition type and Normal otherwise", async () => {
   using _time = installFakeTime({ now: 0 });
   await using server = new FakeApiServer();
   const recorder = recorderOn(server);
+  // One map for conditions of opposite polarity.
+  const bad = { Ready: "False", Stalled: "True" } as const;
+  const stalled = (status: "True" | "False", reason: string): Condition => ({
+    type: "Stalled",
+    status,
+    reason,
+    message: "",
+  });
   transition(recorder, machine, {
     condition: ready("False", "MountFailed", "No answer"),
-    bad: "False",
+    bad,
   });
   transition(recorder, machine, {
     condition: ready("True", "Serving", "Up"),
-    bad: "False",
+    bad,
   });
-  // Stalled-like: True is the bad status.
+  transition(recorder, machine, { condition: stalled("True", "Stuck"), bad });
+  transition(recorder, machine, { condition: stalled("False", "Moving"), bad });
+  // A type the map does not name is never alarming.
   transition(recorder, machine, {
-    condition: {
-      type: "Stalled",
-      status: "True",
-      reason: "Stuck",
-      message: "",
-    },
-    bad: "True",
+    condition: { type: "Other", status: "False", reason: "Off", message: "" },
+    bad,
   });
-  // No bad status: always Normal.
+  // No bad statuses: always Normal.
   transition(recorder, machine, { condition: ready("False", "Starting") });
   await recorder.stop();
   assert.deepEqual(written(server), [
     { type: "Warning", reason: "MountFailed", message: "No answer" },
     { type: "Normal", reason: "Serving", message: "Up" },
     { type: "Warning", reason: "Stuck", message: "" },
+    { type: "Normal", reason: "Moving", message: "" },
+    { type: "Normal", reason: "Off", message: "" },
     { type: "Normal", reason: "Starting", message: "" },
   ]);
 });
@@ -64,7 +71,7 @@ Deno.test("setCondition posts one Event per transition, none for a new message a
   const recorder = recorderOn(server);
   const list: Condition[] = [];
   const set = (next: Condition): boolean =>
-    setCondition(recorder, machine, { list, next, bad: "False" });
+    setCondition(recorder, machine, { list, next, bad: { Ready: "False" } });
   assert.equal(set(ready("False", "Starting", "0 of 3")), true); // new
   assert.equal(set(ready("False", "Starting", "2 of 3")), false); // message only
   assert.equal(set(ready("False", "MountFailed", "No answer")), true); // reason
@@ -84,7 +91,7 @@ Deno.test("an undefined recorder posts nothing, and setCondition still sets", ()
   const list: Condition[] = [];
   transition(undefined, machine, {
     condition: ready("False", "X"),
-    bad: "False",
+    bad: { Ready: "False" },
   });
   assert.equal(
     setCondition(undefined, machine, { list, next: ready("False", "X") }),

@@ -1,3 +1,5 @@
+import type { ObjectReference } from "../apiclient/types.ts";
+
 /** The two types of Event. */
 export type EventType = "Normal" | "Warning";
 
@@ -9,28 +11,6 @@ export const NORMAL: EventType = "Normal";
 
 /** Calls for a human to look: something failed or is stuck. */
 export const WARNING: EventType = "Warning";
-
-/**
- * Identifies the subject of an Event (its `involvedObject`). `kubectl
- * describe` matches Events to an object by kind, name and UID, so include
- * the UID whenever it is known; it also keeps a deleted object's Events off a
- * newer object that reuses the name.
- */
-export interface ObjectReference {
-  /** Group and version, such as `example.com/v1`. */
-  apiVersion?: string | undefined;
-  /** Kind, such as `Machine`. */
-  kind: string;
-  /**
-   * Namespace; absent or empty for a cluster-scoped object, whose Events go
-   * in `default`.
-   */
-  namespace?: string | undefined;
-  /** Name of the object. */
-  name: string;
-  /** UID of the object. */
-  uid?: string | undefined;
-}
 
 /**
  * The metadata of an Event the recorder writes: `generateName` on a create,

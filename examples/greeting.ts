@@ -6,8 +6,11 @@
  *
  * @module
  */
-import type { KubeObject, Resource } from "../apiclient/mod.ts";
-import { defineResource, type ObjectOf } from "../resource/mod.ts";
+import {
+  CONDITIONS_SCHEMA,
+  defineResource,
+  type ObjectOf,
+} from "../resource/mod.ts";
 
 /** The label the operator puts on every ConfigMap it makes. */
 export const MANAGED_BY = "app.kubernetes.io/managed-by";
@@ -19,20 +22,6 @@ export const LABELS: Readonly<Record<string, string>> = {
 };
 /** The label selector of the ConfigMaps the operator made. */
 export const SELECTOR = `${MANAGED_BY}=${OPERATOR}`;
-
-/** The schema of a status condition, as the conditions module writes it. */
-const CONDITION = {
-  type: "object",
-  required: ["type", "status", "reason", "message", "lastTransitionTime"],
-  properties: {
-    type: { type: "string" },
-    status: { type: "string", enum: ["True", "False", "Unknown"] },
-    observedGeneration: { type: "integer", format: "int64" },
-    reason: { type: "string" },
-    message: { type: "string" },
-    lastTransitionTime: { type: "string", format: "date-time" },
-  },
-} as const;
 
 /**
  * The `Greeting` custom resource, defined once: its type, its `Resource`
@@ -71,12 +60,7 @@ export const GREETING = defineResource({
         properties: {
           observedGeneration: { type: "integer", format: "int64" },
           configMap: { type: "string" },
-          conditions: {
-            type: "array",
-            "x-kubernetes-list-type": "map",
-            "x-kubernetes-list-map-keys": ["type"],
-            items: CONDITION,
-          },
+          conditions: CONDITIONS_SCHEMA,
         },
       },
     },
@@ -86,14 +70,8 @@ export const GREETING = defineResource({
 /** A `Greeting` object, as the definition decodes it. */
 export type Greeting = ObjectOf<typeof GREETING>;
 
-/** A ConfigMap, as far as the example reads it. */
-export interface ConfigMap extends KubeObject {
-  /** The text entries. */
-  data?: Record<string, string>;
-}
-
-/** The ConfigMaps collection (all namespaces). */
-export const CONFIGMAPS: Resource = { version: "v1", resource: "configmaps" };
+// The built-in ConfigMap, typed from the API server's own OpenAPI.
+export { type ConfigMap, CONFIGMAPS } from "../api/core/v1/mod.ts";
 
 /**
  * The name of the ConfigMap a Greeting owns.

@@ -16,7 +16,7 @@ import type { KubeObject } from "../apiclient/mod.ts";
 import { rbac, webhookConfigurations, yaml } from "../manifests/mod.ts";
 import { GREETING, OPERATOR } from "./greeting.ts";
 import { greetingController } from "./operator.ts";
-import { orphanController } from "./orphans.ts";
+import { ORPHAN_PERMISSIONS, orphanController } from "./orphans.ts";
 import { GREETING_WEBHOOKS, WEBHOOK_SERVICE } from "./webhooks.ts";
 
 /** The header every generated manifest starts with. */
@@ -49,6 +49,7 @@ export function rbacYaml(): string {
       name: OPERATOR,
       serviceAccount,
       controllers: [greetingController(), orphanController()],
+      permissions: { "greeting-orphans": ORPHAN_PERMISSIONS },
       lease: { namespace: OPERATOR_NAMESPACE, name: OPERATOR },
     }),
   ];

@@ -51,7 +51,9 @@ export function greetingController(
     name: "greeting",
     for: { ...GREETING, namespace },
     owns: [{ ...CONFIGMAPS, namespace, labelSelector: SELECTOR }],
-    events: { component: OPERATOR, instance: options.pod },
+    wiring: {
+      events: { component: OPERATOR, instance: options.pod },
+    },
     reconcile,
     log: (line) => log(`controller: ${line}`),
     onError: (error) => log(`controller: ${(error as Error).message}`),
@@ -116,7 +118,7 @@ async function reconcile(context: ReconcileContext<Greeting>): Promise<void> {
   await context.status({ conditions: [ready], configMap: name }, BAD);
 }
 
-const BAD = { bad: "False" } as const;
+const BAD = { bad: { Ready: "False" } } as const;
 
 function readiness(ok: boolean, reason: string, message: string): Condition {
   return { type: "Ready", status: ok ? "True" : "False", reason, message };

@@ -9,6 +9,7 @@
  * @module
  */
 import type { ControllerOptions, ReconcileContext } from "../controller/mod.ts";
+import type { ControllerPermissions } from "../manifests/mod.ts";
 import { type ConfigMap, CONFIGMAPS, GREETING, SELECTOR } from "./greeting.ts";
 
 /**
@@ -29,17 +30,14 @@ export function orphanController(
       kind: "ConfigMap",
     },
     reconcile,
-    // It deletes its primaries, and writes no status.
-    permissions: {
-      status: false,
-      rules: [{
-        apiGroups: [""],
-        resources: ["configmaps"],
-        verbs: ["delete"],
-      }],
-    },
   };
 }
+
+/** What the orphan collector writes beyond its options: it deletes its primaries, and writes no status. */
+export const ORPHAN_PERMISSIONS: ControllerPermissions = {
+  status: false,
+  rules: [{ apiGroups: [""], resources: ["configmaps"], verbs: ["delete"] }],
+};
 
 async function reconcile(context: ReconcileContext<ConfigMap>): Promise<void> {
   const configMap = context.object;

@@ -48,7 +48,9 @@ if (import.meta.main) {
   const greeting = greetingController({ pod: identity });
   const controller = new Controller(client, {
     ...greeting,
-    shards: { ring: RING, namespace: RING_NAMESPACE, identity, exit },
+    wiring: {
+      shards: { ring: RING, namespace: RING_NAMESPACE, identity, exit },
+    },
     log: (line) => say(line),
     onError: () => {},
     signal: stop.signal,

@@ -13,9 +13,10 @@ export const BACKOFF_RESET = 120_000;
 export class Backoff {
   #base = INITIAL_BACKOFF;
   #lastStart: number | undefined;
-  #random: () => number;
+  #random: (() => number) | undefined;
 
-  constructor(random: () => number = Math.random) {
+  /** `random` is for tests; absent, `Math.random` is read at each call. */
+  constructor(random?: () => number) {
     this.#random = random;
   }
 
@@ -32,6 +33,7 @@ export class Backoff {
     this.#lastStart = now;
     const base = this.#base;
     this.#base = Math.min(base * 2, MAX_BACKOFF);
-    return Math.round(base + this.#random() * base);
+    const draw = this.#random ?? Math.random;
+    return Math.round(base + draw() * base);
   }
 }

@@ -41,3 +41,14 @@ Deno.test("backoff resets after two minutes without a failure", () => {
   assert.equal(backoff.next(2_000 + BACKOFF_RESET), 6_400); // not past it
   assert.equal(backoff.next(2_001 + 2 * BACKOFF_RESET), 800);
 });
+
+Deno.test("Backoff reads Math.random at each call, so a clock or seed installed later drives it", () => {
+  const backoff = new Backoff();
+  const real = Math.random;
+  Math.random = () => 0;
+  try {
+    assert.equal(backoff.next(0), INITIAL_BACKOFF);
+  } finally {
+    Math.random = real;
+  }
+});

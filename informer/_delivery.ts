@@ -3,7 +3,11 @@
 // the store always holds at least what a handler was told.
 import type { KubeObject } from "../apiclient/types.ts";
 import { objectKey as keyOf, objectRef } from "../apiclient/resource.ts";
-import { DecodeError, HandlerError, ObjectRefusedError } from "./errors.ts";
+import {
+  DecodeError,
+  EventHandlerError,
+  ObjectRefusedError,
+} from "./errors.ts";
 import type { Source } from "./source.ts";
 import { compareKeys, MemoryStore } from "./_store.ts";
 import { DeletedFinalStateUnknown } from "./tombstone.ts";
@@ -110,7 +114,7 @@ export class Delivery<T extends KubeObject> {
       options.indexers,
       (error, name, key) =>
         options.onError(
-          new HandlerError(source, {
+          new EventHandlerError(source, {
             call: `indexers.${name}`,
             ref: objectRef(source, key),
             cause: error,
@@ -208,7 +212,7 @@ export class Delivery<T extends KubeObject> {
   /**
    * Runs one call of the caller's (`name`, about the object under `key`);
    * answers its promise only when it made one. A throw or a rejection is
-   * reported as a {@linkcode HandlerError}.
+   * reported as a {@linkcode EventHandlerError}.
    */
   deliver(
     fn: (() => void | Promise<void>) | undefined,
@@ -218,7 +222,7 @@ export class Delivery<T extends KubeObject> {
     if (fn === undefined) return undefined;
     const failed = (error: unknown): void =>
       this.#onError(
-        new HandlerError(this.#source, {
+        new EventHandlerError(this.#source, {
           call: name,
           ref: key === undefined ? undefined : objectRef(this.#source, key),
           cause: error,

@@ -7,6 +7,7 @@ import {
 } from "../apiclient/errors.ts";
 import { MAX_RETRY_AFTER_SECONDS } from "../apiclient/options.ts";
 import type { Status } from "../apiclient/types.ts";
+import { excerpt } from "../_internal/redact.ts";
 
 /** The HTTP status of an API error, or 0 for anything else. */
 export function statusOf(error: unknown): number {
@@ -74,8 +75,11 @@ export function eventError(status: Status, path: string): ApiError {
     : status.message === undefined
     ? ""
     : JSON.stringify(status.message);
+  // Cut as the client cuts an error body: a Status may be megabytes long.
   return new ApiError(
-    `GET ${path}: watch ended with ${code}: ${message}`.trimEnd(),
+    `GET ${path}: watch ended with ${code}: ${
+      excerpt(message, undefined, 2048)
+    }`.trimEnd(),
     { method: "GET", path, status: code, statusObject: status },
   );
 }

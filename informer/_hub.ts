@@ -5,7 +5,7 @@
 import type { Client } from "../apiclient/client.ts";
 import type { KubeObject } from "../apiclient/types.ts";
 import { objectRef } from "../apiclient/resource.ts";
-import { CollectionError, HandlerError } from "./errors.ts";
+import { CollectionError, EventHandlerError } from "./errors.ts";
 import { members } from "./_namespaces.ts";
 import { Reflector } from "./_reflector.ts";
 import { MemoryStore } from "./_store.ts";
@@ -91,7 +91,7 @@ export class Hub<T extends KubeObject> {
         options.indexers,
         (error, name, key) =>
           onError(
-            new HandlerError(bare, {
+            new EventHandlerError(bare, {
               call: `indexers.${name}`,
               ref: objectRef(bare, key),
               cause: error,

@@ -27,7 +27,7 @@ import {
 } from "./_delivery.ts";
 import {
   CollectionError,
-  HandlerError,
+  EventHandlerError,
   ListError,
   WatchError,
 } from "./errors.ts";
@@ -230,7 +230,9 @@ export class Reflector<T extends KubeObject> {
     try {
       callback();
     } catch (error) {
-      this.#onError(new HandlerError(this.#source, { call, cause: error }));
+      this.#onError(
+        new EventHandlerError(this.#source, { call, cause: error }),
+      );
     }
   }
 
@@ -435,7 +437,10 @@ export class Reflector<T extends KubeObject> {
       listFailed(failure);
     } catch (thrown) {
       this.#onError(
-        new HandlerError(this.#source, { call: "listFailed", cause: thrown }),
+        new EventHandlerError(this.#source, {
+          call: "listFailed",
+          cause: thrown,
+        }),
       );
     }
   }
@@ -447,7 +452,7 @@ export class Reflector<T extends KubeObject> {
       return absent(error);
     } catch (thrown) {
       this.#onError(
-        new HandlerError(this.#source, { call: "absent", cause: thrown }),
+        new EventHandlerError(this.#source, { call: "absent", cause: thrown }),
       );
       return false;
     }

@@ -19,6 +19,15 @@ function inNamespace<V>(
   return found;
 }
 
+/** One named index: its function, and what it holds. */
+interface Index<T> {
+  indexer: (object: T) => readonly string[];
+  /** index value → keys. */
+  keys: Map<string, Set<string>>;
+  /** key → the values it is indexed under, as the indexer answered them. */
+  values: Map<string, readonly string[]>;
+}
+
 /** An object held without a value: it exists but did not decode. */
 export interface Undecodable<T> {
   /** The version of the copy that did not decode. */
@@ -35,11 +44,8 @@ export class MemoryStore<T extends KubeObject> implements Store<T> {
   #items = new Map<string, T>();
   /** Objects that exist but did not decode, with their last decoded copy. */
   #undecodable = new Map<string, Undecodable<T>>();
-  #indexers: [string, (object: T) => readonly string[]][];
-  /** index name → index value → keys. */
-  #indices = new Map<string, Map<string, Set<string>>>();
-  /** key → the values it is indexed under, one list per indexer. */
-  #indexed = new Map<string, (readonly string[])[]>();
+  /** The indexes by name. */
+  #indexes = new Map<string, Index<T>>();
   /** Hears an indexer that threw: its error, its name, the object's key. */
   #onError: (error: unknown, name: string, key: string) => void;
 
@@ -47,9 +53,36 @@ export class MemoryStore<T extends KubeObject> implements Store<T> {
     indexers: Indexers<T> | undefined,
     onError: (error: unknown, name: string, key: string) => void,
   ) {
-    this.#indexers = Object.entries(indexers ?? {});
-    for (const [name] of this.#indexers) this.#indices.set(name, new Map());
     this.#onError = onError;
+    if (indexers !== undefined) this.addIndexers(indexers);
+  }
+
+  /**
+   * Adds indexes, each built at once from the objects already held. A name
+   * already held with the very same function is left as it is; with
+   * another function, nothing is added and the `TypeError` names the index.
+   */
+  addIndexers(indexers: Indexers<T>): void {
+    const added = Object.entries(indexers).filter(([name, indexer]) => {
+      const held = this.#indexes.get(name)?.indexer;
+      if (held === undefined) return true;
+      if (held === indexer) return false;
+      throw new TypeError(
+        `The index ${name} is already another function; give one index name one function (define it once and pass the same function), or use another name`,
+      );
+    });
+    for (const [name, indexer] of added) {
+      const index: Index<T> = { indexer, keys: new Map(), values: new Map() };
+      this.#indexes.set(name, index);
+      for (const [key, item] of this.#items) {
+        this.#indexIn(name, index, key, item);
+      }
+    }
+  }
+
+  /** The function of an index, or `undefined` when there is no such index. */
+  indexer(name: string): ((object: T) => readonly string[]) | undefined {
+    return this.#indexes.get(name)?.indexer;
   }
 
   get size(): number {
@@ -79,16 +112,6 @@ export class MemoryStore<T extends KubeObject> implements Store<T> {
     return [...this.#items.keys()].sort(compareKeys);
   }
 
-  /**
-   * Every key held, undecodable ones included, sorted: the keys a read that
-   * must not miss an object (such as `currentList`) asks the server about.
-   */
-  trackedKeys(): string[] {
-    const keys = [...this.#items.keys()];
-    for (const key of this.#undecodable.keys()) keys.push(key);
-    return keys.sort(compareKeys);
-  }
-
   values(): T[] {
     return [...this.#items.values()];
   }
@@ -103,12 +126,12 @@ export class MemoryStore<T extends KubeObject> implements Store<T> {
   }
 
   indexKeys(index: string, value: string): string[] {
-    const keys = this.#index(index).get(value);
+    const keys = this.#index(index).keys.get(value);
     return keys === undefined ? [] : [...keys].sort(compareKeys);
   }
 
   indexValues(index: string): string[] {
-    return [...this.#index(index).keys()].sort(compareKeys);
+    return [...this.#index(index).keys.keys()].sort(compareKeys);
   }
 
   /** The entries, for the relist diff. */
@@ -124,7 +147,7 @@ export class MemoryStore<T extends KubeObject> implements Store<T> {
   /** Holds a decoded copy; answers the copy it replaced. */
   set(key: string, item: T): T | undefined {
     const previous = this.#items.get(key);
-    if (this.#indexers.length > 0) {
+    if (this.#indexes.size > 0) {
       if (previous !== undefined) this.#unindex(key);
       this.#indexOne(key, item);
     }
@@ -137,7 +160,7 @@ export class MemoryStore<T extends KubeObject> implements Store<T> {
   setUndecodable(key: string, version: string): T | undefined {
     const previous = this.#items.get(key);
     if (previous !== undefined) {
-      if (this.#indexers.length > 0) this.#unindex(key);
+      if (this.#indexes.size > 0) this.#unindex(key);
       this.#items.delete(key);
     }
     const last = previous ?? this.#undecodable.get(key)?.last;
@@ -149,7 +172,7 @@ export class MemoryStore<T extends KubeObject> implements Store<T> {
   delete(key: string): T | undefined {
     const previous = this.#items.get(key);
     if (previous !== undefined) {
-      if (this.#indexers.length > 0) this.#unindex(key);
+      if (this.#indexes.size > 0) this.#unindex(key);
       this.#items.delete(key);
     }
     this.#undecodable.delete(key);
@@ -204,54 +227,57 @@ export class MemoryStore<T extends KubeObject> implements Store<T> {
     }
     this.#items = items;
     this.#undecodable = held;
-    for (const [name] of this.#indexers) this.#indices.set(name, new Map());
-    this.#indexed = new Map();
-    if (this.#indexers.length > 0) {
+    for (const index of this.#indexes.values()) {
+      index.keys = new Map();
+      index.values = new Map();
+    }
+    if (this.#indexes.size > 0) {
       for (const [key, item] of items) this.#indexOne(key, item);
     }
   }
 
-  #index(name: string): Map<string, Set<string>> {
-    const index = this.#indices.get(name);
+  #index(name: string): Index<T> {
+    const index = this.#indexes.get(name);
     if (index === undefined) throw new RangeError(`No indexer named ${name}`);
     return index;
   }
 
   #indexOne(key: string, item: T): void {
-    const all: (readonly string[])[] = [];
-    for (const [name, indexer] of this.#indexers) {
-      let values: readonly string[];
-      try {
-        values = indexer(item);
-      } catch (error) {
-        this.#onError(error, name, key);
-        values = [];
-      }
-      all.push(values);
-      const index = this.#indices.get(name)!;
-      for (const value of values) {
-        let keys = index.get(value);
-        if (keys === undefined) index.set(value, keys = new Set());
-        keys.add(key);
-      }
+    for (const [name, index] of this.#indexes) {
+      this.#indexIn(name, index, key, item);
     }
-    this.#indexed.set(key, all);
+  }
+
+  #indexIn(name: string, index: Index<T>, key: string, item: T): void {
+    let values: readonly string[];
+    try {
+      values = index.indexer(item);
+    } catch (error) {
+      this.#onError(error, name, key);
+      return;
+    }
+    if (values.length === 0) return;
+    index.values.set(key, values);
+    for (const value of values) {
+      let keys = index.keys.get(value);
+      if (keys === undefined) index.keys.set(value, keys = new Set());
+      keys.add(key);
+    }
   }
 
   // The values an object was indexed under are kept, so an indexer that
   // answers differently the second time cannot leave a stale entry.
   #unindex(key: string): void {
-    const all = this.#indexed.get(key);
-    if (all === undefined) return;
-    this.#indexed.delete(key);
-    this.#indexers.forEach(([name], position) => {
-      const index = this.#indices.get(name)!;
-      for (const value of all[position] ?? []) {
-        const keys = index.get(value);
+    for (const index of this.#indexes.values()) {
+      const values = index.values.get(key);
+      if (values === undefined) continue;
+      index.values.delete(key);
+      for (const value of values) {
+        const keys = index.keys.get(value);
         if (keys === undefined) continue;
         keys.delete(key);
-        if (keys.size === 0) index.delete(value);
+        if (keys.size === 0) index.keys.delete(value);
       }
-    });
+    }
   }
 }

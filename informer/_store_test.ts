@@ -86,7 +86,7 @@ Deno.test("an undecodable object is held without a value", () => {
   // Tracked, but neither listed nor counted: no key without a copy.
   assert.equal(store.size, 0);
   assert.deepEqual(store.keys(), []);
-  assert.deepEqual(store.trackedKeys(), ["ns/a"]);
+  assert.deepEqual([...store.undecodable().keys()], ["ns/a"]);
   assert.deepEqual(store.values(), []);
   assert.deepEqual(store.indexValues("app"), []);
   store.set("ns/a", object("a", {}, "8"));
@@ -94,4 +94,23 @@ Deno.test("an undecodable object is held without a value", () => {
   store.setUndecodable("ns/a", "9");
   assert.equal(store.delete("ns/a"), undefined);
   assert.equal(store.size, 0);
+});
+
+Deno.test("an index added later is built from the objects held; a name taken by another function is refused whole", () => {
+  const store = new MemoryStore<KubeObject>(byApp, () => {});
+  store.set("ns/a", object("a", { app: "web", tier: "front" }));
+  store.set("ns/b", object("b", { app: "db", tier: "back" }));
+  const tier = (o: KubeObject): string[] =>
+    o.metadata.labels?.tier ? [o.metadata.labels.tier] : [];
+  store.addIndexers({ app: byApp.app, tier });
+  assert.deepEqual(store.indexKeys("tier", "back"), ["ns/b"]);
+  assert.deepEqual(store.indexKeys("app", "web"), ["ns/a"]);
+  assert.equal(store.indexer("tier"), tier);
+  assert.throws(
+    () => store.addIndexers({ zone: tier, app: () => [] }),
+    { name: "TypeError", message: /The index app is already another function/ },
+  );
+  assert.equal(store.indexer("zone"), undefined);
+  store.delete("ns/b");
+  assert.deepEqual(store.indexValues("tier"), ["front"]);
 });

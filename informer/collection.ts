@@ -22,7 +22,7 @@ import { view } from "./view.ts";
  * `collection` such as `default/configmaps`), the object's `ref` where there
  * is one, and the original error as `cause`: {@linkcode ListError} (a read
  * of the whole collection), {@linkcode WatchError}, {@linkcode DecodeError}
- * (a copy that fails `transform` or `decode`), {@linkcode HandlerError} (a
+ * (a copy that fails `transform` or `decode`), {@linkcode EventHandlerError} (a
  * handler, callback or indexer that throws) and
  * {@linkcode ObjectRefusedError} (an object without a name). All are
  * {@linkcode CollectionError}s.

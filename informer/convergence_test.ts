@@ -16,7 +16,11 @@
 // Seeds: `--seeds=N --from=F` after `--`, or CHAOS_SEEDS and CHAOS_FROM in
 // the environment (`deno task chaos` runs 1,000).
 import assert from "node:assert/strict";
-import { chaosSetting } from "../_internal/_chaos_test_util.ts";
+import {
+  chaosSetting,
+  seeded,
+  seedRandomness,
+} from "../_internal/_chaos_test_util.ts";
 import type { KubeObject } from "../apiclient/types.ts";
 import type { FakeApiServer, Refusal } from "../testing/mod.ts";
 import { Collection, finalState } from "./mod.ts";
@@ -27,18 +31,6 @@ import {
   stallable,
   watchFaults,
 } from "./_harness_test_util.ts";
-
-/** A small seeded PRNG (mulberry32), so a failing seed can be replayed. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const NAMES = Array.from({ length: 12 }, (_, i) => `cm-${i}`);
 const SEEDS = chaosSetting("seeds", "CHAOS_SEEDS", 60);
@@ -51,8 +43,14 @@ function meet(fault: string): void {
   met.set(fault, (met.get(fault) ?? 0) + 1);
 }
 
-async function run(seed: number): Promise<void> {
-  const random = prng(seed);
+/**
+ * One seed: asserts convergence, and returns its trace (every request the
+ * server received, at its fake instant, and every handler call).
+ */
+async function run(seed: number): Promise<string[]> {
+  // The library's jitter (backoffs, watch timeouts) and the fake's uids.
+  using _random = seedRandomness(seed);
+  const random = seeded(seed);
   const pick = <T>(items: readonly T[]): T =>
     items[Math.floor(random() * items.length)]!;
   const faults = watchFaults();
@@ -81,6 +79,7 @@ async function run(seed: number): Promise<void> {
     if (random() < 0.5) server.put(`${CM}/${name}`, { metadata: {} });
   }
   const mirror = new Map<string, string>();
+  const calls: string[] = [];
   const unexpected: unknown[] = [];
   const refusals: Refusal[] = [];
   let pageSized = false;
@@ -90,10 +89,16 @@ async function run(seed: number): Promise<void> {
   }, {
     handler: {
       add: (o) => {
+        calls.push(
+          `${Date.now()} add ${o.metadata.name} ${o.metadata.resourceVersion}`,
+        );
         assert.equal(mirror.has(`default/${o.metadata.name}`), false);
         mirror.set(`default/${o.metadata.name}`, o.metadata.resourceVersion!);
       },
       update: (old, o) => {
+        calls.push(
+          `${Date.now()} update ${o.metadata.name} ${o.metadata.resourceVersion}`,
+        );
         assert.equal(
           mirror.get(`default/${o.metadata.name}`),
           old.metadata.resourceVersion,
@@ -102,6 +107,9 @@ async function run(seed: number): Promise<void> {
       },
       delete: (o) => {
         const last = finalState(o);
+        calls.push(
+          `${Date.now()} delete ${last?.metadata.name} ${last?.metadata.resourceVersion}`,
+        );
         const key = last
           ? `default/${last.metadata.name}`
           : (o as { key: string }).key;
@@ -234,7 +242,21 @@ async function run(seed: number): Promise<void> {
   assert.equal(c.synced(), true, `seed ${seed}: synced`);
   assert.equal(c.current(), true, `seed ${seed}: current`);
   assert.deepEqual(unexpected, [], `seed ${seed}: reports`);
+  return [
+    ...server.requests.map((r) =>
+      `${r.time} ${r.method} ${r.path}?${r.query} ${JSON.stringify(r.body)}`
+    ),
+    ...calls,
+  ];
 }
+
+Deno.test("a chaos seed replays: the same requests at the same instants, the same handler calls", async () => {
+  // Seed 3 meets backoffs and watch timeouts, drawn from Math.random.
+  const first = await run(3);
+  const second = await run(3);
+  assert.ok(first.length > 100, `${first.length} lines`);
+  assert.deepEqual(second, first);
+});
 
 Deno.test(`the store converges on the server's objects over ${SEEDS} seeds of random faults`, async () => {
   for (let seed = FROM; seed < FROM + SEEDS; seed++) await run(seed);

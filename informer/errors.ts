@@ -19,7 +19,7 @@ export interface CollectionErrorOptions {
 /**
  * A failure of one watched collection, as its `onError` hears it. Each path
  * has its own subclass ({@linkcode ListError}, {@linkcode WatchError},
- * {@linkcode DecodeError}, {@linkcode HandlerError},
+ * {@linkcode DecodeError}, {@linkcode EventHandlerError},
  * {@linkcode ObjectRefusedError}); this class itself stands for a failure
  * none of them describes. The original error is the `cause`.
  *
@@ -187,8 +187,8 @@ export class DecodeError extends CollectionError {
   }
 }
 
-/** Options of {@linkcode HandlerError}. */
-export interface HandlerErrorOptions {
+/** Options of {@linkcode EventHandlerError}. */
+export interface EventHandlerErrorOptions {
   /**
    * The option that threw, as it is spelt: `handler.add`, `handler.update`,
    * `handler.delete`, `synced`, `reopened`, `recovered`, `relisted`,
@@ -208,10 +208,10 @@ export interface HandlerErrorOptions {
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { HandlerError } from "@liken/kubernetes/informer";
+ * import { EventHandlerError } from "@liken/kubernetes/informer";
  *
  * const configMaps = { version: "v1", resource: "configmaps" };
- * const error = new HandlerError(configMaps, {
+ * const error = new EventHandlerError(configMaps, {
  *   call: "handler.add",
  *   ref: { ...configMaps, namespace: "default", name: "web" },
  *   cause: new Error("boom"),
@@ -219,8 +219,8 @@ export interface HandlerErrorOptions {
  * assert.equal(error.message, "Calling handler.add of configmaps for default/web failed: boom");
  * ```
  */
-export class HandlerError extends CollectionError {
-  /** The option that threw (see {@linkcode HandlerErrorOptions.call}). */
+export class EventHandlerError extends CollectionError {
+  /** The option that threw (see {@linkcode EventHandlerErrorOptions.call}). */
   readonly call: string;
 
   /**
@@ -229,7 +229,7 @@ export class HandlerError extends CollectionError {
    * @param source The collection.
    * @param options The call, the object, and what it threw.
    */
-  constructor(source: Source, options: HandlerErrorOptions) {
+  constructor(source: Source, options: EventHandlerErrorOptions) {
     const { call, ref, cause } = options;
     const about = ref === undefined ? "" : ` for ${objectKey(ref)}`;
     super(source, {
@@ -239,7 +239,7 @@ export class HandlerError extends CollectionError {
         describe(cause)
       }`,
     });
-    this.name = "HandlerError";
+    this.name = "EventHandlerError";
     this.call = call;
   }
 }

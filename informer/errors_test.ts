@@ -10,7 +10,7 @@ import {
   type CollectionOptions,
   DecodeError,
   DeletedFinalStateUnknown,
-  HandlerError,
+  EventHandlerError,
   ListError,
   ObjectRefusedError,
   WatchError,
@@ -115,7 +115,7 @@ Deno.test("a copy that fails decode is a DecodeError naming the object", async (
   );
 });
 
-Deno.test("a handler, a callback or an indexer that throws is a HandlerError naming the call and the object", async () => {
+Deno.test("a handler, a callback or an indexer that throws is an EventHandlerError naming the call and the object", async () => {
   await using h = harness();
   await make(h.client, "a");
   const boom = new Error("boom");
@@ -142,8 +142,8 @@ Deno.test("a handler, a callback or an indexer that throws is a HandlerError nam
     await h.time.settle();
   });
   const calls = errors.map((error) => {
-    names(error, "HandlerError");
-    assert.ok(error instanceof HandlerError);
+    names(error, "EventHandlerError");
+    assert.ok(error instanceof EventHandlerError);
     assert.equal(error.cause, boom);
     return [error.call, error.ref?.name, error.message];
   });
@@ -165,10 +165,10 @@ Deno.test("a handler, a callback or an indexer that throws is a HandlerError nam
       "Calling handler.delete of default/configmaps for default/a failed: boom",
     ],
   ]);
-  assert.deepEqual((errors[1] as HandlerError).ref, ref("b"));
+  assert.deepEqual((errors[1] as EventHandlerError).ref, ref("b"));
 });
 
-Deno.test("a reopened, recovered or relisted that throws is a HandlerError naming the callback", async () => {
+Deno.test("a reopened, recovered or relisted that throws is an EventHandlerError naming the callback", async () => {
   await using h = harness();
   await make(h.client, "a");
   const thrower = (call: string) => () => {
@@ -189,7 +189,7 @@ Deno.test("a reopened, recovered or relisted that throws is a HandlerError namin
     await h.time.tick(5_000);
     await h.time.settle();
   });
-  const handlers = errors.filter((e) => e instanceof HandlerError);
+  const handlers = errors.filter((e) => e instanceof EventHandlerError);
   assert.deepEqual(
     handlers.map((e) => [e.call, e.ref, (e.cause as Error).message]),
     [
@@ -200,7 +200,7 @@ Deno.test("a reopened, recovered or relisted that throws is a HandlerError namin
       ["relisted", undefined, "relisted broke"],
     ],
   );
-  for (const error of handlers) names(error, "HandlerError");
+  for (const error of handlers) names(error, "EventHandlerError");
   assert.equal(
     handlers[3]!.message,
     "Calling relisted of default/configmaps failed: relisted broke",
@@ -236,7 +236,7 @@ Deno.test("an object that cannot be held is an ObjectRefusedError with the reaso
   );
 });
 
-Deno.test("a listFailed or absent that throws is a HandlerError too, and listFailed hears the ListError", async () => {
+Deno.test("a listFailed or absent that throws is an EventHandlerError too, and listFailed hears the ListError", async () => {
   await using h = harness();
   h.server.refuse({ watch: true, status: 400, count: 1 });
   h.server.refuse({ watch: false, status: 404, count: 1 });
@@ -251,13 +251,13 @@ Deno.test("a listFailed or absent that throws is a HandlerError too, and listFai
     },
   });
   assert.deepEqual(
-    errors.map((e) => [(e as Error).name, (e as HandlerError).call]),
+    errors.map((e) => [(e as Error).name, (e as EventHandlerError).call]),
     [
       // Asked of the refused streaming list, then of the refused list.
-      ["HandlerError", "absent"],
-      ["HandlerError", "absent"],
+      ["EventHandlerError", "absent"],
+      ["EventHandlerError", "absent"],
       ["ListError", undefined],
-      ["HandlerError", "listFailed"],
+      ["EventHandlerError", "listFailed"],
     ],
   );
   assert.equal(told.length, 1);

@@ -1,12 +1,11 @@
 import assert from "node:assert/strict";
 import type { KubeObject } from "../apiclient/types.ts";
 import {
-  cached,
+  cachedGet,
+  cachedList,
+  cachedPeek,
   Collection,
-  currentList,
   finalState,
-  list,
-  readOne,
 } from "./mod.ts";
 import { CM, harness, isList, isStreamingList } from "./_harness_test_util.ts";
 import type { FakeApiServer } from "../testing/mod.ts";
@@ -127,14 +126,14 @@ Deno.test("the memo-aware reads refuse a metadata-only view; the store and cache
   assert.equal(c.metadataOnly, true);
   assert.equal(view.metadataOnly, true);
   const ref = { ...CONFIGMAPS, namespace: "default", name: "a" };
-  assert.equal(cached(view, ref)?.kind, "PartialObjectMetadata");
+  assert.equal(cachedPeek(view, ref)?.kind, "PartialObjectMetadata");
   const refused = (error: unknown): boolean =>
     error instanceof TypeError && /holds metadata only/.test(error.message);
-  await assert.rejects(readOne(h.client, ref, { view }), refused);
-  await assert.rejects(currentList(h.client, CONFIGMAPS, { view }), refused);
-  await assert.rejects(list(h.client, CONFIGMAPS, { view }), refused);
+  await assert.rejects(cachedGet(h.client, ref, { view }), refused);
+  await assert.rejects(cachedList(h.client, CONFIGMAPS, { view }), refused);
+  await assert.rejects(cachedList(h.client, CONFIGMAPS, { view }), refused);
   // Without the view, the read goes to the API server: a whole object.
-  const whole = await readOne<KubeObject & { data?: { v?: string } }>(
+  const whole = await cachedGet<KubeObject & { data?: { v?: string } }>(
     h.client,
     ref,
   );

@@ -14,9 +14,13 @@
  *   differences.
  * - The store ({@linkcode Store}) holds objects by key without
  *   `managedFields`, with optional indexes.
- * - {@linkcode readOne}, {@linkcode currentList} and {@linkcode list} read
- *   from the store when it is ready and the memo (`@liken/kubernetes/memo`)
- *   says its copy is current, and from the API server otherwise. They name
+ * - {@linkcode cachedGet} and {@linkcode cachedList} read from the store
+ *   when it is ready and the memo (`@liken/kubernetes/memo`) says its copy
+ *   is current, and from the API server otherwise (the memo's `freshGet`
+ *   and `freshList` read the server alone); a list may be narrower than its
+ *   view (a namespace, a label selector, an index value), and from a ready
+ *   store it never sends a list request. {@linkcode cachedPeek} is the
+ *   store's copy at once, without the memo. They name
  *   the target as every module does: the client, then which object (an
  *   `ObjectRef`) or which collection (a {@linkcode Source}), then options
  *   with the store as `view` (absent: read the API server), the memo as
@@ -25,7 +29,7 @@
  * - Every failure a collection reports to `onError` is a
  *   {@linkcode CollectionError} naming the collection and, where there is
  *   one, the object: {@linkcode ListError}, {@linkcode WatchError},
- *   {@linkcode DecodeError}, {@linkcode HandlerError},
+ *   {@linkcode DecodeError}, {@linkcode EventHandlerError},
  *   {@linkcode ObjectRefusedError}.
  *
  * Permissions: only the network access of the client.
@@ -34,8 +38,8 @@
  * ```ts
  * import assert from "node:assert/strict";
  * import { Client, type KubeObject } from "@liken/kubernetes/apiclient";
- * import { Collection, readOne } from "@liken/kubernetes/informer";
- * import { Versions, written } from "@liken/kubernetes/memo";
+ * import { Collection, cachedGet } from "@liken/kubernetes/informer";
+ * import { Versions } from "@liken/kubernetes/memo";
  * import { FakeApiServer } from "@liken/kubernetes/testing";
  *
  * await using server = new FakeApiServer();
@@ -48,13 +52,12 @@
  *
  * type ConfigMap = KubeObject & { data?: Record<string, string> };
  * const web = { ...configMaps, namespace: "default", name: "web" };
- * const handle = client.resource<ConfigMap>(configMaps).namespace("default");
- * const made = await written(web, () =>
- *   handle.create({ metadata: { name: "web" }, data: { a: "1" } }), {
- *   versions,
- * });
+ * // A client bound to the memo notes each write's version.
+ * const handle = client.withMemo(versions).resource<ConfigMap>(configMaps)
+ *   .namespace("default");
+ * const made = await handle.create({ metadata: { name: "web" }, data: { a: "1" } });
  * // Whether or not the watch delivered it yet, the read answers the write.
- * const read = await readOne(client, web, { view: watch.view(), versions });
+ * const read = await cachedGet(client, web, { view: watch.view(), versions });
  * assert.equal(read.metadata.resourceVersion, made.metadata.resourceVersion);
  * ```
  *
@@ -63,19 +66,18 @@
 
 export { Collection } from "./collection.ts";
 export {
-  cached,
+  cachedGet,
   cachedList,
-  currentList,
-  list,
-  readOne,
-  type ReadOptions,
+  type CachedListOptions,
+  cachedPeek,
+  type CachedReadOptions,
 } from "./cache.ts";
 export {
   CollectionError,
   type CollectionErrorOptions,
   DecodeError,
-  HandlerError,
-  type HandlerErrorOptions,
+  EventHandlerError,
+  type EventHandlerErrorOptions,
   ListError,
   type ListErrorOptions,
   ObjectRefusedError,

@@ -3,12 +3,11 @@ import type { Client } from "../apiclient/client.ts";
 import type { KubeObject } from "../apiclient/types.ts";
 import { Versions } from "../memo/mod.ts";
 import {
-  cached,
+  cachedGet,
+  cachedList,
+  cachedPeek,
   Collection,
   Collections,
-  currentList,
-  list,
-  readOne,
   view,
 } from "./mod.ts";
 import { harness, isWatch, recorder } from "./_harness_test_util.ts";
@@ -178,12 +177,12 @@ Deno.test("cached reads through a namespace set answer inside it and leave other
     namespace,
     name,
   });
-  assert.equal(cached(watched, ref("a", "one"))?.metadata.name, "one");
+  assert.equal(cachedPeek(watched, ref("a", "one"))?.metadata.name, "one");
   // Not covered: never answered from the store.
-  assert.equal(cached(watched, ref("c", "three")), undefined);
+  assert.equal(cachedPeek(watched, ref("c", "three")), undefined);
   const before = h.server.requests.length;
   const versions = new Versions();
-  const read = await readOne(h.client, ref("c", "three"), {
+  const read = await cachedGet(h.client, ref("c", "three"), {
     view: watched,
     versions,
   });
@@ -193,12 +192,12 @@ Deno.test("cached reads through a namespace set answer inside it and leave other
   const names = (items: KubeObject[]) =>
     items.map((item) => `${item.metadata.namespace}/${item.metadata.name}`);
   assert.deepEqual(
-    names(await list(h.client, SET, { view: watched, versions })),
+    names(await cachedList(h.client, SET, { view: watched, versions })),
     ["a/one", "b/two"],
   );
   assert.deepEqual(
     names(
-      await currentList(h.client, { ...CONFIGMAPS, namespace: "b" }, {
+      await cachedList(h.client, { ...CONFIGMAPS, namespace: "b" }, {
         view: watched,
         versions,
       }),
@@ -207,7 +206,7 @@ Deno.test("cached reads through a namespace set answer inside it and leave other
   );
   assert.equal(h.server.requests.length, before + 1);
   await assert.rejects(
-    list(h.client, { ...CONFIGMAPS, namespace: "c" }, { view: watched }),
+    cachedList(h.client, { ...CONFIGMAPS, namespace: "c" }, { view: watched }),
     {
       name: "TypeError",
       message:
@@ -215,11 +214,11 @@ Deno.test("cached reads through a namespace set answer inside it and leave other
     },
   );
   await assert.rejects(
-    list(h.client, CONFIGMAPS, { view: watched }),
+    cachedList(h.client, CONFIGMAPS, { view: watched }),
     /does not cover every namespace/,
   );
   // Without a view: one list per namespace, no cluster-scoped list.
-  const served = await list(h.client, SET, { versions });
+  const served = await cachedList(h.client, SET, { versions });
   assert.deepEqual(names(served), ["a/one", "b/two"]);
   assert.deepEqual(gets(h.server).slice(-2), [
     "/api/v1/namespaces/a/configmaps",

@@ -5,7 +5,7 @@ import {
   type DiagnosticsOptions,
 } from "../_internal/diagnostics.ts";
 import { stopOnAbort } from "../_internal/signals.ts";
-import { HandlerError } from "./errors.ts";
+import { EventHandlerError } from "./errors.ts";
 import { Hub } from "./_hub.ts";
 import { Listener, type Note } from "./_listener.ts";
 import { normalized, setName } from "./_namespaces.ts";
@@ -58,10 +58,12 @@ export type WatchHooks = Pick<
  * `relisted`, `listFailed`, `onError` (for this registration's calls),
  * `log` and `signal` (stops the registration) are the registration's own.
  * The others shape the shared store and watch: `metadataOnly` is part of
- * what is shared (another value is another watch), and `transform`,
- * `decode`, `indexers`, `absent`, `absentRecheck`, `unreadyOnWatchError`
- * and `heartbeatTimeout` must be the very same (the same function or
- * object, or left out alike) as the registrations already on that watch.
+ * what is shared (another value is another watch); `indexers` add to the
+ * shared store's indexes (a name the store already has must come with the
+ * very same function); and `transform`, `decode`, `absent`,
+ * `absentRecheck`, `unreadyOnWatchError` and `heartbeatTimeout` must be the
+ * very same (the same function or object, or left out alike) as the
+ * registrations already on that watch.
  *
  * @typeParam T The kind of the watched objects.
  */
@@ -72,7 +74,6 @@ export type RegisterOptions<T extends KubeObject = KubeObject> =
 const SHAPE = [
   "transform",
   "decode",
-  "indexers",
   "absent",
   "absentRecheck",
   "unreadyOnWatchError",
@@ -132,6 +133,7 @@ class Shared {
     };
     this.hub = new Hub<KubeObject>(client, source, {
       ...this.shape,
+      indexers: options.indexers,
       metadataOnly: this.metadataOnly,
       ...(instrument === undefined ? hooks : instrument(source, hooks)),
       freeze,
@@ -156,10 +158,14 @@ interface Member {
  * is shared is everything that changes what the store holds: the resource
  * (group, version, resource), the namespace or namespace set, the label and
  * field selectors, and `metadataOnly`. A registration asking for the same
- * collection with another `transform`, `decode` or `indexers` (or another
- * `absent`, `absentRecheck`, `unreadyOnWatchError`, `heartbeatTimeout`) is
- * refused with a `TypeError` naming the option: two shapes cannot share one
- * store, and a silent second watch would double the load on the API server.
+ * collection with another `transform` or `decode` (or another `absent`,
+ * `absentRecheck`, `unreadyOnWatchError`, `heartbeatTimeout`) is refused
+ * with a `TypeError` naming the option: two shapes cannot share one store,
+ * and a silent second watch would double the load on the API server.
+ * `indexers` merge by name: each registration may add indexes to the shared
+ * store (built at once from the objects it holds), and one that gives a
+ * name the store has with another function is refused with a `TypeError`
+ * naming the index.
  *
  * Each registration has its own queue: the watch hands each change to every
  * registration's queue without waiting, and each registration feeds its own
@@ -253,6 +259,34 @@ export class Collections implements AsyncDisposable {
    * );
    * ```
    *
+   * @example Indexes of several registrations merge by name
+   * ```ts
+   * import assert from "node:assert/strict";
+   * import { Client, type KubeObject } from "@liken/kubernetes/apiclient";
+   * import { Collections } from "@liken/kubernetes/informer";
+   * import { FakeApiServer } from "@liken/kubernetes/testing";
+   *
+   * await using server = new FakeApiServer();
+   * const client = new Client(server.url, { fetch: server.fetch });
+   * await client.create("/api/v1/namespaces/default/configmaps", {
+   *   metadata: { name: "web", labels: { app: "web" } },
+   * });
+   * await using collections = new Collections(client);
+   * const configMaps = { version: "v1", resource: "configmaps" };
+   * const { promise: synced, resolve } = Promise.withResolvers<void>();
+   * collections.register(configMaps, { synced: resolve });
+   * await synced;
+   * // Added to the running store, built from what it holds.
+   * const app = (object: KubeObject) => [object.metadata.labels?.app ?? ""];
+   * const late = collections.register(configMaps, { indexers: { app } });
+   * assert.deepEqual(late.store.indexKeys("app", "web"), ["default/web"]);
+   * // The same name with another function is refused, naming the index.
+   * assert.throws(
+   *   () => collections.register(configMaps, { indexers: { app: () => [] } }),
+   *   /its index app is another function/,
+   * );
+   * ```
+   *
    * @typeParam T The kind of the watched objects.
    * @param source The collection (see {@linkcode Source}).
    * @param options The registration's handler and callbacks, and the
@@ -291,6 +325,19 @@ export class Collections implements AsyncDisposable {
           );
         }
       }
+      const indexers = given.indexers ?? {};
+      const store = shared.hub.store;
+      for (const [name, indexer] of Object.entries(indexers)) {
+        const held = store.indexer(name);
+        if (held !== undefined && held !== indexer) {
+          throw new TypeError(
+            `Cannot share the watch of ${
+              setName(checked)
+            }: its index ${name} is another function than the one registered before; give one index name one function (define it once and pass the same function), or another name`,
+          );
+        }
+      }
+      store.addIndexers(indexers);
     }
     const entry = shared;
     return new Joined<T>(entry, options, () => this.#leave(key, entry));
@@ -451,7 +498,7 @@ class Joined<T extends KubeObject> implements Registration<T>, Member {
       relisted: options.relisted,
       failed: (error, call, object) =>
         this.#onError(
-          new HandlerError(source, {
+          new EventHandlerError(source, {
             call,
             ref: object === undefined ? undefined : {
               ...bare(source),
@@ -494,61 +541,32 @@ class Joined<T extends KubeObject> implements Registration<T>, Member {
       (callback as (error?: unknown) => void)(error);
     } catch (thrown) {
       this.#onError(
-        new HandlerError(bare(this.source), { call: name, cause: thrown }),
+        new EventHandlerError(bare(this.source), { call: name, cause: thrown }),
       );
     }
   }
 
-  /**
-   * Whether this registration is synced (client-go's HasSynced of a
-   * registration): its handler was handed the current objects once and the
-   * collection's first read (its `synced` call has begun), and the store
-   * may answer reads.
-   *
-   * @returns `true` when synced.
-   */
+  /** See {@linkcode Registration.synced}. */
   synced(): boolean {
     return this.#reached && this.#shared.hub.synced();
   }
 
-  /**
-   * Whether the shared watch keeps the store current (see
-   * `Collection.current`).
-   *
-   * @returns `true` while it does.
-   */
+  /** See {@linkcode Registration.current}. */
   current(): boolean {
     return this.#shared.hub.current();
   }
 
-  /**
-   * How many changes wait in this registration's queue for its handler
-   * (the call in progress not counted): a metric of how far it lags.
-   *
-   * @returns The number of waiting changes.
-   */
+  /** See {@linkcode Registration.pending}. */
   pending(): number {
     return this.#listener.pending();
   }
 
-  /**
-   * The shared store as the cached reads take it (see {@linkcode view}):
-   * ready once this registration is synced.
-   *
-   * @param options Whether the watch holds every object of its kind.
-   * @returns The view.
-   */
+  /** See {@linkcode Registration.view}. */
   view(options: ViewOptions = {}): View<T> {
     return view(this, options);
   }
 
-  /**
-   * Ends the registration: drops its waiting changes and waits until its
-   * handler call in progress returned. The last registration of a
-   * collection also stops its watch, and waits until it ended.
-   *
-   * @returns Settles when the registration (and maybe the watch) ended.
-   */
+  /** See {@linkcode Registration.stop}. */
   stop(): Promise<void> {
     if (this.#stopped !== undefined) return this.#stopped;
     this.#unlink();

@@ -66,7 +66,7 @@ Deno.test("different selectors, or metadataOnly, are different watches", async (
   assert.equal(collections.size(), 5);
 });
 
-Deno.test("the same source with another transform, decode or indexers is refused", async () => {
+Deno.test("the same source with another transform, decode or index function is refused", async () => {
   await using h = harness();
   await using collections = new Collections(h.client);
   const transform = (object: KubeObject): KubeObject => object;
@@ -82,9 +82,20 @@ Deno.test("the same source with another transform, decode or indexers is refused
         "Cannot share the watch of configmaps: its transform is not the same as the first registration's; pass the very same transform (or leave it out alike), or watch with a Collection of its own",
     },
   );
+  // Indexers left out add none; the same name with another function is
+  // refused, naming the index.
+  collections.register(CONFIGMAPS, { transform });
   assert.throws(
-    () => collections.register(CONFIGMAPS, { transform }),
-    /its indexers is not the same/,
+    () =>
+      collections.register(CONFIGMAPS, {
+        transform,
+        indexers: { app: () => ["y"] },
+      }),
+    {
+      name: "TypeError",
+      message:
+        "Cannot share the watch of configmaps: its index app is another function than the one registered before; give one index name one function (define it once and pass the same function), or another name",
+    },
   );
   assert.throws(
     () =>
@@ -96,6 +107,41 @@ Deno.test("the same source with another transform, decode or indexers is refused
     /its decode is not the same/,
   );
   await h.time.settle();
+  assert.equal(watches(h.server), 1);
+});
+
+Deno.test("indexers of several registrations merge by name; one added to a running collection indexes what it holds", async () => {
+  await using h = harness();
+  const labelled = (name: string, labels: Record<string, string>) =>
+    h.client.create(CM, { metadata: { name, labels } });
+  await labelled("a", { app: "web", tier: "front" });
+  await labelled("b", { app: "db", tier: "back" });
+  await using collections = new Collections(h.client);
+  const app = (o: KubeObject): string[] =>
+    o.metadata.labels?.app ? [o.metadata.labels.app] : [];
+  const tier = (o: KubeObject): string[] =>
+    o.metadata.labels?.tier ? [o.metadata.labels.tier] : [];
+  const first = collections.register(CONFIGMAPS, { indexers: { app } });
+  await h.time.settle();
+  assert.equal(first.synced(), true);
+  // Registered while the collection runs: its index is built from the
+  // objects the store already holds, and the first index stays.
+  const second = collections.register(CONFIGMAPS, {
+    indexers: { app, tier },
+  });
+  assert.deepEqual(second.store.indexKeys("tier", "back"), ["default/b"]);
+  assert.deepEqual(first.store.indexKeys("app", "web"), ["default/a"]);
+  // Both indexes follow later changes.
+  await labelled("c", { app: "web", tier: "back" });
+  await h.time.settle();
+  assert.deepEqual(first.store.indexKeys("tier", "back"), [
+    "default/b",
+    "default/c",
+  ]);
+  assert.deepEqual(second.store.indexKeys("app", "web"), [
+    "default/a",
+    "default/c",
+  ]);
   assert.equal(watches(h.server), 1);
 });
 

@@ -13,7 +13,7 @@ export type { Source } from "./source.ts";
  * Receives each change after the store holds it. Calls come one at a time,
  * in order; a call that returns a promise is awaited before the next event
  * is read. A call that throws or rejects is reported to `onError` as a
- * `HandlerError` naming the call and the object, and the watch goes on.
+ * `EventHandlerError` naming the call and the object, and the watch goes on.
  *
  * @typeParam T The kind of the watched objects.
  */

@@ -8,6 +8,7 @@ import {
 import { type ExecClusterInfo, ExecCredential } from "./_exec.ts";
 import { KubeconfigError } from "./errors.ts";
 import { describe } from "../_internal/errors.ts";
+import { withoutTrailing } from "../_internal/strings.ts";
 
 /** The default limit of one exec credential plugin run: 60 s. */
 export const DEFAULT_EXEC_TIMEOUT = 60_000;
@@ -166,9 +167,17 @@ function serverUrl(name: string, cluster: ClusterEntry): URL {
   return url;
 }
 
-/** A URL for an error message, without a password it may carry. */
+/**
+ * A URL for an error message, without the user and password it may carry.
+ * Everything between the scheme's `//` and the last `@` goes: a password may
+ * hold a raw `/`, `?`, `#` or `@` (which is why the URL did not parse), so
+ * the end of the authority cannot be told; hiding a host is the safe side.
+ */
 function redact(url: string): string {
-  return url.replace(/\/\/[^/@]*@/, "//***@");
+  const slashes = url.indexOf("//");
+  const from = slashes === -1 ? 0 : slashes + 2;
+  const at = url.lastIndexOf("@");
+  return at < from ? url : `${url.slice(0, from)}***@${url.slice(at + 1)}`;
 }
 
 function proxyFor(name: string, proxyUrl: string): Deno.Proxy {
@@ -559,7 +568,7 @@ export async function loadKubeconfig(
       return response;
     };
   }
-  const server = (cluster.server ?? url.href).replace(/\/+$/, "");
+  const server = withoutTrailing(cluster.server ?? url.href, "/");
   let client: Client;
   try {
     client = new Client(server, clientOptions);

@@ -18,7 +18,7 @@
  *     name: "web",
  *     for: { version: "v1", resource: "configmaps", kind: "ConfigMap", namespace: "shop" },
  *     reconcile: () => {},
- *     events: {},
+ *     wiring: { events: {} },
  *   }],
  * }));
  * // In a task: await Deno.writeTextFile("manifests/rbac.yaml", text);
@@ -31,4 +31,3 @@
 export * from "./rbac.ts";
 export * from "./webhooks.ts";
 export * from "./yaml.ts";
-export type { ControllerPermissions, PolicyRule } from "../controller/types.ts";

@@ -6,7 +6,14 @@ import { Client, type Outcome } from "../apiclient/mod.ts";
 import { Controller, type ControllerOptions } from "../controller/mod.ts";
 import { memberHash, Sharder, shardLabel } from "../shard/mod.ts";
 import { FakeApiServer, installFakeTime } from "../testing/mod.ts";
-import { grants, verbOf } from "../_internal/_rbac_test_util.ts";
+import {
+  allows,
+  grants,
+  type RbacObject,
+  type RbacRequest,
+  requestOf,
+  verbOf,
+} from "../_internal/_rbac_test_util.ts";
 import { rbac, rulesOf, sharderRules } from "./mod.ts";
 
 const NS = "ops";
@@ -19,8 +26,11 @@ Deno.test("rulesOf with shards and sharderRules grant exactly the requests a rin
   await using server = new FakeApiServer();
   const admin = new Client(server.url, { fetch: server.fetch });
   const sent = new Set<string>();
+  const requests: RbacRequest[] = [];
   const observe = (outcome: Outcome): void => {
-    sent.add(verbOf(outcome.method, new URL(outcome.path, server.url)));
+    const url = new URL(outcome.path, server.url);
+    sent.add(verbOf(outcome.method, url));
+    requests.push(requestOf(outcome.method, url));
   };
   const client = new Client(server.url, { fetch: server.fetch })
     .withObserver(observe);
@@ -65,7 +75,7 @@ Deno.test("rulesOf with shards and sharderRules grant exactly the requests a rin
     name: "web",
     for: CONFIGMAPS,
     owns: [SECRETS],
-    shards: { ring: RING, namespace: NS, identity, exit: () => {} },
+    wiring: { shards: { ring: RING, namespace: NS, identity, exit: () => {} } },
     reconcile: async (context) => {
       if (context.object === undefined) return;
       await context.apply({
@@ -74,7 +84,6 @@ Deno.test("rulesOf with shards and sharderRules grant exactly the requests a rin
         metadata: { name: context.ref.name, namespace: "default" },
       });
     },
-    permissions: { status: false },
   });
   const sharderOptions = {
     ring: RING,
@@ -117,6 +126,7 @@ Deno.test("rulesOf with shards and sharderRules grant exactly the requests a rin
     name: "web",
     serviceAccount: { namespace: NS, name: "web" },
     controllers: [options("a")],
+    permissions: { web: { status: false } },
     sharders: [sharderOptions],
   });
   const rules = objects.flatMap((o) =>
@@ -126,9 +136,9 @@ Deno.test("rulesOf with shards and sharderRules grant exactly the requests a rin
       .rules ?? []
   );
   const granted = grants(rules);
-  for (const request of sent) {
-    assert.ok(granted.has(request), `not granted: ${request}`);
-  }
+  // Each request allowed where it went, by the API server's RBAC rules.
+  const refused = requests.filter((r) => !allows(objects as RbacObject[], r));
+  assert.deepEqual(refused, [], "sent but not allowed");
   // Nothing granted that the ring did not use, but reads the cache
   // answers (get) or a server that streams makes unneeded (list; the fake
   // streams), and what kube-apiserver checks besides the verb it serves:
@@ -147,5 +157,88 @@ Deno.test("rulesOf with shards and sharderRules grant exactly the requests a rin
   // The controller's own rules alone do not cover the sharder's work.
   const controllerOnly = grants(rulesOf(options("a")));
   assert.ok(!controllerOnly.has("coordination.k8s.io/leases watch"));
-  assert.equal(sharderRules(sharderOptions).length, 3);
+  assert.equal(sharderRules(sharderOptions).length, 4);
+});
+
+Deno.test("a sharder of primaries in one namespace labels children there alone, as its rules allow", async () => {
+  using time = installFakeTime({ now: Date.parse("2030-01-01T00:00:00Z") });
+  await using server = new FakeApiServer();
+  const admin = new Client(server.url, { fetch: server.fetch });
+  const requests: RbacRequest[] = [];
+  const client = new Client(server.url, { fetch: server.fetch })
+    .withObserver((outcome) =>
+      void requests.push(
+        requestOf(outcome.method, new URL(outcome.path, server.url)),
+      )
+    );
+  // A live member, so that the sharder has someone to assign to.
+  await admin.resource({
+    group: "coordination.k8s.io",
+    version: "v1",
+    resource: "leases",
+  }).namespace(NS).create({
+    metadata: {
+      name: `${RING}-${memberHash("a")}`,
+      labels: {
+        "shard.liken.dev/ring": RING,
+        "shard.liken.dev/member": memberHash("a"),
+      },
+    },
+    spec: { holderIdentity: "a_1", leaseDurationSeconds: 15 },
+  } as never);
+  // A ConfigMap `c` with a Secret of its own in the ring's namespace, and
+  // the same in another namespace, whose ConfigMaps are not the ring's.
+  for (const namespace of ["default", "other"]) {
+    const owner = await admin.resource(CONFIGMAPS).namespace(namespace)
+      .create({ metadata: { name: "c" } });
+    await admin.resource(SECRETS).namespace(namespace).create({
+      metadata: {
+        name: "s",
+        ownerReferences: [{
+          apiVersion: "v1",
+          kind: "ConfigMap",
+          name: "c",
+          uid: owner.metadata.uid!,
+          controller: true,
+        }],
+      },
+    });
+  }
+  const options = {
+    ring: RING,
+    namespace: NS,
+    for: { ...CONFIGMAPS, namespace: "default" },
+    owns: [SECRETS],
+  };
+  const sharder = new Sharder(client, {
+    ...options,
+    pod: "s",
+    resync: 1_000,
+    exit: () => {},
+  });
+  await time.tick(3_000);
+  await sharder.stop();
+  const label = (namespace: string): string | undefined =>
+    server.object<{ metadata: { labels?: Record<string, string> } }>(
+      `/api/v1/namespaces/${namespace}/secrets/s`,
+    )?.metadata.labels?.[shardLabel(RING)];
+  assert.equal(label("default"), memberHash("a"));
+  assert.equal(label("other"), undefined);
+  const objects = rbac({
+    name: "web",
+    serviceAccount: { namespace: NS, name: "web" },
+    controllers: [],
+    sharders: [options],
+  }) as RbacObject[];
+  const refused = requests.filter((r) => !allows(objects, r));
+  assert.deepEqual(refused, [], "sent but not allowed");
+  assert.ok(
+    !allows(objects, {
+      verb: "patch",
+      group: "",
+      resource: "secrets",
+      namespace: "other",
+      name: "s",
+    }),
+  );
 });

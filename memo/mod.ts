@@ -13,9 +13,12 @@
  * files its notes under the ref's group, resource, namespace and name, so one
  * memo serves every kind) or which collection (the informer's `Source`: a
  * `Resource` and its selectors), then one options object with the memo as
- * `versions` (none records nothing) and a `signal`: {@linkcode readFresh},
- * {@linkcode readList}, {@linkcode written}, {@linkcode settleStatus},
- * {@linkcode Versions.prototype.send}.
+ * `versions` (none records nothing) and a `signal`: {@linkcode freshGet},
+ * {@linkcode freshList}, {@linkcode settleStatus},
+ * {@linkcode Versions.prototype.send}. Writes are noted by binding the client
+ * once: `client.withMemo(versions)` (from `@liken/kubernetes/apiclient`)
+ * notes every write of its resource-scoped handles, so none escapes the
+ * memo; a reconcile's `context.client` is bound to its controller's memo.
  *
  * Needs no permissions of its own; the client's requests need
  * `--allow-net=<api host>`.
@@ -24,12 +27,12 @@
  * ```ts
  * import assert from "node:assert/strict";
  * import { Client, type KubeObject } from "@liken/kubernetes/apiclient";
- * import { readFresh, Versions, written } from "@liken/kubernetes/memo";
+ * import { freshGet, Versions } from "@liken/kubernetes/memo";
  * import { FakeApiServer } from "@liken/kubernetes/testing";
  *
  * await using server = new FakeApiServer();
- * const client = new Client(server.url, { fetch: server.fetch });
  * const versions = new Versions();
+ * const client = new Client(server.url, { fetch: server.fetch }).withMemo(versions);
  * const web = { version: "v1", resource: "configmaps", namespace: "default", name: "web" };
  * const configMaps = client.resource<KubeObject & { data?: Record<string, string> }>(web);
  *
@@ -38,15 +41,11 @@
  *   data: { mode: "a" },
  * });
  * // The store holds `made`; then the operator writes again.
- * const next = await written(
- *   web,
- *   () => configMaps.replace({ ...made, data: { mode: "b" } }),
- *   { versions },
- * );
+ * const next = await configMaps.replace({ ...made, data: { mode: "b" } });
  * // The store's copy is now stale: read the object from the server.
  * const stored = made;
  * assert.equal(versions.current(web, stored.metadata.resourceVersion!), false);
- * const fresh = await readFresh<typeof next>(client, web, { versions });
+ * const fresh = await freshGet<typeof next>(client, web, { versions });
  * assert.deepEqual(fresh.data, { mode: "b" });
  * ```
  *

@@ -3,13 +3,16 @@
 import type { Client } from "../apiclient/client.ts";
 import { isStale } from "../apiclient/errors.ts";
 import type { KubeList, KubeObject } from "../apiclient/types.ts";
-import { objectKey, type ObjectRef } from "../apiclient/resource.ts";
-import type { Source } from "../informer/source.ts";
+import {
+  objectKey,
+  type ObjectRef,
+  type Resource,
+} from "../apiclient/resource.ts";
 import type { Versions } from "./versions.ts";
 
 /**
  * What every memo request takes: the memo and a signal. Also the options of
- * {@linkcode readFresh} and {@linkcode written}.
+ * {@linkcode freshGet} and {@linkcode written}.
  */
 export interface MemoOptions {
   /** The memo to note the answer in; absent or `undefined` notes nothing. */
@@ -63,7 +66,7 @@ export interface Settled<T extends KubeObject> {
  * ```ts
  * import assert from "node:assert/strict";
  * import { Client } from "@liken/kubernetes/apiclient";
- * import { readFresh, Versions } from "@liken/kubernetes/memo";
+ * import { freshGet, Versions } from "@liken/kubernetes/memo";
  * import { FakeApiServer } from "@liken/kubernetes/testing";
  *
  * await using server = new FakeApiServer();
@@ -72,7 +75,7 @@ export interface Settled<T extends KubeObject> {
  * await client.resource(web).create({ metadata: { name: "web" } });
  *
  * const versions = new Versions();
- * const fresh = await readFresh(client, web, { versions });
+ * const fresh = await freshGet(client, web, { versions });
  * assert.equal(versions.current(web, fresh.metadata.resourceVersion!), true);
  * ```
  *
@@ -82,14 +85,14 @@ export interface Settled<T extends KubeObject> {
  * @param options The memo and a signal.
  * @returns The server's copy.
  */
-export function readFresh<T extends KubeObject>(
+export function freshGet<T extends KubeObject>(
   client: Client,
   ref: ObjectRef,
   options: MemoOptions = {},
 ): Promise<T> {
   const { signal } = options;
   const handle = client.resource<T>(ref);
-  return written(
+  return noted(
     ref,
     () => handle.get(ref.name, signal === undefined ? {} : { signal }),
     options,
@@ -113,7 +116,7 @@ export function readFresh<T extends KubeObject>(
  * ```ts
  * import assert from "node:assert/strict";
  * import { Client } from "@liken/kubernetes/apiclient";
- * import { readList, Versions } from "@liken/kubernetes/memo";
+ * import { freshList, Versions } from "@liken/kubernetes/memo";
  * import { FakeApiServer } from "@liken/kubernetes/testing";
  *
  * await using server = new FakeApiServer();
@@ -131,7 +134,7 @@ export function readFresh<T extends KubeObject>(
  *   namespace: "default",
  *   labelSelector: "app=web",
  * };
- * const items = await readList(client, web, { versions });
+ * const items = await freshList(client, web, { versions });
  * assert.deepEqual(items.map((item) => item.metadata.name), ["a"]);
  * assert.equal(versions.noted({ ...web, name: "a" }), true);
  * ```
@@ -142,9 +145,14 @@ export function readFresh<T extends KubeObject>(
  * @param options The memo and a signal.
  * @returns The listed objects.
  */
-export async function readList<T extends KubeObject>(
+export async function freshList<T extends KubeObject>(
   client: Client,
-  source: Source,
+  source: Resource & {
+    /** A label selector, such as `app=web`. */
+    labelSelector?: string | undefined;
+    /** A field selector, such as `metadata.name=web`. */
+    fieldSelector?: string | undefined;
+  },
   options: MemoOptions = {},
 ): Promise<T[]> {
   const { versions, signal } = options;
@@ -169,45 +177,9 @@ export async function readList<T extends KubeObject>(
   return items;
 }
 
-/**
- * Wraps any request whose response is the object itself (create, replace,
- * patch, server-side apply) so the memo records the version it returns.
- * The note is filed under the whole `ref` (its group, resource, namespace
- * and name), so writes of two kinds that share a name never touch each
- * other's notes, and calls for one object through one memo take turns,
- * which keeps the notes in the order the server produced them. If the
- * request throws, the object is marked unknown (`""`): the write might
- * still have been applied, so only a fresh read can be trusted afterwards.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { Client } from "@liken/kubernetes/apiclient";
- * import { Versions, written } from "@liken/kubernetes/memo";
- * import { FakeApiServer } from "@liken/kubernetes/testing";
- *
- * await using server = new FakeApiServer();
- * const client = new Client(server.url, { fetch: server.fetch });
- * const versions = new Versions();
- * const configMaps = { version: "v1", resource: "configmaps" };
- * const web = { ...configMaps, namespace: "default", name: "web" };
- * const made = await written(
- *   web,
- *   () => client.resource(web).create({ metadata: { name: "web" } }),
- *   { versions },
- * );
- * // The watch has not delivered it yet: the memo knows it exists.
- * assert.deepEqual(versions.unheld(configMaps, new Map()), [web]);
- * assert.equal(versions.current(web, made.metadata.resourceVersion!), true);
- * ```
- *
- * @typeParam T The object's type.
- * @param ref The object the request writes.
- * @param request Sends the request and answers the server's copy.
- * @param options The memo and a signal.
- * @returns The server's copy.
- */
-export async function written<T extends KubeObject>(
+// A read of `ref` in its turn in the memo, noting the version it answers
+// (writes go through a memo-bound client instead: Client.withMemo).
+async function noted<T extends KubeObject>(
   ref: ObjectRef,
   request: () => Promise<T>,
   options: MemoOptions = {},
@@ -288,13 +260,11 @@ export async function settleStatus<T extends KubeObject>(
 ): Promise<Settled<T>> {
   const { held, apply, signal } = options;
   refuseOther(ref, held);
-  const status = client.resource<T>(ref).status;
+  const { versions } = options;
+  const writer = versions === undefined ? client : client.withMemo(versions);
+  const status = writer.resource<T>(ref).status;
   const write = (copy: T): Promise<T> =>
-    written(
-      ref,
-      () => status.replace(copy, signal === undefined ? {} : { signal }),
-      options,
-    );
+    status.replace(copy, signal === undefined ? {} : { signal });
   const land = async (): Promise<Settled<T>> => {
     const answer = await write(held);
     // The caller's copy follows the server's, so its next write carries the
@@ -308,7 +278,7 @@ export async function settleStatus<T extends KubeObject>(
   } catch (error) {
     if (!isStale(error)) throw error;
   }
-  const fresh = await readFresh<T>(client, ref, options);
+  const fresh = await freshGet<T>(client, ref, options);
   // A deep copy keeps `fresh` (the answer when no write is needed) apart
   // from what `apply` changes on `held`.
   replaceContents(held, structuredClone(fresh));

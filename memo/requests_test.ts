@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { flush } from "./_test_util.ts";
+import { flush, written } from "./_test_util.ts";
 import {
   ApiError,
   Client,
@@ -8,7 +8,7 @@ import {
   NotFoundError,
 } from "../apiclient/mod.ts";
 import { FakeApiServer } from "../testing/mod.ts";
-import { readFresh, readList, settleStatus, written } from "./requests.ts";
+import { freshGet, freshList, settleStatus } from "./requests.ts";
 import { Versions } from "./versions.ts";
 
 interface Widget extends KubeObject {
@@ -78,13 +78,13 @@ function heldFetch(
   return { fetch: held, answered: answered.promise, release: gate.resolve };
 }
 
-Deno.test("readFresh: reads from the server and notes the version", async () => {
+Deno.test("freshGet: reads from the server and notes the version", async () => {
   await using server = newServer();
   const client = new Client(server.url, { fetch: server.fetch });
   const made = await client.create(COLLECTION, widget("a"));
   const versions = new Versions();
   const before = server.requests.length;
-  const fresh = await readFresh<Widget>(client, ref("a"), { versions });
+  const fresh = await freshGet<Widget>(client, ref("a"), { versions });
   assert.deepEqual(seen(server, before), [`GET ${path("a")}`]);
   assert.equal(fresh.metadata.resourceVersion, made.metadata.resourceVersion);
   assert.equal(
@@ -94,30 +94,30 @@ Deno.test("readFresh: reads from the server and notes the version", async () => 
   assert.equal(versions.current(ref("a"), "0"), false);
 });
 
-Deno.test("readFresh: a 404 notes the empty version and rejects", async () => {
+Deno.test("freshGet: a 404 notes the empty version and rejects", async () => {
   await using server = newServer();
   const client = new Client(server.url, { fetch: server.fetch });
   const versions = new Versions();
   versions.note(ref("gone"), "5");
   await assert.rejects(
-    readFresh(client, ref("gone"), { versions }),
+    freshGet(client, ref("gone"), { versions }),
     NotFoundError,
   );
   assert.equal(versions.noted(ref("gone")), true);
   assert.equal(versions.current(ref("gone"), "5"), false);
 });
 
-Deno.test("readFresh: an absent memo reads and records nothing", async () => {
+Deno.test("freshGet: an absent memo reads and records nothing", async () => {
   await using server = newServer();
   const client = new Client(server.url, { fetch: server.fetch });
   await client.create(COLLECTION, widget("a", 3));
-  const fresh = await readFresh<Widget>(client, ref("a"), {
+  const fresh = await freshGet<Widget>(client, ref("a"), {
     versions: undefined,
   });
   assert.equal(fresh.spec?.size, 3);
 });
 
-Deno.test("readList: notes every listed object and sends no resourceVersion", async () => {
+Deno.test("freshList: notes every listed object and sends no resourceVersion", async () => {
   await using server = newServer();
   const client = new Client(server.url, { fetch: server.fetch });
   const a = await client.create(COLLECTION, widget("a"));
@@ -125,7 +125,7 @@ Deno.test("readList: notes every listed object and sends no resourceVersion", as
   const versions = new Versions();
   versions.note(ref("a"), "old");
   const before = server.requests.length;
-  const items = await readList<Widget>(client, WIDGETS, { versions });
+  const items = await freshList<Widget>(client, WIDGETS, { versions });
   const sent = server.requests.slice(before);
   assert.deepEqual(sent.map((request) => request.path), [COLLECTION]);
   assert.equal(sent[0]!.query.has("resourceVersion"), false);
@@ -135,7 +135,7 @@ Deno.test("readList: notes every listed object and sends no resourceVersion", as
   assert.equal(versions.current(ref("b"), b.metadata.resourceVersion!), true);
 });
 
-Deno.test("readList: a write noted while the list is in flight keeps its version", async () => {
+Deno.test("freshList: a write noted while the list is in flight keeps its version", async () => {
   await using server = newServer();
   const plain = new Client(server.url, { fetch: server.fetch });
   const made = await plain.create(COLLECTION, widget("a"));
@@ -146,7 +146,7 @@ Deno.test("readList: a write noted while the list is in flight keeps its version
   );
   const client = new Client(server.url, { fetch: held.fetch });
   const versions = new Versions();
-  const listing = readList<Widget>(client, WIDGETS, { versions });
+  const listing = freshList<Widget>(client, WIDGETS, { versions });
   await held.answered;
   const newer = await written(
     ref("a"),
@@ -170,7 +170,7 @@ Deno.test("readList: a write noted while the list is in flight keeps its version
   );
 });
 
-Deno.test("readList: the source's selectors go with the list", async () => {
+Deno.test("freshList: the source's selectors go with the list", async () => {
   await using server = newServer();
   const client = new Client(server.url, { fetch: server.fetch });
   await client.create(COLLECTION, {
@@ -184,7 +184,7 @@ Deno.test("readList: the source's selectors go with the list", async () => {
   });
   const versions = new Versions();
   const before = server.requests.length;
-  const items = await readList<Widget>(client, {
+  const items = await freshList<Widget>(client, {
     ...WIDGETS,
     labelSelector: "app=web",
     fieldSelector: "metadata.name=a",
@@ -198,7 +198,7 @@ Deno.test("readList: the source's selectors go with the list", async () => {
   assert.equal(versions.noted(ref("c")), false);
 });
 
-Deno.test("readList: a list that fails notes nothing", async () => {
+Deno.test("freshList: a list that fails notes nothing", async () => {
   await using server = newServer();
   const client = new Client(server.url, { fetch: server.fetch });
   await client.create(COLLECTION, widget("a"));
@@ -206,32 +206,31 @@ Deno.test("readList: a list that fails notes nothing", async () => {
   versions.note(ref("a"), "1");
   server.refuse({ method: "GET", path: COLLECTION, status: 500, count: 1 });
   await assert.rejects(
-    readList(client, WIDGETS, { versions }),
+    freshList(client, WIDGETS, { versions }),
     ApiError,
   );
   assert.equal(versions.current(ref("a"), "1"), true);
   assert.equal(versions.noted(ref("b")), false);
 });
 
-Deno.test("readList: an absent memo lists and records nothing", async () => {
+Deno.test("freshList: an absent memo lists and records nothing", async () => {
   await using server = newServer();
   const client = new Client(server.url, { fetch: server.fetch });
   await client.create(COLLECTION, widget("a"));
-  const items = await readList<Widget>(client, WIDGETS, {
+  const items = await freshList<Widget>(client, WIDGETS, {
     versions: undefined,
   });
   assert.equal(items.length, 1);
 });
 
-Deno.test("written: notes the server's copy; unheld until the watch has it", async () => {
+Deno.test("withMemo: a create notes the server's copy; unheld until the watch has it", async () => {
   await using server = newServer();
-  const client = new Client(server.url, { fetch: server.fetch });
   const versions = new Versions();
-  const made = await written(
-    ref("a"),
-    () => client.create(COLLECTION, widget("a")),
-    { versions },
-  );
+  const client = new Client(server.url, { fetch: server.fetch });
+  assert.equal(client.memo, undefined);
+  const widgets = client.withMemo(versions).resource<Widget>(WIDGETS)
+    .namespace("demo");
+  const made = await widgets.create(widget("a"));
   assert.equal(
     versions.current(ref("a"), made.metadata.resourceVersion!),
     true,
@@ -240,116 +239,119 @@ Deno.test("written: notes the server's copy; unheld until the watch has it", asy
   assert.deepEqual(versions.unheld(WIDGETS, new Map([["demo/a", made]])), []);
 });
 
-Deno.test("written: the note is the whole ref's: a ConfigMap of the same name keeps its own", async () => {
+Deno.test("withMemo: every write of the handles is noted, status ones too; a dry run and the path-based calls are not", async () => {
   await using server = newServer();
-  const client = new Client(server.url, { fetch: server.fetch });
   const versions = new Versions();
+  const client = new Client(server.url, { fetch: server.fetch }).withMemo(
+    versions,
+  );
+  const widgets = client.resource<Widget>(WIDGETS).namespace("demo");
+  let last = await widgets.create(widget("a"));
+  const current = (): boolean =>
+    versions.current(ref("a"), last.metadata.resourceVersion!);
+  last = await widgets.replace({ ...last, spec: { size: 2 } });
+  assert.ok(current(), "replace");
+  last = await widgets.patch("a", { spec: { size: 3 } }, { type: "merge" });
+  assert.ok(current(), "patch");
+  last = await widgets.apply(
+    { apiVersion: "example.com/v1", kind: "Widget", metadata: { name: "a" } },
+    { fieldManager: "test" },
+  );
+  assert.ok(current(), "apply");
+  last = await widgets.status.replace({ ...last, status: { phase: "Up" } });
+  assert.ok(current(), "status replace");
+  last = await widgets.status.patch("a", { status: { observed: 1 } }, {
+    type: "merge",
+  });
+  assert.ok(current(), "status patch");
+  // A dry run stores nothing: the note stays.
+  await widgets.replace({ ...last, spec: { size: 9 } }, { dryRun: "All" });
+  await widgets.delete("a", { dryRun: "All" });
+  await widgets.delete("a", { body: { dryRun: ["All"] } });
+  assert.ok(current(), "dry runs are not noted");
+  // The path-based calls are not noted.
+  await client.replace(path("a"), { ...last, spec: { size: 4 } });
+  assert.ok(current(), "a path-based write is not noted");
+  // A delete that completes answers no version: unknown, read it afresh.
+  await widgets.delete("a");
+  assert.equal(versions.noted(ref("a")), true);
+  assert.equal(current(), false);
+});
+
+Deno.test("withMemo: a create with generateName is noted under the name it got", async () => {
+  await using server = newServer();
+  const versions = new Versions();
+  const widgets = new Client(server.url, { fetch: server.fetch })
+    .withMemo(versions).resource<Widget>(WIDGETS).namespace("demo");
+  const made = await widgets.create({
+    apiVersion: "example.com/v1",
+    kind: "Widget",
+    metadata: { generateName: "w-" },
+  });
+  const name = made.metadata.name!;
+  assert.match(name, /^w-/);
+  assert.equal(
+    versions.current(ref(name), made.metadata.resourceVersion!),
+    true,
+  );
+  assert.equal(versions.current(ref(name), "0"), false);
+});
+
+Deno.test("withMemo: the note is the whole ref's: a ConfigMap of the same name keeps its own", async () => {
+  await using server = newServer();
+  const versions = new Versions();
+  const client = new Client(server.url, { fetch: server.fetch }).withMemo(
+    versions,
+  );
   const configMap = {
     version: "v1",
     resource: "configmaps",
     namespace: "demo",
     name: "a",
   };
-  const cm = await written(
-    configMap,
-    () =>
-      client.create("/api/v1/namespaces/demo/configmaps", {
-        metadata: { name: "a" },
-      }),
-    { versions },
-  );
-  const made = await written(
-    ref("a"),
-    () => client.create(COLLECTION, widget("a")),
-    { versions },
-  );
+  const cm = await client.resource(configMap).create({
+    metadata: { name: "a" },
+  });
+  const widgets = client.resource<Widget>(WIDGETS).namespace("demo");
+  const made = await widgets.create(widget("a"));
   // Each store's copy is judged by its own kind's note.
   assert.equal(versions.current(configMap, cm.metadata.resourceVersion!), true);
   assert.equal(
     versions.current(ref("a"), made.metadata.resourceVersion!),
     true,
   );
-  // A failed write of the Widget leaves the ConfigMap trusted.
+  // A failed write of the Widget (a stale copy: 409) leaves the ConfigMap
+  // trusted, and the Widget unknown.
+  await client.replace(path("a"), { ...made, spec: { size: 5 } });
   await assert.rejects(
-    written(ref("a"), () => Promise.reject(new Error("Lost")), { versions }),
-    /Lost/,
+    widgets.replace({ ...made, spec: { size: 6 } }),
+    ConflictError,
   );
   assert.equal(versions.current(configMap, cm.metadata.resourceVersion!), true);
-  assert.deepEqual(versions.unheld(WIDGETS, new Map()), []);
+  assert.equal(versions.noted(ref("a")), true);
+  assert.equal(
+    versions.current(ref("a"), made.metadata.resourceVersion!),
+    false,
+  );
   assert.deepEqual(
     versions.unheld({ version: "v1", resource: "configmaps" }, new Map()),
     [configMap],
   );
 });
 
-Deno.test("written: a failed write notes the empty version and rethrows", async () => {
-  await using server = newServer();
-  const client = new Client(server.url, { fetch: server.fetch });
-  const versions = new Versions();
-  const made = await written(
-    ref("a"),
-    () => client.create(COLLECTION, widget("a")),
-    { versions },
-  );
-  // A replace from a copy that is already stale.
-  await client.replace(path("a"), { ...made, spec: { size: 5 } });
-  await assert.rejects(
-    written(
-      ref("a"),
-      () => client.replace(path("a"), { ...made, spec: { size: 6 } }),
-      { versions },
-    ),
-    ConflictError,
-  );
-  assert.equal(versions.noted(ref("a")), true);
-  assert.equal(
-    versions.current(ref("a"), made.metadata.resourceVersion!),
-    false,
-  );
-});
-
-Deno.test("written: a reply without metadata resolves and notes the empty version", async () => {
-  const versions = new Versions();
-  versions.note(ref("a"), "4");
-  const reply = { kind: "Status", status: "Success" } as unknown as Widget;
-  assert.equal(
-    await written(ref("a"), () => Promise.resolve(reply), { versions }),
-    reply,
-  );
-  assert.equal(versions.noted(ref("a")), true);
-  assert.equal(versions.current(ref("a"), "4"), false);
-});
-
-Deno.test("written: an absent memo sends the request and answers it", async () => {
-  await using server = newServer();
-  const client = new Client(server.url, { fetch: server.fetch });
-  const made = await written(
-    ref("a"),
-    () => client.create(COLLECTION, widget("a")),
-  );
-  assert.equal(made.metadata.name, "a");
-  assert.equal(server.count({ method: "POST" }), 1);
-});
-
-Deno.test("written: two writers of one object; the second is sent only after the first answer arrives", async () => {
+Deno.test("withMemo: two writers of one object; the second is sent only after the first answer arrives", async () => {
   await using server = newServer();
   const plain = new Client(server.url, { fetch: server.fetch });
   const made = await plain.create(COLLECTION, widget("a"));
   // The first write's answer reaches the client late.
   let puts = 0;
   const held = heldFetch(server, (method) => method === "PUT" && ++puts === 1);
-  const client = new Client(server.url, { fetch: held.fetch });
   const versions = new Versions();
+  const widgets = new Client(server.url, { fetch: held.fetch })
+    .withMemo(versions).resource<Widget>(WIDGETS).namespace("demo");
   const before = server.requests.length;
-  const first = written(
-    ref("a"),
-    () => client.replace(path("a"), { ...made, spec: { size: 2 } }),
-    { versions },
-  );
-  const second = written(ref("a"), async () => {
-    const current = await client.get<Widget>(path("a"));
-    return client.replace(path("a"), { ...current, spec: { size: 3 } });
-  }, { versions });
+  const first = widgets.replace({ ...made, spec: { size: 2 } });
+  const second = widgets.patch("a", { spec: { size: 3 } }, { type: "merge" });
   await held.answered;
   await flush();
   // The second writer has sent nothing while the first answer is out.
@@ -358,8 +360,7 @@ Deno.test("written: two writers of one object; the second is sent only after the
   const [one, two] = await Promise.all([first, second]);
   assert.deepEqual(seen(server, before), [
     `PUT ${path("a")}`,
-    `GET ${path("a")}`,
-    `PUT ${path("a")}`,
+    `PATCH ${path("a")}`,
   ]);
   assert.equal(versions.current(ref("a"), two.metadata.resourceVersion!), true);
   assert.equal(

@@ -1,6 +1,6 @@
 import { Client, objectPath } from "../apiclient/mod.ts";
 import { FakeApiServer } from "../testing/mod.ts";
-import { readFresh } from "./requests.ts";
+import { freshGet } from "./requests.ts";
 import { Versions } from "./versions.ts";
 
 const KEYS = 10_000;
@@ -117,9 +117,9 @@ Deno.bench({
 });
 
 Deno.bench({
-  name: "readFresh (memo of 10k keys)",
+  name: "freshGet (memo of 10k keys)",
   group: "one read through the client",
   async fn(): Promise<void> {
-    await readFresh(client, bench, { versions });
+    await freshGet(client, bench, { versions });
   },
 });

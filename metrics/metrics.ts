@@ -433,7 +433,7 @@ export class Metrics {
    *   name: "mirror",
    *   for: { version: "v1", resource: "configmaps", kind: "ConfigMap" },
    *   reconcile: () => {},
-   *   observer,
+   *   wiring: { observer },
    *   queue: { observer: observer.queue },
    * });
    * await controller.idle();

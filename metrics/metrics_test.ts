@@ -301,7 +301,9 @@ Deno.test("controller: a failed reconcile, its retry and a stuck reconcile move 
       if (calls === 1) throw new Error("the first try fails");
       if (calls === 3) await release.promise; // stuck until released
     },
-    observer,
+    wiring: {
+      observer,
+    },
     queue: { observer: observer.queue },
     onError: () => {},
   });
@@ -441,9 +443,11 @@ Deno.test("controller: instrument wires its watches into the informer metrics an
     name: "wired",
     for: { ...CONFIGMAPS, kind: "ConfigMap" },
     owns: [{ version: "v1", resource: "secrets" }],
-    instrument: (source, hooks) => metrics.collection(source, hooks),
+    wiring: {
+      instrument: (source, hooks) => metrics.collection(source, hooks),
+      observer,
+    },
     reconcile: () => {},
-    observer,
     queue: { observer: observer.queue },
   });
   await time.tick(1_000);

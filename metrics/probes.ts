@@ -8,6 +8,7 @@
 import type { DiagnosticsOptions } from "../_internal/diagnostics.ts";
 import { diagnostics } from "../_internal/diagnostics.ts";
 import { stopOnAbort } from "../_internal/signals.ts";
+import { BoundedServer } from "../_internal/_server.ts";
 import { reportText } from "./_checks.ts";
 import type { Metrics } from "./metrics.ts";
 import { CONTENT_TYPE } from "./registry.ts";
@@ -71,6 +72,27 @@ export interface ProbeServerOptions extends DiagnosticsOptions {
    */
   port?: number | undefined;
   /**
+   * The most open connections. Default 32 (the kubelet and a few
+   * scrapers need a handful). When full, the connection idle longest is
+   * closed for a new one, so idle connections never lock the kubelet out.
+   */
+  maxConnections?: number | undefined;
+  /**
+   * From a new connection, or the first byte of a later request, to that
+   * request's headers, in ms. Default 10 000.
+   */
+  headersTimeout?: number | undefined;
+  /**
+   * How long a kept-alive connection may stay silent, in ms. Default
+   * 120 000.
+   */
+  idleTimeout?: number | undefined;
+  /**
+   * How long `stop()` lets the requests in flight finish before it closes
+   * their connections, in ms. Default 5 000.
+   */
+  stopTimeout?: number | undefined;
+  /**
    * Aborting it stops the probe server as `stop()` does: the requests in
    * flight are answered, then the server closes and
    * {@linkcode ProbeServer.done} settles. Already aborted, the server closes
@@ -90,9 +112,13 @@ export interface ProbeServerOptions extends DiagnosticsOptions {
  * - `GET /metrics`: the registry in the Prometheus text format 0.0.4.
  *
  * The check bodies list each check (`[+]name ok`, `[-]name failed: why`).
- * `HEAD` works as `GET`; other methods get 405, other paths 404. The
- * constructor starts listening; needs `--allow-net=<hostname>:<port>`
- * (`0.0.0.0:8080` by default).
+ * `HEAD` works as `GET`; other methods get 405, other paths 404. It holds
+ * at most `maxConnections` connections (the one idle longest makes room)
+ * and closes those that send no headers within `headersTimeout` or stay
+ * idle beyond `idleTimeout`, so a pod flooding it with idle connections
+ * cannot make the kubelet's probes fail. The constructor starts
+ * listening; needs `--allow-net=<hostname>:<port>` (`0.0.0.0:8080` by
+ * default) and `127.0.0.1` (the loopback port that parses HTTP).
  *
  * @example Probes over loopback
  * ```ts
@@ -125,9 +151,10 @@ export class ProbeServer implements AsyncDisposable {
   readonly port: number;
   /** The address the server listens on. */
   readonly hostname: string;
-  #server: Deno.HttpServer<Deno.NetAddr>;
+  #server: BoundedServer;
   #metrics: Metrics;
   #stopping: Promise<void> | undefined;
+  #settle: () => void;
   #unlink: () => void = () => {};
 
   /**
@@ -145,35 +172,42 @@ export class ProbeServer implements AsyncDisposable {
     if (!Number.isInteger(port) || port < 0 || port > 65_535) {
       throw new RangeError(`Not a port: ${port}`);
     }
-    this.#server = Deno.serve({
-      hostname: options.hostname ?? PROBE_HOSTNAME,
-      port,
-      onListen: () => {},
-      onError: (error) => {
-        onError(error);
-        return new Response("internal error\n", { status: 500 });
+    this.#server = new BoundedServer(
+      {
+        hostname: options.hostname ?? PROBE_HOSTNAME,
+        port,
+        maxConnections: options.maxConnections ?? 32,
+        handshakeTimeout: Infinity, // Plain HTTP: no handshake.
+        headersTimeout: options.headersTimeout ?? 10_000,
+        idleTimeout: options.idleTimeout ?? 120_000,
+        stopTimeout: options.stopTimeout ?? 5_000,
       },
-    }, (request) => this.#handle(request));
-    this.port = this.#server.addr.port;
-    this.hostname = this.#server.addr.hostname;
+      (request) => this.#handle(request),
+      onError,
+    );
+    this.port = this.#server.port;
+    this.hostname = this.#server.hostname;
     log(
       `serving /healthz, /readyz and /metrics on ${this.hostname}:${this.port}`,
     );
-    this.done = this.#server.finished.catch(onError);
+    let settle!: () => void;
+    this.done = new Promise<void>((resolve) => (settle = resolve));
+    this.#settle = settle;
     this.#unlink = stopOnAbort(options.signal, () => void this.stop());
   }
 
   /**
-   * Closes the server after the requests in flight are answered. Safe to
-   * call more than once.
+   * Closes the server: no new connections, idle ones closed at once, the
+   * requests in flight answered for at most `stopTimeout`, then every
+   * connection closed. Safe to call more than once.
    *
    * @returns Settles with {@linkcode ProbeServer.done}.
    */
   stop(): Promise<void> {
     this.#stopping ??= (async () => {
       this.#unlink();
-      await this.#server.shutdown();
-      await this.done;
+      await this.#server.close();
+      this.#settle();
     })();
     return this.#stopping;
   }

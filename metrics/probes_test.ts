@@ -209,3 +209,91 @@ Deno.test({
     );
   },
 });
+
+/** Resolves `true` when the peer closes `conn` within `ms`, else `false`. */
+async function closedWithin(conn: Deno.Conn, ms: number): Promise<boolean> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), ms);
+  });
+  const buffer = new Uint8Array(16 * 1024);
+  const closed = (async (): Promise<true> => {
+    try {
+      while (await conn.read(buffer) !== null) { /* drain */ }
+    } catch { /* reset */ }
+    return true;
+  })();
+  try {
+    return await Promise.race([closed, late]);
+  } finally {
+    clearTimeout(timer);
+    try {
+      conn.close();
+    } catch { /* closed */ }
+    await closed;
+  }
+}
+
+Deno.test({
+  name:
+    "probes (hostile): idle connections past the cap are closed and /healthz keeps answering",
+  timeout: 20_000,
+  async fn(): Promise<void> {
+    await using probes = new ProbeServer(new Metrics(), {
+      ...LOOPBACK,
+      maxConnections: 4,
+    });
+    const base = `http://127.0.0.1:${probes.port}`;
+    const idle: Deno.Conn[] = [];
+    for (let i = 0; i < 30; i++) {
+      idle.push(
+        await Deno.connect({ hostname: "127.0.0.1", port: probes.port }),
+      );
+    }
+    assert.equal((await get(base, "/healthz")).status, 200);
+    const closed = await Promise.all(idle.map((c) => closedWithin(c, 500)));
+    // Each connection past the cap closed the one idle longest.
+    assert.ok(
+      closed.filter(Boolean).length >= 26,
+      `${closed.filter(Boolean).length} closed`,
+    );
+    // The attacker left: the server still answers.
+    assert.equal((await get(base, "/healthz")).status, 200);
+  },
+});
+
+Deno.test({
+  name:
+    "probes (hostile): dribbled headers and idle keep-alive end by their deadlines; stop() does not wait for them",
+  timeout: 20_000,
+  async fn(): Promise<void> {
+    const probes = new ProbeServer(new Metrics(), {
+      ...LOOPBACK,
+      headersTimeout: 200,
+      idleTimeout: 300,
+    });
+    const port = probes.port;
+    const encoder = new TextEncoder();
+    const dribbler = await Deno.connect({ hostname: "127.0.0.1", port });
+    await dribbler.write(encoder.encode("GET /healthz HTTP/1.1\r\nx-a: "));
+    const keeper = await Deno.connect({ hostname: "127.0.0.1", port });
+    await keeper.write(
+      encoder.encode("GET /healthz HTTP/1.1\r\nhost: x\r\n\r\n"),
+    );
+    const [a, b] = await Promise.all([
+      closedWithin(dribbler, 5_000),
+      closedWithin(keeper, 5_000),
+    ]);
+    assert.ok(a, "dribbled headers: still open");
+    assert.ok(b, "idle keep-alive: still open");
+    // A half-sent request does not hold stop().
+    const half = await Deno.connect({ hostname: "127.0.0.1", port });
+    await half.write(encoder.encode("GET /healthz HTTP/1.1\r\n"));
+    const closing = closedWithin(half, 5_000);
+    await new Promise((r) => setTimeout(r, 50));
+    const started = performance.now();
+    await probes.stop();
+    assert.ok(performance.now() - started < 2_000);
+    assert.ok(await closing);
+  },
+});

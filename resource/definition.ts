@@ -12,13 +12,7 @@ import type {
   ScaleSubresource,
 } from "./crd.ts";
 import { type Cause, SchemaError, StructuralSchemaError } from "./errors.ts";
-import type {
-  ObjectOf,
-  ObjectSchema,
-  SchemaIn,
-  SchemasOf,
-  StorageVersionOf,
-} from "./schema.ts";
+import type { ObjectOf, ObjectSchema } from "./schema.ts";
 import { typeInvalid, typeName } from "../_internal/schema/messages.ts";
 import { decodeWith } from "../_internal/schema/decode.ts";
 import { defaultRules, structural } from "../_internal/schema/structural.ts";
@@ -203,6 +197,12 @@ export class ResourceDefinition<
   readonly schema: S;
   /** The schema of each version, by name (one for the single-version form). */
   readonly schemas: M;
+  /**
+   * Type only, never set: the object type, so `client.resource(definition)`
+   * answers a handle of `ObjectOf<typeof definition>` (as the built-in
+   * `Resource`s of `@liken/kubernetes/api` do).
+   */
+  declare readonly "~object"?: ObjectOf<ResourceDefinition<S>> | undefined;
   /**
    * Validates an object against the schema, as the API server does for a
    * write: returns a copy with unknown fields pruned (`apiVersion`, `kind`
@@ -595,3 +595,24 @@ export function defineResource(
 ): ResourceDefinition<ObjectSchema> {
   return new ResourceDefinition(options);
 }
+
+/** The schema of each version, by name. */
+export type SchemasOf<V extends readonly VersionOptions[]> = {
+  readonly [E in V[number] as E["name"]]: E["schema"];
+};
+
+/** The name of the storage version of `versions`. */
+export type StorageVersionOf<V extends readonly VersionOptions[]> =
+  V[number] extends infer E
+    ? E extends
+      { readonly name: infer N extends string; readonly storage: true } ? N
+    : never
+    : never;
+
+/** The schema of version `N` of `versions`. */
+export type SchemaIn<V extends readonly VersionOptions[], N extends string> =
+  V[number] extends infer E
+    ? E extends
+      { readonly name: N; readonly schema: infer S extends ObjectSchema } ? S
+    : never
+    : never;

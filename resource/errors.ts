@@ -6,22 +6,9 @@
  * @module
  */
 
-/**
- * One thing wrong, shaped as an entry of the API server's
- * `Status.details.causes`.
- */
-export interface Cause {
-  /** The field, such as `spec.size` or `spec.tags[1]`. */
-  field: string;
-  /**
-   * The API server's reason: `FieldValueInvalid`, `FieldValueTypeInvalid`,
-   * `FieldValueRequired`, `FieldValueNotSupported`, `FieldValueTooMany`,
-   * `FieldValueTooLong`, `FieldValueDuplicate` or `FieldValueForbidden`.
-   */
-  reason: string;
-  /** What is wrong, worded as the API server words it. */
-  message: string;
-}
+import type { Cause } from "../_internal/schema/types.ts";
+
+export type { Cause };
 
 /** `field: message` for one cause; `[a, b]` for several, as the API server joins them. */
 function joined(causes: readonly Cause[]): string {

@@ -15,6 +15,9 @@
  *   `details.causes`), pruning of unknown fields and defaulting, as the API
  *   server does for a structural schema.
  *
+ * `CONDITIONS_SCHEMA` and `OBJECT_REFERENCE_SCHEMA` are schema pieces most
+ * kinds repeat: a `status.conditions` list and a reference to an object.
+ *
  * A schema the API server would refuse as not structural is refused by
  * `defineResource` with the API server's reasons
  * ({@linkcode StructuralSchemaError}).
@@ -124,3 +127,4 @@ export * from "./definition.ts";
 export * from "./errors.ts";
 export * from "./crd.ts";
 export * from "./schema.ts";
+export * from "./parts.ts";

@@ -337,3 +337,40 @@ Deno.test("names the API server would refuse", () => {
     /is not a name/,
   );
 });
+
+Deno.test("a list-map key that is neither required nor defaulted", () => {
+  const list = (item: unknown): unknown => ({
+    type: "array",
+    "x-kubernetes-list-type": "map",
+    "x-kubernetes-list-map-keys": ["name"],
+    items: item,
+  });
+  const item = { type: "object", properties: { name: { type: "string" } } };
+  assert.deepEqual(refusal(spec(list(item))), [{
+    field: `${X}.items.properties[name].default`,
+    reason: "FieldValueRequired",
+    message:
+      "Required value: this property is in x-kubernetes-list-map-keys, so it must have a default or be a required property",
+  }]);
+  // Required, or defaulted (LocalObjectReference's name: ""), it is taken.
+  for (
+    const taken of [{ ...item, required: ["name"] }, {
+      type: "object",
+      properties: { name: { type: "string", default: "" } },
+    }]
+  ) {
+    assert.throws(() => refusal(spec(list(taken))), /The schema was taken/);
+  }
+});
+
+Deno.test("a list type on a node that is not an array", () => {
+  assert.deepEqual(
+    refusal(spec({ type: "string", "x-kubernetes-list-type": "atomic" })),
+    [{
+      field: `${X}.type`,
+      reason: "FieldValueInvalid",
+      message:
+        'Invalid value: "string": must be array if x-kubernetes-list-type is specified',
+    }],
+  );
+});

@@ -170,11 +170,13 @@ export class Run {
             name: RING,
             for: CONFIGMAPS,
             owns: writes ? [SECRETS] : [],
-            shards: {
-              ring: RING,
-              namespace: NS,
-              identity: name,
-              exit,
+            wiring: {
+              shards: {
+                ring: RING,
+                namespace: NS,
+                identity: name,
+                exit,
+              },
             },
             onError: () => {},
             reconcile: async (context) => {

@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { seeded } from "../_internal/_chaos_test_util.ts";
 import { fnv1a64, hex64, ownerIndex, weight } from "./_ring.ts";
 import { memberHash, Ring, shardKey } from "./ring.ts";
 
@@ -8,18 +9,6 @@ Deno.test("fnv1a64 matches the published FNV-1a 64-bit vectors", () => {
   assert.equal(hex64(fnv1a64("foobar")), "85944171f73967e8");
   assert.equal(memberHash("a"), "af63dc4c8601ec8c");
 });
-
-/** mulberry32: a small seeded generator, so every seed replays. */
-function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function randomName(random: () => number): string {
   const letters = "abcdefghijklmnopqrstuvwxyz0123456789";

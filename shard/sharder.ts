@@ -1,5 +1,6 @@
 // The sharder: one replica of a ring at a time assigns every primary object
 // to a live member, and moves objects safely when the ring changes.
+import { microTime } from "../_internal/time.ts";
 import type { Client } from "../apiclient/client.ts";
 import { ConflictError } from "../apiclient/errors.ts";
 import { objectKey, type Resource } from "../apiclient/resource.ts";
@@ -17,7 +18,7 @@ import { LEASE_DURATION, RETRY_PERIOD } from "../election/timings.ts";
 import { Collection } from "../informer/collection.ts";
 import type { Handler, Source } from "../informer/types.ts";
 import { finalState } from "../informer/tombstone.ts";
-import { controllerOf } from "../controller/changes.ts";
+import { controllerOf } from "../apiclient/owners.ts";
 import {
   drainLabel,
   MEMBER_LABEL,
@@ -105,7 +106,8 @@ const LEASES = {
  *   member its group, kind, namespace and name hash to (never its uid).
  *   A member labels the children it applies itself; the sharder labels the
  *   others, and relabels them when their owner moves, so each member's
- *   child watch holds only its own.
+ *   child watch holds only its own. With a namespace in `for`, children
+ *   in other namespaces are left alone (their owners are not the ring's).
  * - An object made again under the name of one deleted within 10 min goes
  *   first to the member the deleted one had (a reconcile of the old object
  *   may still run there), and moves from it as above.
@@ -128,7 +130,7 @@ const LEASES = {
  * await using member = new Controller(client, {
  *   name: "demo",
  *   for: configMaps,
- *   shards: { ring: "demo", namespace: "default", identity: "op-0" },
+ *   wiring: { shards: { ring: "demo", namespace: "default", identity: "op-0" } },
  *   reconcile: ({ key }) => void seen.add(key),
  * });
  * await using sharder = new Sharder(client, {
@@ -413,11 +415,14 @@ export class Sharder implements AsyncDisposable {
     signal: AbortSignal,
   ): Promise<boolean> {
     const label = shardLabel(this.#options.ring);
-    const { group, kind, namespaced } = this.#options.for;
+    const { group, kind, namespaced, namespace: only } = this.#options.for;
     const objects = this.#objects!.store;
     let ok = true;
     for (const child of children.store.values()) {
       if (signal.aborted) break;
+      // An owner in another namespace is no primary of this ring (and the
+      // ring's RBAC grants no write there).
+      if (only && child.metadata.namespace !== only) continue;
       const owner = controllerOf(child, { group, kind, namespaced });
       if (owner === undefined) continue;
       const held = objects.get(owner.key);
@@ -489,7 +494,7 @@ export class Sharder implements AsyncDisposable {
       return true;
     }
     this.#tried.set(member, Date.now());
-    const now = new Date().toISOString().replace(/Z$/, "000Z");
+    const now = microTime();
     const spec = {
       ...lease?.spec,
       holderIdentity: TAKEN_PREFIX + this.lead.identity,

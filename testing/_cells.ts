@@ -25,11 +25,6 @@ export function count(map: unknown): number {
   return typeof map === "object" && map !== null ? Object.keys(map).length : 0;
 }
 
-/** RFC 3339 with seconds, as the API server writes metav1.Time. */
-export function rfc3339(ms: number): string {
-  return new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z");
-}
-
 /**
  * A duration with two or three significant figures, as the API server's
  * `duration.HumanDuration` writes it.

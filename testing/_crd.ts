@@ -8,12 +8,13 @@
  *
  * @module
  */
+import { rfc3339 } from "../_internal/time.ts";
 import type { KubeObject } from "../apiclient/types.ts";
 import type { Schema } from "../resource/schema.ts";
 import type { Cause } from "../resource/errors.ts";
 import { servedStructural } from "../_internal/schema/structural.ts";
 import { clone, deepEqual } from "./_patch.ts";
-import { isObject, resourceKey, timestamp } from "./_objects.ts";
+import { isObject, resourceKey } from "./_objects.ts";
 import { ALL_VERBS } from "./_registry.ts";
 import { noteServed, type ScaleSubresource, servedVersion } from "./_served.ts";
 import {
@@ -25,7 +26,8 @@ import { diffSets, Schema as FieldSchema } from "./_fields.ts";
 import { managedFields, recordUpdate } from "./_managed.ts";
 import type { Change } from "./_store.ts";
 import type { ServerState } from "./_state.ts";
-import type { ListType, PrinterColumn, RegisteredResource } from "./types.ts";
+import type { PrinterColumn } from "../resource/crd.ts";
+import type { ListType, RegisteredResource } from "./types.ts";
 
 /** The group of CustomResourceDefinitions. */
 export const DEFINITION_GROUP = "apiextensions.k8s.io";
@@ -365,7 +367,7 @@ function establish(state: ServerState, name: string): void {
   if (!resource || !live || live.metadata.deletionTimestamp) return;
   if (established(live)) return;
   const next = clone(live);
-  const now = timestamp();
+  const now = rfc3339();
   const status = isObject(next.status) ? next.status : {};
   next.status = status;
   status.acceptedNames = clone(next.spec?.names ?? {});

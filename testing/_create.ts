@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { rfc3339 } from "../_internal/time.ts";
 import { secretData } from "./_secrets.ts";
 import type { KubeObject } from "../apiclient/types.ts";
 import { clone } from "./_patch.ts";
@@ -16,7 +17,6 @@ import {
   json,
   resourceKey,
   storeKey,
-  timestamp,
 } from "./_objects.ts";
 import type { ServerState } from "./_state.ts";
 import { diffSets, Schema } from "./_fields.ts";
@@ -80,7 +80,7 @@ export function createObject(
   delete meta.deletionTimestamp;
   delete (meta as Record<string, unknown>).deletionGracePeriodSeconds;
   meta.uid = pins?.uid ?? crypto.randomUUID();
-  meta.creationTimestamp = pins?.creationTimestamp ?? timestamp();
+  meta.creationTimestamp = pins?.creationTimestamp ?? rfc3339();
   if (resource.generation) meta.generation = 1;
   else delete meta.generation;
   const record = object as KubeObject & { status?: unknown };

@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { rfc3339 } from "../_internal/time.ts";
 import type { KubeObject, Status, StatusDetails } from "../apiclient/types.ts";
 import { clone } from "./_patch.ts";
 import {
@@ -18,7 +19,6 @@ import {
   json,
   resourceKey,
   storeKey,
-  timestamp,
 } from "./_objects.ts";
 import { selectorOf } from "./_reads.ts";
 import type { Route } from "./_route.ts";
@@ -69,11 +69,16 @@ export function deleteObject(
   }
   const policy = propagationOf(body, query);
   state.admission?.validate(resource, undefined, view(resource, existing));
-  if (query.get("dryRun") === "All") {
+  // The API server reads dryRun from the DeleteOptions body too (as
+  // controller-runtime sends it), not only from the query.
+  const bodyDryRun = isObject(body) && Array.isArray(body.dryRun)
+    ? body.dryRun
+    : [];
+  if (query.get("dryRun") === "All" || bodyDryRun.includes("All")) {
     // Nothing is removed or marked: the answer says what would happen.
     if ((existing.metadata.finalizers ?? []).length > 0) {
       const marked = clone(existing);
-      marked.metadata.deletionTimestamp ??= timestamp();
+      marked.metadata.deletionTimestamp ??= rfc3339();
       (marked.metadata as Record<string, unknown>)
         .deletionGracePeriodSeconds ??= 0;
       return json(view(resource, marked));
@@ -218,7 +223,7 @@ export function removeStored(
   const marked = clone(existing);
   if (adds) marked.metadata.finalizers = [...finalizers, wanted!];
   if (!marked.metadata.deletionTimestamp) {
-    marked.metadata.deletionTimestamp = timestamp();
+    marked.metadata.deletionTimestamp = rfc3339();
     (marked.metadata as Record<string, unknown>).deletionGracePeriodSeconds = 0;
     if (resource.generation) {
       marked.metadata.generation = (marked.metadata.generation ?? 1) + 1;

@@ -4,10 +4,11 @@
  *
  * @module
  */
+import { rfc3339 } from "../_internal/time.ts";
 import type { ObjectRef } from "../apiclient/resource.ts";
 import type { KubeObject } from "../apiclient/types.ts";
 import { clone } from "./_patch.ts";
-import { apiVersionOf, resourceKey, timestamp } from "./_objects.ts";
+import { apiVersionOf, resourceKey } from "./_objects.ts";
 import { objectTarget } from "./_route.ts";
 import type { ServerState } from "./_state.ts";
 
@@ -36,7 +37,7 @@ export function putObject<T extends KubeObject>(
   else delete next.metadata.namespace;
   next.metadata.uid ??= existing?.metadata.uid ?? crypto.randomUUID();
   next.metadata.creationTimestamp ??= existing?.metadata.creationTimestamp ??
-    timestamp();
+    rfc3339();
   if (resource.generation) {
     next.metadata.generation ??= existing?.metadata.generation ?? 1;
   } else delete next.metadata.generation;

@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { own, setOwn } from "../_internal/own.ts";
 import { clone, deepEqual } from "./_patch.ts";
 import { isObject } from "./_objects.ts";
 import { servedVersion } from "./_served.ts";
@@ -84,7 +85,9 @@ export class Schema {
 
   /** The list type of the list at `fields` (field names, items skipped). */
   list(fields: readonly string[]): ListType {
-    const declared = this.#declared[fields.join(".")];
+    const declared = own(this.#declared, fields.join(".")) as
+      | ListType
+      | undefined;
     if (declared !== undefined) return declared;
     if (this.#custom && fields[0] !== "metadata") return "atomic";
     const name = fields[fields.length - 1] ?? "";
@@ -94,7 +97,7 @@ export class Schema {
         : ["port", "protocol"];
     }
     if (SETS.has(name)) return "set";
-    return KEYED[name] ?? "atomic";
+    return Object.hasOwn(KEYED, name) ? KEYED[name]! : "atomic";
   }
 
   /**
@@ -260,12 +263,12 @@ export function diffSets(
       }
       for (const [k, v] of Object.entries(now)) {
         const child = field(at, k);
-        if (!(k in old)) {
+        if (!Object.hasOwn(old, k)) {
           added(v, child, schema.map(child.fields) && isObject(v));
         } else walk(old[k], v, child);
       }
       for (const k of Object.keys(old)) {
-        if (!(k in now)) removed.add(field(at, k).path.join(SEP));
+        if (!Object.hasOwn(now, k)) removed.add(field(at, k).path.join(SEP));
       }
       return;
     }
@@ -307,7 +310,7 @@ export function valueAt(object: unknown, path: Path, schema: Schema): unknown {
   for (const element of path) {
     if (element.startsWith("f:")) {
       const name = element.slice(2);
-      at = isObject(at) ? at[name] : undefined;
+      at = isObject(at) ? own(at, name) : undefined;
       fields.push(name);
     } else if (Array.isArray(at)) {
       const i = findItem(at, element, schema.list(fields));
@@ -345,7 +348,7 @@ export function mergeApplied(
   if (isObject(live) && isObject(applied)) {
     const out: Record<string, unknown> = { ...live };
     for (const [k, v] of Object.entries(applied)) {
-      out[k] = mergeApplied(live[k], v, schema, [...fields, k]);
+      setOwn(out, k, mergeApplied(own(live, k), v, schema, [...fields, k]));
     }
     return out;
   }

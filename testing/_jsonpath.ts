@@ -69,15 +69,27 @@ function closing(path: string, open: number): number {
   return -1;
 }
 
+const OPERATORS = ["==", "!=", "<=", ">=", "<", ">"];
+const PATH_END = /[\s=!<>]/;
+
+/**
+ * `@path`, or `@path <op> literal`, spaces around each part. A loop, not a
+ * regular expression: a lazy literal before trailing spaces backtracked in
+ * quadratic time (7 s for 100,000 spaces).
+ */
 function parseFilter(text: string): Step | undefined {
-  const match = /^\s*(@[^=!<>\s]*)\s*(?:(==|!=|<=|>=|<|>)\s*(.+?))?\s*$/.exec(
-    text,
-  );
-  if (!match) return undefined;
-  const path = parsePath(match[1]!);
+  const body = text.trim();
+  if (!body.startsWith("@")) return undefined;
+  let end = 1;
+  while (end < body.length && !PATH_END.test(body[end]!)) end++;
+  const path = parsePath(body.slice(0, end));
   if (!path) return undefined;
-  if (match[2] === undefined) return { kind: "filter", path };
-  const literal = match[3]!;
+  const rest = body.slice(end).trimStart();
+  if (rest === "") return { kind: "filter", path };
+  const op = OPERATORS.find((o) => rest.startsWith(o));
+  if (op === undefined) return undefined;
+  const literal = rest.slice(op.length).trim();
+  if (literal === "") return undefined;
   let value: unknown;
   if (/^'.*'$|^".*"$/.test(literal)) value = literal.slice(1, -1);
   else if (literal === "true" || literal === "false") {
@@ -85,7 +97,7 @@ function parseFilter(text: string): Step | undefined {
   } else if (literal === "nil" || literal === "null") value = null;
   else if (!Number.isNaN(Number(literal))) value = Number(literal);
   else return undefined;
-  return { kind: "filter", path, op: match[2], value };
+  return { kind: "filter", path, op, value };
 }
 
 /** The values `steps` reach from `root`, in order. */
@@ -95,7 +107,9 @@ export function evaluate(steps: readonly Step[], root: unknown): unknown[] {
     const next: unknown[] = [];
     for (const value of current) {
       if (step.kind === "field") {
-        if (isRecord(value) && step.name in value) next.push(value[step.name]);
+        if (isRecord(value) && Object.hasOwn(value, step.name)) {
+          next.push(value[step.name]);
+        }
       } else if (step.kind === "index") {
         if (!Array.isArray(value)) continue;
         const at = step.index < 0 ? value.length + step.index : step.index;

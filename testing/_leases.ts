@@ -7,7 +7,7 @@
  */
 import type { ObjectRef } from "../apiclient/resource.ts";
 import type { KubeObject } from "../apiclient/types.ts";
-import { microTime } from "./_objects.ts";
+import { microTime } from "../_internal/time.ts";
 import type { HoldLeaseOptions } from "./types.ts";
 
 /** A Lease with the spec fields the helpers read. */

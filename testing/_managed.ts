@@ -6,10 +6,10 @@
  *
  * @module
  */
+import { rfc3339 } from "../_internal/time.ts";
 import type { KubeObject } from "../apiclient/types.ts";
 import type { StatusCause } from "../apiclient/types.ts";
 import { failure, StatusError } from "./_status.ts";
-import { timestamp } from "./_objects.ts";
 import {
   applySet,
   encodeFields,
@@ -122,7 +122,7 @@ export function recordUpdate(
   const out: Entry[] = [];
   // The API server converts the managedFields of a write through /scale
   // to the Scale's and back, which loses the entry's time.
-  const time = writer.subresource === "scale" ? "" : timestamp();
+  const time = writer.subresource === "scale" ? "" : rfc3339();
   for (const entry of entries) {
     const set = new Set([...entry.set].filter((p) => !gone(p)));
     if (owns(entry, writer, "Update")) {
@@ -195,7 +195,7 @@ export function applyConfig(
     manager: writer.manager,
     operation: "Apply",
     apiVersion: writer.apiVersion,
-    time: timestamp(),
+    time: rfc3339(),
     subresource: writer.subresource,
     set,
   };

@@ -40,17 +40,6 @@ export function storeKey(
   return resource.namespaced ? `${namespace ?? ""}/${name}` : name;
 }
 
-/** RFC 3339 with seconds, as the API server writes metav1.Time. */
-export function timestamp(ms: number = Date.now()): string {
-  return new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z");
-}
-
-/** RFC 3339 with microseconds, as the API server writes metav1.MicroTime. */
-export function microTime(at: Date | number): string {
-  const ms = typeof at === "number" ? at : at.getTime();
-  return new Date(ms).toISOString().replace(/Z$/, "000Z");
-}
-
 /** A JSON answer. */
 export function json(body: unknown, status = 200): Response {
   return new Response(JSON.stringify(body), { status, headers: JSON_HEADERS });

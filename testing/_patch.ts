@@ -4,6 +4,8 @@
  * @module
  */
 
+import { own, setOwn } from "../_internal/own.ts";
+
 /** A JSON value. */
 export type Json =
   | null
@@ -32,7 +34,8 @@ export function deepEqual(a: unknown, b: unknown): boolean {
   if (isObject(a) && isObject(b)) {
     const ka = Object.keys(a).filter((k) => a[k] !== undefined);
     const kb = Object.keys(b).filter((k) => b[k] !== undefined);
-    return ka.length === kb.length && ka.every((k) => deepEqual(a[k], b[k]));
+    return ka.length === kb.length &&
+      ka.every((k) => Object.hasOwn(b, k) && deepEqual(a[k], b[k]));
   }
   return false;
 }
@@ -44,9 +47,10 @@ export function deepEqual(a: unknown, b: unknown): boolean {
 export function mergePatch(target: unknown, patch: unknown): unknown {
   if (!isObject(patch)) return clone(patch);
   const out: Record<string, unknown> = isObject(target) ? clone(target) : {};
+  // Own keys only: `constructor` is a field, `__proto__` is not the prototype.
   for (const [key, value] of Object.entries(patch)) {
     if (value === null) delete out[key];
-    else out[key] = mergePatch(out[key], value);
+    else setOwn(out, key, mergePatch(own(out, key), value));
   }
   return out;
 }
@@ -79,7 +83,7 @@ function parentOf(
   let at = doc;
   for (const part of parts.slice(0, -1)) {
     if (Array.isArray(at)) at = at[Number(part)];
-    else if (isObject(at)) at = at[part];
+    else if (isObject(at)) at = own(at, part);
     else at = undefined;
     if (at === undefined) {
       throw new PatchError(`doc is missing path: "${path}"`);
@@ -92,7 +96,7 @@ function get(doc: unknown, path: string): unknown {
   let at = doc;
   for (const part of pointer(path)) {
     if (Array.isArray(at)) at = at[Number(part)];
-    else if (isObject(at)) at = at[part];
+    else if (isObject(at)) at = own(at, part);
     else return undefined;
   }
   return at;
@@ -118,7 +122,7 @@ function add(doc: unknown, path: string, value: unknown): unknown {
   const { parent, key } = parentOf(doc, parts, path);
   if (Array.isArray(parent)) {
     parent.splice(index(key, parent.length, true, path), 0, clone(value));
-  } else if (isObject(parent)) parent[key] = clone(value);
+  } else if (isObject(parent)) setOwn(parent, key, clone(value));
   else throw new PatchError(`doc is missing path: "${path}"`);
   return doc;
 }
@@ -128,8 +132,9 @@ function remove(doc: unknown, path: string): unknown {
   const { parent, key } = parentOf(doc, parts, path);
   if (Array.isArray(parent)) {
     parent.splice(index(key, parent.length, false, path), 1);
-  } else if (isObject(parent) && key in parent) delete parent[key];
-  else {
+  } else if (isObject(parent) && Object.hasOwn(parent, key)) {
+    delete parent[key];
+  } else {
     throw new PatchError(
       `unable to remove nonexistent key: ${key}: missing value`,
     );

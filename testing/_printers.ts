@@ -6,7 +6,9 @@
  *
  * @module
  */
-import type { PrinterColumn, RegisteredResource } from "./types.ts";
+import { rfc3339 } from "../_internal/time.ts";
+import type { PrinterColumn } from "../resource/crd.ts";
+import type { RegisteredResource } from "./types.ts";
 import type {
   TableColumnDefinition,
   TableRowCondition,
@@ -20,7 +22,6 @@ import {
   type Json,
   name,
   podCells,
-  rfc3339,
   serviceCells,
   str,
 } from "./_cells.ts";

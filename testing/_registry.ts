@@ -5,11 +5,8 @@
  * @module
  */
 
-import type {
-  PrinterColumn,
-  RegisteredResource,
-  ResourceDefinition,
-} from "./types.ts";
+import type { PrinterColumn } from "../resource/crd.ts";
+import type { RegisteredResource, ResourceRegistration } from "./types.ts";
 
 /** The resource types, declared in `types.ts`. */
 export type { PrinterColumn, RegisteredResource };
@@ -137,7 +134,7 @@ export const BUILT_IN_RESOURCES: readonly RegisteredResource[] = Object.freeze([
 
 /** The resource a definition declares, with its defaults filled in. */
 export function registeredResource(
-  definition: ResourceDefinition,
+  definition: ResourceRegistration,
 ): RegisteredResource {
   const resource: RegisteredResource = {
     group: definition.group ?? "",

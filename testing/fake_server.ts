@@ -38,7 +38,7 @@ import type {
   RefuseOptions,
   RegisteredResource,
   RequestFilter,
-  ResourceDefinition,
+  ResourceRegistration,
   ServedApiServer,
   ServeOptions,
 } from "./types.ts";
@@ -87,7 +87,7 @@ export type { ObjectRef, Resource } from "../apiclient/resource.ts";
  * g=meta.k8s.io`, as `kubectl get` and `kubectl get -w` send) is answered
  * with the API server's columns for the built-in kinds, and NAME plus the
  * registered `printerColumns` (else AGE) for other resources; see
- * {@linkcode ResourceDefinition.printerColumns}.
+ * {@linkcode ResourceRegistration.printerColumns}.
  *
  * @example Create, read back, and see what the server received
  * ```ts
@@ -238,7 +238,7 @@ export class FakeApiServer implements AsyncDisposable {
    * @param definition The resource.
    * @returns The resource as discovery lists it.
    */
-  register(definition: ResourceDefinition): RegisteredResource {
+  register(definition: ResourceRegistration): RegisteredResource {
     const resource = registeredResource(definition);
     const state = this.#state;
     state.resources = state.resources.filter((r) =>

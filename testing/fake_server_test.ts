@@ -468,6 +468,15 @@ Deno.test("delete preconditions conflict", async () => {
   const dry = await call(server, "DELETE", `${CM}/x?dryRun=All`);
   assert.equal(dry.status, 200);
   assert.ok(server.object(`${CM}/x`));
+  // So does one named in the DeleteOptions body, as controller-runtime
+  // sends it for Delete and DeleteAllOf.
+  const bodyDry = await call(server, "DELETE", `${CM}/x`, {
+    kind: "DeleteOptions",
+    apiVersion: "v1",
+    dryRun: ["All"],
+  });
+  assert.equal(bodyDry.status, 200);
+  assert.ok(server.object(`${CM}/x`));
   const bad = await call(server, "DELETE", `${CM}/x?dryRun=Some`);
   assert.equal(bad.status, 422);
   assert.ok(server.object(`${CM}/x`));

@@ -22,7 +22,7 @@
  * - Server-side apply needs a JSON body (YAML is refused). Ownership is
  *   shown in `metadata.managedFields` as the API server shows it (turn it
  *   off with {@linkcode FakeApiServerOptions.managedFields}). Lists merge as
- *   {@linkcode ResourceDefinition.listTypes} and the built-in field names
+ *   {@linkcode ResourceRegistration.listTypes} and the built-in field names
  *   say, not as an OpenAPI schema does; an item without its key makes its
  *   list atomic (the API server refuses it). Nothing is defaulted first (a
  *   port without `protocol` is keyed without it). Merged list maps keep
@@ -191,13 +191,12 @@ export type {
   HoldLeaseOptions,
   LandAfterNextReadOptions,
   ListType,
-  PrinterColumn,
   RecordedRequest,
   Refusal,
   RefuseOptions,
   RegisteredResource,
   RequestFilter,
-  ResourceDefinition,
+  ResourceRegistration,
   ServedApiServer,
   ServeOptions,
 } from "./types.ts";

@@ -48,6 +48,8 @@ export interface RealControlPlaneOptions {
   noWatchCache?: boolean | undefined;
   /** Controllers to run (kube-controller-manager's `--controllers`). */
   controllers?: string | undefined;
+  /** Extra kube-apiserver flags, such as `--runtime-config=api/beta=true`. */
+  apiserverArgs?: readonly string[] | undefined;
   /** Give up when it is not ready within this many ms. Default 180 000. */
   timeout?: number | undefined;
 }
@@ -138,6 +140,9 @@ export class RealControlPlane implements AsyncDisposable {
     if (options.noWatchCache) args.push("--no-watch-cache-server");
     if (options.controllers !== undefined) {
       args.push(`--controllers=${options.controllers}`);
+    }
+    for (const arg of options.apiserverArgs ?? []) {
+      args.push(`--apiserver-arg=${arg}`);
     }
     let child: Deno.ChildProcess;
     try {

@@ -7,28 +7,7 @@
  */
 import type { ObjectRef, Resource } from "../apiclient/resource.ts";
 import type { KubeObject } from "../apiclient/types.ts";
-
-/**
- * One column a resource adds to the Table the server answers `kubectl get`
- * with, as a CustomResourceDefinition's `additionalPrinterColumns` declares it.
- */
-export interface PrinterColumn {
-  /** The column's name, such as `Size`; kubectl prints it upper-cased. */
-  name: string;
-  /**
-   * The OpenAPI type of the cell: `string`, `integer`, `number`, `boolean`,
-   * or `date` (a timestamp, answered as an age such as `5m`).
-   */
-  type: string;
-  /** A simple JSONPath into the object, such as `.spec.size`. */
-  jsonPath: string;
-  /** What the column shows. Default: a description naming the path. */
-  description?: string | undefined;
-  /** 0 (default) shows the column always; higher only with `-o wide`. */
-  priority?: number | undefined;
-  /** An OpenAPI format for the cell, such as `name`. Default none. */
-  format?: string | undefined;
-}
+import type { PrinterColumn } from "../resource/crd.ts";
 
 /**
  * How a list merges under server-side apply, as a schema's
@@ -70,7 +49,7 @@ export interface RegisteredResource extends Omit<Resource, "namespace"> {
    * whose definition declares none.
    */
   printerColumns?: readonly PrinterColumn[] | undefined;
-  /** The list types it declares, by dotted path (see {@linkcode ResourceDefinition.listTypes}). */
+  /** The list types it declares, by dotted path (see {@linkcode ResourceRegistration.listTypes}). */
   listTypes?: Readonly<Record<string, ListType>> | undefined;
 }
 
@@ -79,7 +58,7 @@ export interface RegisteredResource extends Omit<Resource, "namespace"> {
  * collection's {@linkcode Resource} fields (`group`, `version`, `resource`;
  * a definition names no namespace) plus what discovery and Tables say of it.
  */
-export interface ResourceDefinition extends Omit<Resource, "namespace"> {
+export interface ResourceRegistration extends Omit<Resource, "namespace"> {
   /** Kind of one object, such as `Widget`. */
   kind: string;
   /** Whether objects live in a namespace. Default `true`. */

@@ -20,30 +20,48 @@ export function text(
   });
 }
 
-/** Reads a body of at most `limit` bytes, or `undefined` beyond it. */
+/** How a body read ended when it gave no bytes. */
+type Unread = "too large" | "deadline" | "cut";
+
+/**
+ * Reads a body of at most `limit` bytes; stops when `signal` aborts (the
+ * review's deadline) or the client goes away.
+ */
 async function readBounded(
   request: Request,
   limit: number,
-): Promise<Uint8Array | undefined> {
+  signal: AbortSignal,
+): Promise<Uint8Array | Unread> {
   const length = Number(request.headers.get("content-length") ?? NaN);
   if (Number.isFinite(length) && length > limit) {
     await request.body?.cancel().catch(() => {});
-    return undefined;
+    return "too large";
   }
   const body = request.body;
   if (body === null) return new Uint8Array();
   const reader = body.getReader();
+  const onAbort = (): void => void reader.cancel().catch(() => {});
+  signal.addEventListener("abort", onAbort, { once: true });
   const chunks: Uint8Array[] = [];
   let size = 0;
-  for (;;) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > limit) {
-      await reader.cancel().catch(() => {});
-      return undefined;
+  try {
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (signal.aborted) return "deadline";
+      if (done) break;
+      size += value.byteLength;
+      if (size > limit) {
+        await reader.cancel().catch(() => {});
+        return "too large";
+      }
+      chunks.push(value);
     }
-    chunks.push(value);
+  } catch {
+    // The client reset the connection: nobody reads an answer, and it is
+    // not the server's failure, so it is not reported either.
+    return signal.aborted ? "deadline" : "cut";
+  } finally {
+    signal.removeEventListener("abort", onAbort);
   }
   const out = new Uint8Array(size);
   let at = 0;
@@ -64,22 +82,74 @@ const UNITS: Record<string, number> = {
   h: 3_600_000,
 };
 
-/** Milliseconds of a Go duration such as `10s` or `1m30s`, or `undefined`. */
+/** The longest `?timeout=` read; kube-apiserver sends such as `10s`. */
+const MAX_DURATION_CHARS = 32;
+
+/**
+ * Milliseconds of a Go duration such as `10s` or `1m30s`, or `undefined`.
+ * One pass over at most {@linkcode MAX_DURATION_CHARS} characters, so a
+ * hostile value costs nothing.
+ */
 export function parseDuration(value: string): number | undefined {
-  const parts = [...value.matchAll(/(\d+(?:\.\d+)?)(ns|us|µs|ms|s|m|h)/g)];
-  if (parts.length === 0 || parts.map((p) => p[0]).join("") !== value) {
-    return undefined;
+  if (value.length === 0 || value.length > MAX_DURATION_CHARS) return;
+  let ms = 0;
+  let at = 0;
+  while (at < value.length) {
+    const start = at;
+    while (at < value.length && value[at]! >= "0" && value[at]! <= "9") at++;
+    if (at === start) return;
+    if (value[at] === ".") {
+      at++;
+      const fraction = at;
+      while (at < value.length && value[at]! >= "0" && value[at]! <= "9") at++;
+      if (at === fraction) return;
+    }
+    const number = Number(value.slice(start, at));
+    const unit = ["ms", "ns", "us", "µs", "h", "m", "s"].find((u) =>
+      value.startsWith(u, at)
+    );
+    if (unit === undefined) return;
+    at += unit.length;
+    ms += number * UNITS[unit]!;
   }
-  return parts.reduce((ms, p) => ms + Number(p[1]) * UNITS[p[2]!]!, 0);
+  return ms;
 }
 
-/** Answers one request for a webhook. */
+/**
+ * The longest deadline of a review: kube-apiserver's webhook timeout is at
+ * most 30 s, after which it has given up on the answer.
+ */
+export const MAX_REVIEW_TIMEOUT = 30_000;
+
+/** What {@linkcode answer} needs beside the request. */
+export interface AnswerOptions {
+  /** The largest body, in bytes. */
+  limit: number;
+  /** The longest deadline of a review, body included, in ms. */
+  reviewTimeout: number;
+  onError: (error: unknown) => void;
+}
+
+/**
+ * Answers one request for a webhook. The review's deadline is the
+ * `?timeout=` the API server appends, at most `reviewTimeout` (also the
+ * deadline when it is missing or not a duration), counted from the
+ * request's arrival so a stalled body is cut by it too.
+ */
 export async function answer(
   webhook: Webhook,
   request: Request,
-  limit: number,
-  onError: (error: unknown) => void,
+  options: AnswerOptions | number,
+  onError_?: (error: unknown) => void,
 ): Promise<Response> {
+  // A bare limit and onError: the in-process fetch's older call.
+  const { limit, reviewTimeout, onError } = typeof options === "number"
+    ? {
+      limit: options,
+      reviewTimeout: MAX_REVIEW_TIMEOUT,
+      onError: onError_ ?? (() => {}),
+    }
+    : options;
   if (request.method !== "POST") {
     await request.body?.cancel().catch(() => {});
     return text(405, "method not allowed: a review is POSTed\n", {
@@ -95,39 +165,52 @@ export async function answer(
       `contentType=${type || "(none)"}, expected application/json\n`,
     );
   }
-  const bytes = await readBounded(request, limit);
-  if (bytes === undefined) {
-    return text(413, `request body too large: the limit is ${limit} bytes\n`);
-  }
-  let body: unknown;
-  try {
-    body = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes));
-  } catch (error) {
-    return text(
-      400,
-      `the body is not JSON: ${
-        error instanceof Error ? error.message : String(error)
-      }\n`,
-    );
-  }
-  const deadline = new AbortController();
   const timeout = new URL(request.url).searchParams.get("timeout");
-  const ms = timeout === null ? undefined : parseDuration(timeout);
+  const asked = timeout === null ? undefined : parseDuration(timeout);
+  const ms = Math.min(asked ?? reviewTimeout, reviewTimeout);
+  const label = asked === ms ? timeout : `${ms}ms`;
+  const deadline = new AbortController();
   let timer: ReturnType<typeof setTimeout> | undefined;
   const expired = new Promise<Response>((resolve) => {
-    if (ms === undefined) return;
     timer = setTimeout(() => {
       deadline.abort(
         new DOMException("The review's deadline passed", "TimeoutError"),
       );
-      resolve(text(504, `the review outlived its deadline of ${timeout}\n`));
+      resolve(text(504, `the review outlived its deadline of ${label}\n`));
     }, ms);
   });
   try {
+    const bytes = await readBounded(request, limit, deadline.signal);
+    if (bytes === "too large") {
+      return text(413, `request body too large: the limit is ${limit} bytes\n`);
+    }
+    if (bytes === "deadline" || bytes === "cut") {
+      return text(
+        bytes === "cut" ? 400 : 504,
+        bytes === "cut"
+          ? "the body was cut short\n"
+          : `the body did not arrive within the deadline of ${label}\n`,
+        { connection: "close" },
+      );
+    }
+    let body: unknown;
+    try {
+      body = JSON.parse(
+        new TextDecoder("utf-8", { fatal: true }).decode(bytes),
+      );
+    } catch (error) {
+      return text(
+        400,
+        `the body is not JSON: ${
+          error instanceof Error ? error.message : String(error)
+        }\n`,
+      );
+    }
     const review = webhook.review(body, {
       signal: deadline.signal,
       onError,
     });
+    body = undefined;
     review.catch(() => {});
     return await Promise.race([
       review.then((out) =>

@@ -2,6 +2,7 @@
 // `before` into `after` (add, remove, replace), pointers escaped per RFC 6901.
 
 import type { JsonPatchOperation } from "./types.ts";
+import { own } from "../_internal/own.ts";
 
 /** Escapes one reference token of a JSON Pointer. */
 export function escapeToken(token: string): string {
@@ -23,7 +24,7 @@ export function jsonEqual(a: unknown, b: unknown): boolean {
     const keys = Object.keys(a).filter((k) => a[k] !== undefined);
     const other = Object.keys(b).filter((k) => b[k] !== undefined);
     return keys.length === other.length &&
-      keys.every((k) => k in b && jsonEqual(a[k], b[k]));
+      keys.every((k) => Object.hasOwn(b, k) && jsonEqual(a[k], b[k]));
   }
   return false;
 }
@@ -40,18 +41,20 @@ export function diff(
 ): JsonPatchOperation[] {
   if (jsonEqual(before, after)) return out;
   if (isRecord(before) && isRecord(after)) {
+    // Own keys only: a label named `constructor` is a label, not a function.
     for (const key of Object.keys(before)) {
       if (before[key] === undefined) continue;
-      if (!(key in after) || after[key] === undefined) {
+      if (own(after, key) === undefined) {
         out.push({ op: "remove", path: `${path}/${escapeToken(key)}` });
       }
     }
     for (const [key, value] of Object.entries(after)) {
       if (value === undefined) continue;
       const at = `${path}/${escapeToken(key)}`;
-      if (!(key in before) || before[key] === undefined) {
+      const was = own(before, key);
+      if (was === undefined) {
         out.push({ op: "add", path: at, value });
-      } else diff(before[key], value, at, out);
+      } else diff(was, value, at, out);
     }
     return out;
   }

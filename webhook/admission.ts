@@ -262,7 +262,9 @@ function readRequest<T extends KubeObject>(body: unknown): AdmissionRequest<T> {
       throw new ReviewError(`The request's ${field}.metadata is not an object`);
     }
   }
-  const out = copy(request) as unknown as AdmissionRequest<T>;
+  // The parsed body is this review's alone: no copy of a request that can
+  // be megabytes (a mutating handler's diff copies the object it needs).
+  const out = request as unknown as AdmissionRequest<T>;
   out.userInfo ??= {};
   for (const field of ["object", "oldObject"] as const) {
     const value = out[field];

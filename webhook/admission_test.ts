@@ -276,3 +276,21 @@ Deno.test("conversion to an unknown version, a throwing converter, malformed rev
     /objects\[0\] is not an object with metadata/,
   );
 });
+
+Deno.test("a review's object reaches the handler as parsed, not copied (a review can be megabytes)", async () => {
+  const body = admissionReview("u1");
+  const sent = (body.request as { object?: unknown }).object;
+  let seen: unknown;
+  await validating(({ object }) => void (seen = object)).review(body);
+  assert.equal(seen, sent, "the validating handler's object");
+  // A mutating handler's diff copies the object it compares with, once.
+  let mutated: unknown;
+  const answer = await mutating(({ object }) => {
+    mutated = object;
+    object!.metadata.labels = { changed: "yes" };
+  }).review(body);
+  assert.equal(mutated, sent);
+  assert.deepEqual(patchOf(answer), [
+    { op: "add", path: "/metadata/labels", value: { changed: "yes" } },
+  ]);
+});

@@ -211,7 +211,6 @@ Deno.test("certificates: a WebhookServer serves them from the files, and reloads
       certFile: `${directory}/certs/tls.crt`,
       keyFile: `${directory}/certs/tls.key`,
       pollInterval: 50,
-      drainTimeout: 100,
       // Between the two renames a new key meets the old certificate: the
       // server may report that pair and loads the next.
       onError: (error) => errors.push(error),

@@ -5,13 +5,14 @@
  */
 
 import { stopOnAbort } from "../_internal/signals.ts";
+import { MAX_TIMER } from "../_internal/sleep.ts";
 import {
   diagnostics,
   type DiagnosticsOptions,
 } from "../_internal/diagnostics.ts";
-import { Front, type KeyPair } from "./_front.ts";
+import { BoundedServer, type KeyPair } from "../_internal/_server.ts";
 import { readPair, readPairSync, watchPair } from "./_certs.ts";
-import { answer, text } from "./_http.ts";
+import { answer, MAX_REVIEW_TIMEOUT, text } from "./_http.ts";
 import { type WebhookMetrics, webhookMetrics } from "./_metrics.ts";
 import type { MetricsRegistry, Webhook } from "./types.ts";
 
@@ -50,10 +51,59 @@ export interface WebhookServerOptions extends DiagnosticsOptions {
    */
   pollInterval?: number | undefined;
   /**
-   * How long the listener of an old certificate waits for its connections
-   * to close before it shuts down, in ms. Default 60 000.
+   * The most open connections. Default 128 (about three descriptors each,
+   * so 384 of a 1,024 limit). When full, the connection idle longest is
+   * closed for a new one; only with every connection busy (reviews are
+   * capped by `maxReviews`, so an attacker cannot make them all busy) is
+   * the new one closed at once, which kube-apiserver treats as the webhook
+   * failing (its `failurePolicy`).
    */
-  drainTimeout?: number | undefined;
+  maxConnections?: number | undefined;
+  /**
+   * The most reviews in flight. Default 16. Beyond it, or beyond
+   * `maxBytesInFlight`, a review is answered at once `429 Too Many
+   * Requests` with `Retry-After: 1`: kube-apiserver's webhook client
+   * (client-go's REST client) waits that second and sends it again, up to
+   * 10 times within the webhook's timeout, then applies the webhook's
+   * `failurePolicy`.
+   */
+  maxReviews?: number | undefined;
+  /**
+   * The most body bytes of the reviews in flight, by their
+   * `Content-Length` (a body without one counts as `maxBodyBytes`); one
+   * review is always let in. Default `maxBodyBytes` (7 MiB). Parsing
+   * multiplies a body's size in memory: a 7 MiB body of 2.4 M empty arrays
+   * measured about 250 MB of heap for a validating review and 400 MB for a
+   * mutating one (which copies the object to diff it), and 3 to 8 s of
+   * CPU; a real object (at most 1.5 MB in etcd) costs far less. So the
+   * default admits one maximal review at a time, or many ordinary ones.
+   */
+  maxBytesInFlight?: number | undefined;
+  /**
+   * The longest deadline of a review, in ms, counted from its arrival (so
+   * it cuts a stalled body too): the `?timeout=` kube-apiserver appends,
+   * at most this, and this when it is missing. Default 30 000, the longest
+   * webhook timeout kube-apiserver allows.
+   */
+  reviewTimeout?: number | undefined;
+  /** From accept to a finished TLS handshake, in ms. Default 10 000. */
+  handshakeTimeout?: number | undefined;
+  /**
+   * From a new connection, or the first byte of a later request, to that
+   * request's headers, in ms. Default 10 000.
+   */
+  headersTimeout?: number | undefined;
+  /**
+   * How long a kept-alive connection may stay silent with nothing in
+   * flight, in ms. Default 120 000: longer than the 90 s kube-apiserver's
+   * client keeps an idle connection, so the client closes first.
+   */
+  idleTimeout?: number | undefined;
+  /**
+   * How long `stop()` lets the reviews in flight finish before it closes
+   * their connections, in ms. Default 5 000.
+   */
+  stopTimeout?: number | undefined;
   /**
    * Where `controller_runtime_webhook_requests_total{webhook,code}`,
    * `controller_runtime_webhook_latency_seconds{webhook}` and
@@ -66,24 +116,32 @@ export interface WebhookServerOptions extends DiagnosticsOptions {
 }
 
 /**
- * Serves webhooks over HTTPS on `Deno.serve`, routed by path, as
+ * Serves webhooks over HTTPS (HTTP/2 or HTTP/1.1), routed by path, as
  * controller-runtime's webhook server does:
  *
  * - `POST <path>` with an `AdmissionReview` or `ConversionReview` (JSON,
  *   at most `maxBodyBytes`, else 413); a malformed review, or one of the
  *   wrong kind or apiVersion, is answered 400 with the reason; the review's
- *   deadline is the `?timeout=10s` the API server appends (504 after it;
- *   the handler's `signal` ends then).
+ *   deadline is the `?timeout=10s` the API server appends, at most
+ *   `reviewTimeout` (30 s), counted from the request's arrival (504 after
+ *   it; the handler's `signal` ends then). More than `maxReviews` at once,
+ *   or more than `maxBytesInFlight` of bodies, get 429.
  * - `GET /healthz`, `GET /readyz`: 200 while serving (503 on `/readyz`
  *   once stopping); other paths 404.
  * - The certificate and key files are read again when their directory
  *   changes (the kubelet swaps a mounted Secret by replacing its `..data`
- *   symlink) and every `pollInterval`. `Deno.serve` cannot change the
- *   certificate of a listener, so the public port is a TCP listener that
- *   passes connections to a TLS `Deno.serve` on a loopback port; a new
- *   certificate starts a new one and the old one drains, so no request
- *   fails. A pair that does not load (a key that does not match) is
- *   reported to `onError` and the old one kept.
+ *   symlink) and every `pollInterval`. New connections get the new
+ *   pair; open ones keep theirs, so no request fails. A pair that does not
+ *   load (a key that does not match) is reported to `onError` and the old
+ *   one kept.
+ * - Bounded against a hostile pod: at most `maxConnections` connections
+ *   (the one idle longest makes room), deadlines on the TLS handshake, the
+ *   headers, the body (the review's deadline) and idle keep-alive, an
+ *   accept loop that backs off when descriptors run out, and a `stop()`
+ *   that closes every connection within `stopTimeout`. TLS sockets have
+ *   TCP_NODELAY, so answers over 1.1 KB do not wait 44 ms for a delayed
+ *   ACK. TLS is ended by `node:tls`, which passes plain HTTP to a
+ *   `Deno.serve` on a loopback port.
  *
  * It runs on every replica, not only the leader. Needs `--allow-net` for
  * the address and for `127.0.0.1` (the loopback listener), `--allow-read`
@@ -130,10 +188,15 @@ export class WebhookServer implements AsyncDisposable {
   readonly hostname: string;
   /** Settles when the server has stopped. Never rejects. */
   readonly done: Promise<void>;
-  #front: Front;
+  #front: BoundedServer;
   #pair: KeyPair;
   #webhooks: Map<string, Webhook>;
   #limit: number;
+  #reviewTimeout: number;
+  #maxReviews: number;
+  #maxBytes: number;
+  #reviews = 0;
+  #bytes = 0;
   #metrics: WebhookMetrics | undefined;
   #stopped = new AbortController();
   #stopping: Promise<void> | undefined;
@@ -155,6 +218,20 @@ export class WebhookServer implements AsyncDisposable {
     this.#diagnostics = found;
     this.#webhooks = new Map(Object.entries(options.webhooks));
     this.#limit = options.maxBodyBytes ?? MAX_REVIEW_BYTES;
+    this.#reviewTimeout = options.reviewTimeout ?? MAX_REVIEW_TIMEOUT;
+    this.#maxReviews = options.maxReviews ?? 16;
+    this.#maxBytes = options.maxBytesInFlight ?? this.#limit;
+    for (
+      const [name, value] of [
+        ["maxReviews", this.#maxReviews],
+        ["maxBytesInFlight", this.#maxBytes],
+        ["reviewTimeout", this.#reviewTimeout],
+      ] as const
+    ) {
+      if (!(value > 0) || (name === "reviewTimeout" && value > MAX_TIMER)) {
+        throw new RangeError(`${name} must be above 0, got ${value}`);
+      }
+    }
     this.#metrics = options.registry === undefined
       ? undefined
       : webhookMetrics(options.registry);
@@ -172,13 +249,17 @@ export class WebhookServer implements AsyncDisposable {
     if (!Number.isInteger(port) || port < 0 || port > 65_535) {
       throw new RangeError(`Not a port: ${port}`);
     }
-    this.#front = new Front(
+    this.#front = new BoundedServer(
       {
         hostname: options.hostname ?? "0.0.0.0",
         port,
-        drainTimeout: options.drainTimeout ?? 60_000,
+        pair: this.#pair,
+        maxConnections: options.maxConnections ?? 128,
+        handshakeTimeout: options.handshakeTimeout ?? 10_000,
+        headersTimeout: options.headersTimeout ?? 10_000,
+        idleTimeout: options.idleTimeout ?? 120_000,
+        stopTimeout: options.stopTimeout ?? 5_000,
       },
-      this.#pair,
       (request) => this.#handle(request),
       found.onError,
     );
@@ -207,7 +288,8 @@ export class WebhookServer implements AsyncDisposable {
   }
 
   /**
-   * Stops: no new connections; answers the requests in flight; then closes.
+   * Stops: no new connections; closes idle ones; answers the requests in
+   * flight for at most `stopTimeout`; then closes every connection.
    * Safe to call more than once.
    *
    * @returns Settles with {@linkcode WebhookServer.done}.
@@ -242,7 +324,7 @@ export class WebhookServer implements AsyncDisposable {
       if (pair.cert === this.#pair.cert && pair.key === this.#pair.key) return;
       if (this.#stopped.signal.aborted) return;
       try {
-        this.#front.swap(pair);
+        this.#front.setPair(pair);
       } catch (error) {
         failure = error;
         if (attempt === 2) {
@@ -274,23 +356,36 @@ export class WebhookServer implements AsyncDisposable {
       await request.body?.cancel().catch(() => {});
       return text(404, "not found\n");
     }
+    const declared = Number(request.headers.get("content-length") ?? NaN);
+    const cost = Number.isFinite(declared) && declared >= 0
+      ? Math.min(declared, this.#limit)
+      : this.#limit;
+    const full = this.#reviews >= this.#maxReviews ||
+      (this.#reviews > 0 && this.#bytes + cost > this.#maxBytes);
+    if (full) {
+      await request.body?.cancel().catch(() => {});
+      return text(429, "too many reviews in flight\n", { "retry-after": "1" });
+    }
+    this.#reviews++;
+    this.#bytes += cost;
     const metrics = this.#metrics;
     const started = performance.now();
     metrics?.inFlight.inc({ webhook: path });
     let status = 500;
     try {
-      const response = await answer(
-        webhook,
-        request,
-        this.#limit,
-        this.#diagnostics.onError,
-      );
+      const response = await answer(webhook, request, {
+        limit: this.#limit,
+        reviewTimeout: this.#reviewTimeout,
+        onError: this.#diagnostics.onError,
+      });
       status = response.status;
       return response;
     } catch (error) {
       this.#diagnostics.onError(error);
       return text(500, "internal error\n");
     } finally {
+      this.#reviews--;
+      this.#bytes -= cost;
       metrics?.inFlight.dec({ webhook: path });
       metrics?.requests.inc({ webhook: path, code: String(status) });
       metrics?.latency.observe(

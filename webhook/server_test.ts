@@ -60,7 +60,6 @@ Deno.test({
         certFile: `${dir}/tls.crt`,
         keyFile: `${dir}/tls.key`,
         pollInterval: 50,
-        drainTimeout: 5_000,
         onError: (e) => errors.push(e),
         webhooks: { "/v": validating(() => {}) },
       });

@@ -190,7 +190,9 @@ export interface Webhook<
   /** Which review it answers. */
   readonly type: "admission" | "conversion";
   /**
-   * Answers one review, as parsed from JSON.
+   * Answers one review, as parsed from JSON. The body becomes the
+   * handler's: it is not copied (a review can be megabytes), so a handler
+   * that changes its request changes `body`.
    *
    * @throws {ReviewError} When the review is malformed (answered 400).
    */

@@ -4,8 +4,7 @@
 // and the fake API server (`@liken/kubernetes/testing`), which serves custom
 // resources from CustomResourceDefinitions.
 
-import type { Cause } from "../../resource/errors.ts";
-import type { Schema } from "../../resource/schema.ts";
+import type { Cause, Schema } from "./types.ts";
 import { applyDefaults, prune } from "./prune.ts";
 import { validate } from "./validate.ts";
 

@@ -2,7 +2,7 @@
 // k8s.io/apimachinery's `field.Error` prints them, with the details
 // kube-openapi's validator (a fork of go-openapi's) writes.
 
-import type { Cause } from "../../resource/errors.ts";
+import type { Cause } from "./types.ts";
 
 /** The JSON type of a value, as the validator names it in a type error. */
 export function typeName(value: unknown): string {

@@ -3,8 +3,9 @@
 // `pruning.PruneWithOptions` and `structuraldefaulting.Default`, with
 // `PruneNonNullableNullsWithoutDefaults`).
 
-import type { Schema } from "../../resource/schema.ts";
+import type { Schema } from "./types.ts";
 import { isObject } from "./validate.ts";
+import { own, setOwn } from "../own.ts";
 
 /** The fields of ObjectMeta; metadata keeps only these. */
 const OBJECT_META = new Set([
@@ -124,10 +125,13 @@ export function applyDefaults(value: unknown, schema: Schema): void {
   if (!isObject(value)) return;
   const properties = schema.properties ?? {};
   for (const [name, node] of Object.entries(properties)) {
-    const field = value[name];
+    // Own keys only: a field named `constructor` is absent when not set, and
+    // a default of `__proto__` is a field, not the prototype.
+    const field = own(value, name);
     const absent = field === undefined || (field === null && !node.nullable);
-    if (absent && node.default !== undefined) value[name] = copy(node.default);
-    else if (field === null && !node.nullable) delete value[name];
+    if (absent && node.default !== undefined) {
+      setOwn(value, name, copy(node.default));
+    } else if (field === null && !node.nullable) delete value[name];
   }
   const more = schema.additionalProperties;
   for (const name of Object.keys(value)) {
@@ -140,7 +144,7 @@ export function applyDefaults(value: unknown, schema: Schema): void {
     if (
       value[name] === null && !node.nullable && !Object.hasOwn(properties, name)
     ) {
-      if (node.default !== undefined) value[name] = copy(node.default);
+      if (node.default !== undefined) setOwn(value, name, copy(node.default));
       else delete value[name];
     }
     applyDefaults(value[name], node);

@@ -2,8 +2,7 @@
 // (apiextensions-apiserver `apis/apiextensions/validation` and
 // `apiserver/schema`): a schema breaking one is refused with these reasons.
 
-import type { Cause } from "../../resource/errors.ts";
-import type { Schema } from "../../resource/schema.ts";
+import type { Cause, Schema } from "./types.ts";
 import { forbidden, invalid, required, shown } from "./messages.ts";
 import { applyDefaults, copy, prune } from "./prune.ts";
 import { regExp, validate } from "./validate.ts";
@@ -109,7 +108,7 @@ function check(schema: Schema, path: string, walk: Walk): void {
   }
   const node = schema as Record<string, unknown>;
   for (const key of Object.keys(node)) {
-    if (key in UNSUPPORTED) {
+    if (Object.hasOwn(UNSUPPORTED, key)) {
       out.push(forbidden(`${path}.${key}`, UNSUPPORTED[key]!));
     } else if (key === "uniqueItems") {
       if (node[key] === true) {
@@ -262,6 +261,35 @@ function typeRules(
         "must be map if x-kubernetes-list-map-keys is non-empty",
       ),
     );
+  }
+  if (listType !== undefined && type !== "array") {
+    out.push(
+      invalid(
+        `${path}.type`,
+        type ?? "",
+        "must be array if x-kubernetes-list-type is specified",
+      ),
+    );
+  }
+  // Items merge by their keys, so every item has them: each key is
+  // required or defaulted (the API server's rule; an embedded
+  // imagePullSecrets list found it).
+  const items = schema.items;
+  if (listType === "map" && keys !== undefined && items?.properties) {
+    for (const key of keys) {
+      const property = items.properties[key];
+      if (
+        property !== undefined && property.default === undefined &&
+        !(items.required ?? []).includes(key)
+      ) {
+        out.push(
+          required(
+            `${path}.items.properties[${key}].default`,
+            "this property is in x-kubernetes-list-map-keys, so it must have a default or be a required property",
+          ),
+        );
+      }
+    }
   }
 }
 

@@ -2,8 +2,7 @@
 // the order and wording of the API server's validator (kube-openapi's fork
 // of go-openapi's `validate`, mapped to field errors by apiextensions).
 
-import type { Cause } from "../../resource/errors.ts";
-import type { Schema } from "../../resource/schema.ts";
+import type { Cause, Schema } from "./types.ts";
 import { numberFormat, stringFormat } from "./formats.ts";
 import {
   child,
@@ -17,6 +16,7 @@ import {
   typeInvalid,
   typeName,
 } from "./messages.ts";
+import { own } from "../own.ts";
 
 /** A plain JSON object. */
 export function isObject(value: unknown): value is Record<string, unknown> {
@@ -33,7 +33,7 @@ export function jsonEqual(a: unknown, b: unknown): boolean {
   if (isObject(a) && isObject(b)) {
     const keys = Object.keys(a);
     return keys.length === Object.keys(b).length &&
-      keys.every((key) => key in b && jsonEqual(a[key], b[key]));
+      keys.every((key) => Object.hasOwn(b, key) && jsonEqual(a[key], b[key]));
   }
   return false;
 }
@@ -226,24 +226,44 @@ function listType(
   out: Cause[],
 ): void {
   const type = schema["x-kubernetes-list-type"];
+  // Seen items by their canonical text: linear, where comparing each item
+  // with all before it took 18 s for 20,000 items.
   if (type === "set") {
+    const seen = new Set<string>();
     value.forEach((item, i) => {
-      if (value.slice(0, i).some((seen) => jsonEqual(seen, item))) {
-        out.push(duplicate(`${path}[${i}]`, item));
-      }
+      const text = canonical(item);
+      if (seen.has(text)) out.push(duplicate(`${path}[${i}]`, item));
+      else seen.add(text);
     });
   } else if (type === "map") {
     const keys = schema["x-kubernetes-list-map-keys"] ?? [];
-    const seen: Record<string, unknown>[] = [];
+    const seen = new Set<string>();
     value.forEach((item, i) => {
       if (!isObject(item)) return;
-      const key = Object.fromEntries(keys.map((k) => [k, item[k] ?? null]));
-      if (seen.some((other) => jsonEqual(other, key))) {
-        out.push(duplicate(`${path}[${i}]`, key));
-      }
-      seen.push(key);
+      const key = Object.fromEntries(
+        keys.map((k) => [k, own(item, k) ?? null]),
+      );
+      const text = canonical(key);
+      if (seen.has(text)) out.push(duplicate(`${path}[${i}]`, key));
+      else seen.add(text);
     });
   }
+}
+
+/**
+ * A JSON value's text with object keys sorted: two values have the same
+ * text exactly when {@linkcode jsonEqual} says they are equal.
+ */
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`;
+  if (isObject(value)) {
+    return `{${
+      Object.keys(value).sort().map((k) =>
+        `${JSON.stringify(k)}:${canonical(value[k])}`
+      ).join(",")
+    }}`;
+  }
+  return JSON.stringify(value) ?? "null";
 }
 
 function object(
@@ -267,19 +287,22 @@ function object(
       ),
     );
   }
+  // Own keys only: a field named `constructor` or `__proto__` is checked
+  // like any other, never read from the prototype.
   for (const name of schema.required ?? []) {
-    if (value[name] === undefined) out.push(required(child(path, name)));
+    if (own(value, name) === undefined) out.push(required(child(path, name)));
   }
   const properties = schema.properties ?? {};
   for (const name of Object.keys(properties).sort()) {
-    if (value[name] !== undefined) {
-      validate(properties[name]!, value[name], child(path, name), out);
+    const field = own(value, name);
+    if (field !== undefined) {
+      validate(properties[name]!, field, child(path, name), out);
     }
   }
   const more = schema.additionalProperties;
   if (more !== undefined && more !== true) {
     for (const name of Object.keys(value).sort()) {
-      if (!(name in properties)) {
+      if (!Object.hasOwn(properties, name)) {
         validate(more, value[name], child(path, name), out);
       }
     }

@@ -89,7 +89,9 @@ if (import.meta.main) {
     const controller = new Controller(client, {
       name: "bench",
       for: CONFIGMAPS,
-      shards: { ring: RING, namespace: NS, identity, exit: () => {} },
+      wiring: {
+        shards: { ring: RING, namespace: NS, identity, exit: () => {} },
+      },
       concurrency: 1,
       reconcile: async ({ key }) => {
         const start = wall();

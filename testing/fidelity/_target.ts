@@ -55,7 +55,7 @@ const PRINTER_COLUMNS = [
     jsonPath: '.status.conditions[?(@.type=="Ready")].status',
   },
   { name: "Age", type: "date", jsonPath: ".metadata.creationTimestamp" },
-];
+] as const;
 
 /** Sends JSON through `send`; answers the body, throwing unless 2xx. */
 async function call<T>(

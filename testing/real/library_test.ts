@@ -6,8 +6,9 @@ import { type KubeObject, WriteRefusedError } from "../../apiclient/mod.ts";
 import { Controller, finalizer } from "../../controller/mod.ts";
 import { Lead } from "../../election/mod.ts";
 import { Recorder } from "../../events/mod.ts";
-import { Collection, readOne } from "../../informer/mod.ts";
-import { Versions, written } from "../../memo/mod.ts";
+import { cachedGet, Collection } from "../../informer/mod.ts";
+import { Versions } from "../../memo/mod.ts";
+import { written } from "../../memo/_test_util.ts";
 import { eventually } from "./_eventually.ts";
 import { suite } from "./_plane.ts";
 
@@ -106,7 +107,7 @@ suite("library", [
       );
       // Read at once: when the store lags, the memo sends the read to the
       // server, so it is never older than the operator's own write.
-      const read = await readOne(client, ref, {
+      const read = await cachedGet(client, ref, {
         view: collection.view(),
         versions,
       });
@@ -124,12 +125,9 @@ suite("library", [
       await using controller = new Controller(client, {
         name: "holder",
         for: { ...CONFIGMAPS, namespace },
-        reconcile: async ({ ref, object, client, versions }) => {
-          if (object === undefined) return;
-          return await finalizer(client, ref, {
-            object,
+        reconcile: async (context) => {
+          return await finalizer(context, {
             name: "example.com/hold",
-            versions,
             apply: () => {},
             cleanup: (o) => void cleaned.push(o.metadata.name!),
           });
@@ -265,7 +263,9 @@ suite("library", [
         name: "children",
         for: { ...CONFIGMAPS, namespace },
         owns: [{ version: "v1", resource: "secrets", namespace }],
-        recorder,
+        wiring: {
+          recorder,
+        },
         reconcile: async ({ object, client }) => {
           if (object === undefined) return;
           const name = `${object.metadata.name}-child`;
