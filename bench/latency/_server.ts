@@ -26,7 +26,7 @@
 // `bench.liken.dev/sent: "<phase> <ms since the epoch>"`. A phase sends at
 // most N events, so no key changes twice in one phase and no queue
 // deduplication hides an event.
-import { build, type LoggedRequest } from "../scale/_replay.ts";
+import { build, type LoggedRequest, pageBody } from "../scale/_replay.ts";
 import { configMap } from "../_shared.ts";
 
 /** The annotation an event's stamp travels in. */
@@ -299,15 +299,17 @@ async function main(): Promise<void> {
       );
     }
     const token = query.get("continue");
-    const page = data.full.pages[token ? Number(token) : 0];
-    if (page === undefined) {
+    const page = token ? Number(token) : 0;
+    if (data.full.pages[page] === undefined) {
       return status(
         410,
         "Expired",
         "The provided continue parameter is too old",
       );
     }
-    return new Response(page, {
+    // The list is the objects as first built: the changes since come from
+    // the watch's replay of what was sent after this version.
+    return new Response(pageBody(data, data.full, page, String(objects)), {
       headers: { "content-type": "application/json" },
     });
   }

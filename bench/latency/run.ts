@@ -13,12 +13,19 @@
 //     --allow-sys=systemMemoryInfo bench/latency/run.ts [--full]
 //     [--objects=N] [--rates=1000,2000] [--seconds=S]
 //     [--peers=ours,kube-rs] [--concurrency=1,4] [--keys=1000000]
+//     [--smoke]
 //
 // The default is a quick run (10k objects, 3 s phases); --full is the
 // issue's range: 100k objects, 1k to 50k changes a second (1k, 2k, 5k,
 // 10k, 20k, 50k; at most one change per object a phase: 10 s each, 5 s
 // at 20k, 2 s at 50k). Every peer reads the same bytes: JSON, identity,
 // pages of 500.
+//
+// --smoke is the gate's run (`tools/gate.ts`): 1,000 objects, one phase of
+// a second at 500 changes/s, concurrency 1, 10k keys, nothing written. A
+// peer that is not built is listed as not run (tools/needs.ts); one that
+// fails, fails the run.
+import { notRunLine } from "../../tools/needs.ts";
 import { latencyChart, type Line, type Panel } from "./_chart.ts";
 import type { Phase } from "./_phase.ts";
 import type { QueueMemory } from "./queue_memory.ts";
@@ -28,12 +35,18 @@ const cache = `${
   Deno.env.get("XDG_CACHE_HOME") ?? `${home}/.cache`
 }/liken/bench`;
 const here = new URL(".", import.meta.url).pathname;
+/** The gate's tiny run (see the header). */
+const SMOKE = Deno.args.includes("--smoke");
+/** Past this a peer is stuck and is killed (a smoke run is seconds long). */
+const PEER_LIMIT_MS = SMOKE ? 60_000 : 15 * 60_000;
 /** The figure the issue asks for: p99 under this at 1k changes/s. */
 const GOAL_MS = 50;
 const GOAL_RATE = 1000;
 
 interface Peer {
   name: string;
+  /** What builds it: bench/peers/build.sh with this toolchain. */
+  toolchain?: string;
   /** The program and its arguments; a missing program is reported. */
   command(url: string, objects: number, concurrency: number): string[];
   env?: Record<string, string>;
@@ -54,6 +67,7 @@ const PEERS: Peer[] = [
   },
   {
     name: "controller-runtime",
+    toolchain: "Go 1.26+",
     command: (url, n, c) => [
       `${cache}/bin/controller-runtime-latency`,
       `--url=${url}`,
@@ -66,6 +80,7 @@ const PEERS: Peer[] = [
   },
   {
     name: "kube-rs",
+    toolchain: "cargo (Rust 1.89+)",
     command: (url, n, c) => [
       `${cache}/bin/kube-rs-latency`,
       `--url=${url}`,
@@ -86,6 +101,8 @@ interface Run {
   phases: Phase[];
   requests: string[];
   error?: string;
+  /** The peer's program is not built: nothing ran. */
+  notBuilt?: boolean;
   /** Ours only: the keys of a phase no reconcile saw (at most 20). */
   missing?: {
     phase: number;
@@ -179,9 +196,10 @@ async function runPeer(
   });
   const [program] = peer.command("", setup.objects, concurrency);
   if (program !== Deno.execPath() && !await exists(program!)) {
-    return failed(
-      `not built: ${program} is missing (see bench/peers/build.sh)`,
-    );
+    return {
+      ...failed(`not built: ${program} is missing (see bench/peers/build.sh)`),
+      notBuilt: true,
+    };
   }
   const server = new Deno.Command(Deno.execPath(), {
     args: [
@@ -205,7 +223,7 @@ async function runPeer(
   }).spawn();
   // Each phase waits at most 60 s; the sync and warm-up of 100k at most a
   // few minutes: past this the run is stuck, and says so.
-  const timer = setTimeout(() => child.kill("SIGKILL"), 15 * 60_000);
+  const timer = setTimeout(() => child.kill("SIGKILL"), PEER_LIMIT_MS);
   const output = await child.output();
   clearTimeout(timer);
   const log = await (await fetch(`${url}/_replay/log`)).json();
@@ -369,19 +387,61 @@ function load(): string {
   return Deno.loadavg().map((l) => l.toFixed(2)).join(", ");
 }
 
+/**
+ * The smoke run's verdict: peers and probes not built are listed as not
+ * run; any other error fails the run (exit code 1).
+ */
+function smokeVerdict(runs: Run[], queues: (QueueMemory | string)[]): number {
+  const how = "bash bench/peers/build.sh, then deno task bench:latency --smoke";
+  let failed = 0;
+  for (const r of runs) {
+    const peer = PEERS.find((p) => p.name === r.peer);
+    if (r.notBuilt) {
+      say(notRunLine(`bench:latency peer ${r.peer}`, {
+        why: `not built (needs ${peer?.toolchain ?? "its toolchain"})`,
+        how,
+      }));
+    } else if (r.error !== undefined || r.phases.length === 0) {
+      failed++;
+      say(`FAILED: bench:latency peer ${r.peer}: ${r.error ?? "no phase ran"}`);
+    }
+  }
+  for (const [i, q] of queues.entries()) {
+    const probe = i === 0 ? "ours" : "client-go";
+    if (typeof q !== "string") continue;
+    if (q.startsWith("not built")) {
+      say(notRunLine(`bench:latency work queue memory of ${probe}`, {
+        why: "not built (needs Go 1.26+)",
+        how,
+      }));
+    } else {
+      failed++;
+      say(`FAILED: bench:latency work queue memory of ${probe}: ${q}`);
+    }
+  }
+  say(`bench:latency --smoke: ${failed === 0 ? "ok" : `${failed} failed`}`);
+  return failed === 0 ? 0 : 1;
+}
+
 async function main(): Promise<void> {
   const full = Deno.args.includes("--full");
   // Other work on the machine shows here: the figures are only as steady
   // as the machine was.
   const loadBefore = load();
   const setup: Setup = {
-    objects: Number(flag("objects") ?? (full ? 100_000 : 10_000)),
+    objects: Number(
+      flag("objects") ?? (full ? 100_000 : SMOKE ? 1_000 : 10_000),
+    ),
     rates: flag("rates")?.split(",").map(Number) ??
-      (full ? [1000, 2000, 5000, 10000, 20000, 50000] : [1000, 2000, 5000]),
-    seconds: Number(flag("seconds") ?? (full ? 10 : 3)),
+      (full
+        ? [1000, 2000, 5000, 10000, 20000, 50000]
+        : SMOKE
+        ? [500]
+        : [1000, 2000, 5000]),
+    seconds: Number(flag("seconds") ?? (full ? 10 : SMOKE ? 1 : 3)),
   };
   const concurrencies = flag("concurrency")?.split(",").map(Number) ??
-    [1, 4, 16];
+    (SMOKE ? [1] : [1, 4, 16]);
   const only = flag("peers")?.split(",");
   const peers = PEERS.filter((p) =>
     only === undefined || only.includes(p.name)
@@ -404,7 +464,7 @@ async function main(): Promise<void> {
       }
     }
   }
-  const keys = Number(flag("keys") ?? 1_000_000);
+  const keys = Number(flag("keys") ?? (SMOKE ? 10_000 : 1_000_000));
   say(`work queue memory at ${fmt(keys)} distinct keys…`);
   const queues = [
     await queueMemory(Deno.execPath(), [
@@ -417,6 +477,10 @@ async function main(): Promise<void> {
       `--queue-memory=${keys}`,
     ]),
   ];
+  if (SMOKE) {
+    Deno.exitCode = smokeVerdict(runs, queues);
+    return;
+  }
   const stamp = new Date().toISOString();
   const loadText = `${loadBefore} before the runs, ${load()} after`;
   const info = { ...await machine(), load: loadText };

@@ -4,16 +4,17 @@
 # (committed go.sum, -mod=readonly), the kube-rs ones (a reflector and a
 # Controller; committed Cargo.lock, --locked, release), and the client-node
 # one (npm ci from package-lock.json). Prints nothing but progress on
-# stderr; a missing toolchain stops it with a message.
+# stderr; a missing toolchain skips its peers with a message (the benches
+# then list them as not run); a failed build stops it.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 cache="${XDG_CACHE_HOME:-$HOME/.cache}/liken/bench"
 die() { echo "build.sh: $*" >&2; exit 1; }
 
+# Toolchains come from PATH only (.ci/run adds /usr/local/go/bin and
+# ~/.cargo/bin), so that a PATH without them is a machine without them.
 go_bin="$(command -v go || true)"
-[[ -z "$go_bin" && -x /usr/local/go/bin/go ]] && go_bin=/usr/local/go/bin/go
 cargo_bin="$(command -v cargo || true)"
-[[ -z "$cargo_bin" && -x "$HOME/.cargo/bin/cargo" ]] && cargo_bin="$HOME/.cargo/bin/cargo"
 mkdir -p "$cache/bin" "$cache/client-node"
 
 if [[ -n "$go_bin" ]]; then
@@ -44,10 +45,10 @@ else
   echo "build.sh: cargo not found: the kube-rs peer is skipped" >&2
 fi
 
-if command -v npm >/dev/null; then
+if command -v npm >/dev/null && command -v node >/dev/null; then
   echo "== client-node: node $(node --version)" >&2
   cp "$here/client-node/package.json" "$here/client-node/package-lock.json" "$here/client-node/main.mjs" "$cache/client-node/"
   (cd "$cache/client-node" && npm ci --no-audit --no-fund --silent) || die "npm ci failed"
 else
-  echo "build.sh: npm not found: the client-node peer is skipped" >&2
+  echo "build.sh: node or npm not found: the client-node peer is skipped" >&2
 fi

@@ -50,7 +50,7 @@ export interface ReplayData {
 }
 
 /** One form (whole objects or metadata) serialised. */
-interface Encoded {
+export interface Encoded {
   /** Each page from its `,"items":[` on; the head is written per answer. */
   pages: Bytes[];
   /** The streaming list's initial events and bookmark, in chunks. */
@@ -127,6 +127,33 @@ function listHead(
       metadata,
     };
   return JSON.stringify(head).slice(0, -1);
+}
+
+/**
+ * A whole list page as a server answers it: the head (kind, version, the
+ * next page's token) then the page's pre-serialised items. The replay and
+ * latency servers both answer with it, so neither can send a page without
+ * its head.
+ */
+export function pageBody(
+  data: ReplayData,
+  form: Encoded,
+  page: number,
+  version: string,
+): Bytes {
+  const head = encoder.encode(listHead(
+    form === data.meta ? "meta" : "full",
+    data.kind,
+    version,
+    page,
+    form.pages.length,
+    data.objects - Math.min(data.objects, (page + 1) * data.pageSize),
+  ));
+  const bytes = form.pages[page]!;
+  const body = new Uint8Array(head.length + bytes.length);
+  body.set(head);
+  body.set(bytes, head.length);
+  return body;
 }
 
 /** The i-th object as the server holds it (version i + 1). */
@@ -433,17 +460,7 @@ export function serve(data: ReplayData, rate = 0, hooks: Hooks = {}): Replay {
         relist.pages++;
         if (page === form.pages.length - 1) allPagesAgain = true;
       }
-      const head = encoder.encode(listHead(
-        form === data.meta ? "meta" : "full",
-        data.kind,
-        again ? newest : listVersion,
-        page,
-        form.pages.length,
-        data.objects - Math.min(data.objects, (page + 1) * data.pageSize),
-      ));
-      const body = new Uint8Array(head.length + bytes.length);
-      body.set(head);
-      body.set(bytes, head.length);
+      const body = pageBody(data, form, page, again ? newest : listVersion);
       return new Response(body, {
         headers: { "content-type": "application/json" },
       });

@@ -7,7 +7,7 @@
 //   bash bench/peers/build.sh
 //   deno run -A bench/scale/run.ts [--full] [--mode=paged|stream]
 //     [--kind=configmaps|pods] [--events=100000] [--sizes=1000,10000]
-//     [--peers=ours,client-go] [--out=NAME] [--render]
+//     [--peers=ours,client-go] [--out=NAME] [--render] [--smoke]
 //
 // In one run of each peer: the first full sync and the heap after it; the
 // watch phase's events/s and CPU time an event (utime + stime of the peer's
@@ -25,11 +25,17 @@
 // on the wire and stripped before caching by every peer, and the same list
 // mode. `paged` (the default) is the one all four support: client-node's
 // informer has no streaming list. `stream` runs the three that have one.
+// --smoke is the gate's run (`tools/gate.ts`): 1,000 objects (two pages),
+// 2,000 events, nothing written. A peer that is not built is listed as not
+// run (tools/needs.ts, in any mode); one that fails, fails the run.
+import { notRunLine } from "../../tools/needs.ts";
 import { build, type Kind, type LoggedRequest, serve } from "./_replay.ts";
 import { chart, type Series } from "./_svg.ts";
 
 interface Peer {
   name: string;
+  /** A file bench/peers/build.sh makes, and the toolchain it needs. */
+  built?: { file: string; toolchain: string };
   modes: ("paged" | "stream")[];
   command(
     url: string,
@@ -46,6 +52,10 @@ const cache = `${
   Deno.env.get("XDG_CACHE_HOME") ?? `${home}/.cache`
 }/liken/bench`;
 const here = new URL(".", import.meta.url).pathname;
+/** The gate's tiny run (see the header). */
+const SMOKE = Deno.args.includes("--smoke");
+/** Past this a peer is stuck and is killed (a smoke run is seconds long). */
+const PEER_LIMIT_MS = SMOKE ? 60_000 : 15 * 60_000;
 const peersDir = new URL("../peers/", import.meta.url).pathname;
 
 /** Our peer in a Deno process of its own, with the permissions it needs. */
@@ -83,6 +93,7 @@ const PEERS: Peer[] = [
   {
     name: "client-go",
     modes: ["paged", "stream"],
+    built: { file: `${cache}/bin/client-go`, toolchain: "Go 1.26+" },
     command: (url, n, e, _mode, kind) => [
       `${cache}/bin/client-go`,
       `--url=${url}`,
@@ -94,6 +105,7 @@ const PEERS: Peer[] = [
   {
     name: "kube-rs",
     modes: ["paged", "stream"],
+    built: { file: `${cache}/bin/kube-rs`, toolchain: "cargo (Rust 1.89+)" },
     command: (url, n, e, mode, kind) => [
       `${cache}/bin/kube-rs`,
       `--url=${url}`,
@@ -106,6 +118,11 @@ const PEERS: Peer[] = [
   {
     name: "client-node",
     modes: ["paged"],
+    built: {
+      file:
+        `${cache}/client-node/node_modules/@kubernetes/client-node/package.json`,
+      toolchain: "Node.js 20 and npm",
+    },
     command: (url, n, e, _mode, kind) => [
       "node",
       "--expose-gc",
@@ -252,7 +269,7 @@ async function runPeer(
     stderr: "piped",
   }).spawn();
   pid = child.pid;
-  const timer = setTimeout(() => child.kill("SIGKILL"), 15 * 60_000);
+  const timer = setTimeout(() => child.kill("SIGKILL"), PEER_LIMIT_MS);
   const printed = Promise.withResolvers<string>();
   // Where stderr stood when the line came: what follows is the relist's.
   let stderrSoFar = 0;
@@ -553,6 +570,17 @@ function charts(
   return out;
 }
 
+/** Whether bench/peers/build.sh made what the peer runs. */
+async function isBuilt(peer: Peer): Promise<boolean> {
+  if (peer.built === undefined) return true;
+  try {
+    await Deno.stat(peer.built.file);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 async function main(): Promise<void> {
   const mode = (flag("mode") ?? "paged") as "paged" | "stream";
   const name = flag("out") ??
@@ -576,19 +604,30 @@ async function main(): Promise<void> {
   }
   const pods = kind === "pods";
   const events = saved?.events ??
-    Number(flag("events") ?? (pods ? 30_000 : 100_000));
+    Number(flag("events") ?? (SMOKE ? 2_000 : pods ? 30_000 : 100_000));
   const full = Deno.args.includes("--full");
   const sizes = (saved && [...new Set(saved.rows.map((r) => r.n))]) ??
     flag("sizes")?.split(",").map(Number) ??
-    (pods
+    (SMOKE
+      ? [1_000]
+      : pods
       ? (full ? [1_000, 10_000, 100_000, 150_000] : [1_000, 10_000, 30_000])
       : (full
         ? [1_000, 10_000, 100_000, 1_000_000]
         : [1_000, 10_000, 100_000]));
   const only = flag("peers")?.split(",");
-  const peers = PEERS.filter((p) =>
+  const wanted = PEERS.filter((p) =>
     p.modes.includes(mode) && (only === undefined || only.includes(p.name))
   );
+  const peers: Peer[] = [];
+  for (const peer of wanted) {
+    if (saved === undefined && !await isBuilt(peer)) {
+      say(notRunLine(`bench:scale peer ${peer.name}`, {
+        why: `not built (needs ${peer.built?.toolchain})`,
+        how: "bash bench/peers/build.sh, then deno task bench:scale",
+      }));
+    } else peers.push(peer);
+  }
   const relists = mode === "paged";
   clockTicks = Number((await output("getconf", "CLK_TCK")).trim()) || 100;
   const started = performance.now();
@@ -616,6 +655,19 @@ async function main(): Promise<void> {
       for (const r of row.requests) say(`    ${r}`);
       if (row.stderr) say(`    stderr: ${row.stderr}`);
     }
+  }
+  if (SMOKE) {
+    const failed = rows.filter((r) => r.error !== undefined);
+    for (const r of failed) {
+      say(`FAILED: bench:scale peer ${r.peer}: ${r.error}`);
+    }
+    say(
+      `bench:scale --smoke: ${
+        failed.length === 0 ? "ok" : `${failed.length} failed`
+      }`,
+    );
+    Deno.exitCode = failed.length === 0 ? 0 : 1;
+    return;
   }
   const took = saved?.seconds ?? (performance.now() - started) / 1000;
   const stamp = saved?.date ?? new Date().toISOString();

@@ -9,7 +9,9 @@
 //
 //   deno task bench:shard [--objects=2000] [--cost=5] [--replicas=1,2,4]
 //
-// (the task writes bench/shard/results/).
+// (the task writes bench/shard/results/). `--smoke` is the gate's run
+// (`tools/gate.ts`): 200 objects, 1 ms each, 1 and 2 replicas, nothing
+// written.
 //
 // The objects are labelled for the members before the replicas start (as
 // the sharder would), so the replica rows measure the work, not the
@@ -25,9 +27,11 @@ function flag(name: string): string | undefined {
     ?.slice(name.length + 3);
 }
 
-const OBJECTS = Number(flag("objects") ?? "2000");
-const COST = Number(flag("cost") ?? "5");
-const REPLICAS = (flag("replicas") ?? "1,2,4").split(",").map(Number);
+const SMOKE = Deno.args.includes("--smoke");
+const OBJECTS = Number(flag("objects") ?? (SMOKE ? "200" : "2000"));
+const COST = Number(flag("cost") ?? (SMOKE ? "1" : "5"));
+const REPLICAS = (flag("replicas") ?? (SMOKE ? "1,2" : "1,2,4")).split(",")
+  .map(Number);
 const replicaPath = new URL("./_replica.ts", import.meta.url).pathname;
 
 async function output(command: string, ...args: string[]): Promise<string> {
@@ -235,7 +239,7 @@ const lines = [
 ];
 // deno-lint-ignore no-console
 console.log(lines.join("\n"));
-if (Deno.args.includes("--write")) {
+if (Deno.args.includes("--write") && !SMOKE) {
   const dir = new URL("./results/", import.meta.url);
   await Deno.mkdir(dir, { recursive: true });
   await Deno.writeTextFile(new URL("results.md", dir), lines.join("\n") + "\n");

@@ -5,6 +5,8 @@
  * @module
  */
 
+import { first, nodePackage, tool, type Unmet } from "../../tools/needs.ts";
+
 /** What a finished command printed. */
 export interface Output {
   /** Exit code. */
@@ -24,6 +26,26 @@ export const INSTALL: Readonly<Record<string, string>> = {
   "@kubernetes/client-node":
     "@kubernetes/client-node is not installed: run `npm ci --prefix testing/fidelity`",
 };
+
+/**
+ * What this machine lacks of the tools every check drives (kubectl, Node
+ * and the client's npm package), or undefined; `how` runs the suite once
+ * they are installed.
+ */
+export async function unmetTools(how: string): Promise<Unmet | undefined> {
+  const node = await tool("node", how);
+  return first(
+    await tool("kubectl", how),
+    node,
+    node === undefined
+      ? await nodePackage(
+        "@kubernetes/client-node",
+        new URL("./", import.meta.url),
+        how,
+      )
+      : undefined,
+  );
+}
 
 /** Spawns a tool, turning "not found" into a clear failure. */
 export function spawn(

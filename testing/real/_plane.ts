@@ -1,18 +1,24 @@
 /**
  * How the real-server suites get their control plane: one per test file,
  * started by the file's one `Deno.test` and shared by its steps. Without a
- * binary the suite is registered as ignored under a name that says so, and
- * fails when `LIKEN_REQUIRE_CONTROL_PLANE=1` (CI sets it): never a silent
- * pass.
+ * binary (or a tool a suite also drives) the suite is listed as not run
+ * with the command that runs it, and fails in CI mode (`LIKEN_CI=1`, which
+ * `.ci/run` sets): never a silent pass (`tools/needs.ts`).
  *
  * @module
  */
 
 import { CONTROL_PLANE_ENV, RealControlPlane } from "../real_control_plane.ts";
+import { first, runnable, type Unmet } from "../../tools/needs.ts";
 
 /** Whether a binary is configured. */
 export const AVAILABLE = RealControlPlane.binary() !== undefined;
-const REQUIRED = Deno.env.get("LIKEN_REQUIRE_CONTROL_PLANE") === "1";
+/** Why a real-server suite cannot run without a control plane. */
+export const NO_PLANE: Unmet = {
+  why:
+    `no real control plane (${CONTROL_PLANE_ENV} is unset: \`deno task test:unit\` builds it when Go 1.26+ is on PATH)`,
+  how: "deno task control-plane:build (needs Go), then deno task test:unit",
+};
 
 /** What each step gets. */
 export interface Context {
@@ -32,17 +38,15 @@ export type Step = [name: string, fn: (context: Context) => Promise<void>];
 export function suite(
   name: string,
   steps: readonly Step[],
-  options: { noWatchCache?: boolean; timeout?: number } = {},
+  options: {
+    noWatchCache?: boolean;
+    timeout?: number;
+    /** What else the steps need that this machine lacks (e.g. kubectl). */
+    unmet?: Unmet | undefined;
+  } = {},
 ): void {
-  if (!AVAILABLE && !REQUIRED) {
-    Deno.test({
-      name:
-        `${name}: NOT RUN, no real control plane (${CONTROL_PLANE_ENV} is unset; run \`deno task control-plane:build\`, which needs Go)`,
-      ignore: true,
-      fn(): void {},
-    });
-    return;
-  }
+  const unmet = first(AVAILABLE ? undefined : NO_PLANE, options.unmet);
+  if (!runnable(`real-server suite "${name}"`, unmet)) return;
   Deno.test({
     name: `${name} (real kube-apiserver)`,
     // A real server runs real time: the steps wait on real timers.

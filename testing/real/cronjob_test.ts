@@ -18,12 +18,11 @@ import {
 import { TEMPLATE } from "../../examples/cronjob/cronjob_test_util.ts";
 import { clientOf, fake } from "../../examples/cronjob/cronjob_test_util.ts";
 import { RealControlPlane } from "../real_control_plane.ts";
-import { CONTROL_PLANE_ENV } from "../real_control_plane.ts";
-import { AVAILABLE } from "./_plane.ts";
+import { AVAILABLE, NO_PLANE } from "./_plane.ts";
+import { runnable } from "../../tools/needs.ts";
 import { eventually } from "./_eventually.ts";
 
 const NAME = "cronjob example";
-const REQUIRED = Deno.env.get("LIKEN_REQUIRE_CONTROL_PLANE") === "1";
 /** The control plane's defaults, and the job controller. */
 const CONTROLLERS = "garbage-collector-controller,namespace-controller," +
   "serviceaccount-controller,serviceaccount-token-controller,job-controller";
@@ -52,14 +51,7 @@ function cronJob(name: string, spec: Partial<CronJob["spec"]>): CronJob {
   };
 }
 
-if (!AVAILABLE && !REQUIRED) {
-  Deno.test({
-    name:
-      `${NAME}: NOT RUN, no real control plane (${CONTROL_PLANE_ENV} is unset; run \`deno task control-plane:build\`, which needs Go)`,
-    ignore: true,
-    fn(): void {},
-  });
-} else {
+if (runnable(`real-server suite "${NAME}"`, AVAILABLE ? undefined : NO_PLANE)) {
   Deno.test({
     name: `${NAME} (real kube-apiserver)`,
     // A real server runs real time: the steps wait on real timers.

@@ -5,6 +5,7 @@
 // fake's request log are skipped here (see testing/fidelity/_checks.ts).
 import { CHECKS } from "../fidelity/_checks.ts";
 import { realTarget } from "../fidelity/_target.ts";
+import { unmetTools } from "../fidelity/_tools.ts";
 import { type Step, suite } from "./_plane.ts";
 
 suite(
@@ -13,4 +14,5 @@ suite(
     await using target = await realTarget(plane, namespace);
     await fn(target);
   }]),
+  { unmet: await unmetTools("deno task test:unit --filter fidelity") },
 );

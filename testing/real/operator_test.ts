@@ -22,6 +22,7 @@ import {
 } from "../../examples/samples.ts";
 import { eventually, kubectl } from "./_eventually.ts";
 import { suite } from "./_plane.ts";
+import { tool } from "../../tools/needs.ts";
 
 const MANIFESTS = new URL("../../examples/manifests/", import.meta.url)
   .pathname;
@@ -244,4 +245,9 @@ suite("example operator", [
       await admin.delete(`/api/v1/namespaces/${other}`);
     },
   ],
-]);
+], {
+  unmet: await tool(
+    "kubectl",
+    "deno task test:unit --filter 'example operator'",
+  ),
+});

@@ -13,10 +13,6 @@ set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 cd "$here"
 
-# Go 1.26.x from /usr/local/go if it is not on PATH already.
-if ! command -v go >/dev/null 2>&1 && [ -x /usr/local/go/bin/go ]; then
-	export PATH=/usr/local/go/bin:$PATH
-fi
 # Never download a toolchain: go.mod says go 1.26.0, which Go 1.26.x meets.
 export GOTOOLCHAIN=local
 
@@ -25,6 +21,12 @@ out="${LIKEN_CACHE:-$HOME/.cache/liken}/control-plane/$key"
 bin="$out/control-plane"
 
 if [ ! -x "$bin" ]; then
+	# Go from PATH only (.ci/run adds /usr/local/go/bin), so that a PATH
+	# without it is a machine without it.
+	if ! command -v go >/dev/null 2>&1; then
+		echo "control-plane: go not found on PATH: the real-server suites need Go 1.26+ to build kube-apiserver (or a binary in $out)" >&2
+		exit 1
+	fi
 	mkdir -p "$out"
 	# The apiserver reports this as its version (kubectl version, /version).
 	kube=$(awk '$1 == "k8s.io/kubernetes" && $2 ~ /^v/ { print $2 }' go.mod)

@@ -1,10 +1,11 @@
 // The line counts of tools/compare/count.sh: what it takes for code, and
 // the CronJob example's budget (its definition and controller within 300
-// code lines, against the kubebuilder tutorial's 506).
+// code lines, against the kubebuilder tutorial's 506). The gate runs it as
+// its own step (`deno task counts`), since running the script needs
+// `--allow-run=bash`, which the unit suite does not grant.
 import assert from "node:assert/strict";
 
-const SCRIPT = new URL("../../tools/compare/count.sh", import.meta.url)
-  .pathname;
+const SCRIPT = new URL("./count.sh", import.meta.url).pathname;
 
 /** `[total, non-blank, code]` of the files, as the script counts them. */
 async function count(...files: string[]): Promise<number[]> {
@@ -51,7 +52,7 @@ type Spec struct {
 });
 
 Deno.test("the CronJob example's definition and controller fit in 300 code lines", async () => {
-  const here = new URL(".", import.meta.url).pathname;
+  const here = new URL("../../examples/cronjob/", import.meta.url).pathname;
   const [, , code] = await count(`${here}cronjob.ts`, `${here}controller.ts`);
   assert.ok(code! > 0 && code! <= 300, `${code} code lines`);
 });
