@@ -5,7 +5,7 @@
 // inject, at the Service the configuration names).
 import assert from "node:assert/strict";
 import { loadAll } from "js-yaml";
-import { ApiError, Client, type KubeObject } from "../apiclient/mod.ts";
+import { ApiError, Client } from "../apiclient/mod.ts";
 import { REQUEST_TIMEOUT } from "../election/mod.ts";
 import {
   FakeApiServer,
@@ -24,13 +24,16 @@ import {
   WEBHOOK_SERVICE,
 } from "./webhooks.ts";
 
+import type {
+  MutatingWebhookConfiguration,
+  ValidatingWebhookConfiguration,
+} from "../api/admissionregistration/v1/mod.ts";
 const NS = "default";
 const ADMISSION = "/apis/admissionregistration.k8s.io/v1";
 
-interface Configuration extends KubeObject {
-  kind: string;
-  webhooks: { clientConfig: { caBundle?: string } }[];
-}
+type Configuration =
+  | MutatingWebhookConfiguration
+  | ValidatingWebhookConfiguration;
 
 /**
  * A fake with the Greeting CRD and the two webhook configurations of
@@ -48,14 +51,14 @@ async function fake(
   );
   const docs = loadAll(webhooksYaml()) as Configuration[];
   const configurations = docs.filter((d) =>
-    d.kind.endsWith("WebhookConfiguration")
+    d.kind?.endsWith("WebhookConfiguration")
   );
   assert.equal(configurations.length, 2);
   for (const configuration of configurations) {
-    for (const hook of configuration.webhooks) {
+    for (const hook of configuration.webhooks ?? []) {
       hook.clientConfig.caBundle = btoa(testCerts.caCert);
     }
-    const plural = `${configuration.kind.toLowerCase()}s`;
+    const plural = `${configuration.kind!.toLowerCase()}s`;
     await admin.create(`${ADMISSION}/${plural}`, configuration);
   }
   const warnings: string[] = [];
