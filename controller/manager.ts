@@ -245,6 +245,36 @@ export class Manager implements AsyncDisposable {
     return this.#lead;
   }
 
+  /**
+   * Resolves once this replica leads: when the election of the current
+   * term holds the Lease, at once without an election.
+   *
+   * @example
+   * ```ts
+   * import { Client } from "@liken/kubernetes/apiclient";
+   * import { Manager } from "@liken/kubernetes/controller";
+   * import { FakeApiServer } from "@liken/kubernetes/testing";
+   *
+   * await using server = new FakeApiServer();
+   * const client = new Client(server.url, { fetch: server.fetch });
+   * await using manager = new Manager(client, {
+   *   controllers: [],
+   *   election: { lease: { namespace: "default", name: "op" }, pod: "op-0" },
+   * });
+   * await manager.leading();
+   * ```
+   *
+   * @param options A signal that ends the wait.
+   * @returns Settles once leading.
+   * @throws {StoppedError} When the manager stopped, or the signal aborted,
+   *   first.
+   */
+  async leading(options: { signal?: AbortSignal | undefined } = {}): Promise<
+    void
+  > {
+    await this.#lead?.leading(options);
+  }
+
   /** The controllers of the current term, in the order of the options. */
   get controllers(): readonly Controller<KubeObject>[] {
     return this.#controllers;

@@ -26,10 +26,11 @@
  * @module
  */
 import { autoClient } from "../kubeconfig/mod.ts";
-import { Metrics, ProbeServer } from "../metrics/mod.ts";
+import { Metrics } from "../metrics/mod.ts";
 import { REQUEST_TIMEOUT } from "../election/mod.ts";
+import { type ManagerTask, stopOnSignals } from "../controller/mod.ts";
 import { WebhookServer } from "../webhook/mod.ts";
-import { startOperator } from "./operator.ts";
+import { operatorManager } from "./operator.ts";
 import { greetingWebhooks } from "./webhooks.ts";
 
 function log(line: string): void {
@@ -44,11 +45,6 @@ function env(name: string): string | undefined {
     return undefined; // not granted: treated as unset
   }
 }
-
-const stop = new AbortController();
-const onSignal = (): void => stop.abort();
-Deno.addSignalListener("SIGTERM", onSignal);
-Deno.addSignalListener("SIGINT", onSignal);
 
 using client = await autoClient({
   timeout: REQUEST_TIMEOUT,
@@ -66,45 +62,35 @@ log(
   }`,
 );
 
-// Probes and metrics from the start: a waiting copy is alive and ready.
 const metrics = new Metrics();
-await using _probes = new ProbeServer(metrics, { signal: stop.signal });
-
-// The webhooks on every copy: the Service sends to any ready pod.
-await using _webhooks = certDir === undefined ? undefined : new WebhookServer({
-  webhooks: greetingWebhooks({ onError: (error) => log(`webhook: ${error}`) }),
-  certFile: `${certDir}/tls.crt`,
-  keyFile: `${certDir}/tls.key`,
-  registry: metrics.registry,
-  onError: (error) => log(`webhook server: ${error}`),
-  signal: stop.signal,
-});
+// The webhooks on every copy, leading or not: the Service sends to any
+// ready pod.
+const webhooks: ManagerTask = {
+  name: "webhooks",
+  run: (signal) =>
+    new WebhookServer({
+      webhooks: greetingWebhooks({ onError: (e) => log(`webhook: ${e}`) }),
+      certFile: `${certDir}/tls.crt`,
+      keyFile: `${certDir}/tls.key`,
+      registry: metrics.registry,
+      onError: (error) => log(`webhook server: ${error}`),
+      signal,
+    }).done,
+};
 if (certDir !== undefined) log(`webhooks on 0.0.0.0:9443 from ${certDir}`);
 
-let operator: Awaited<ReturnType<typeof startOperator>>;
-try {
-  operator = await startOperator(client, {
-    pod,
-    leaseNamespace,
-    metrics,
-    ...(namespace ? { namespace } : {}),
-    log,
-    signal: stop.signal,
-  });
-} catch (error) {
-  if (stop.signal.aborted) {
-    log("stopped before leading; nothing to release");
-    Deno.exit(0);
-  }
-  throw error;
-}
-
-if (!stop.signal.aborted) {
-  await new Promise((resolve) =>
-    stop.signal.addEventListener("abort", resolve, { once: true })
-  );
-}
-log("signal received");
-await operator.stop();
-Deno.removeSignalListener("SIGTERM", onSignal);
-Deno.removeSignalListener("SIGINT", onSignal);
+// The Manager serves the probes from the start (a waiting copy is alive and
+// ready), runs the tasks, takes the Lease and stops in order on SIGTERM.
+const operator = operatorManager(client, {
+  pod,
+  leaseNamespace,
+  metrics,
+  probes: {},
+  tasks: certDir === undefined ? [] : [webhooks],
+  ...(namespace ? { namespace } : {}),
+  log,
+});
+using _signals = stopOnSignals(operator, {
+  stopping: () => log("signal received"),
+});
+await operator.done;

@@ -9,7 +9,11 @@
  * @module
  */
 import type { Client } from "../apiclient/mod.ts";
-import { type ControllerOptions, Manager } from "../controller/mod.ts";
+import {
+  type ControllerOptions,
+  Manager,
+  type ManagerOptions,
+} from "../controller/mod.ts";
 import type { ReconcileContext } from "../controller/mod.ts";
 import type { Condition } from "../conditions/mod.ts";
 import type { Metrics } from "../metrics/mod.ts";
@@ -34,6 +38,10 @@ export interface OperatorOptions {
   exit?: ((code: number) => void) | undefined;
   /** Ends the wait for the Lease. */
   signal?: AbortSignal | undefined;
+  /** Serves `/healthz`, `/readyz` and `/metrics` (needs `metrics`). */
+  probes?: ManagerOptions["probes"];
+  /** What runs on every replica beside the controllers (the webhooks). */
+  tasks?: ManagerOptions["tasks"];
 }
 
 /**
@@ -61,6 +69,30 @@ export function greetingController(
 }
 
 /**
+ * The manager of both controllers, its election, probes and tasks.
+ *
+ * @param client Without a write guard; requests end in `REQUEST_TIMEOUT`.
+ * @param options The pod, the Lease, the namespace, the log.
+ * @returns The manager; its `stop()` ends it in the order above.
+ */
+export function operatorManager(
+  client: Client,
+  options: OperatorOptions,
+): Manager {
+  const { namespace, log = () => {} } = options;
+  const lease = { namespace: options.leaseNamespace, name: OPERATOR };
+  return new Manager(client, {
+    controllers: [greetingController(options), orphanController(namespace)],
+    election: { lease, pod: options.pod, exit: options.exit },
+    metrics: options.metrics,
+    probes: options.probes,
+    tasks: options.tasks,
+    log: (line) => log(`manager: ${line}`),
+    onError: (error) => log(`manager: ${(error as Error).message}`),
+  });
+}
+
+/**
  * Starts the manager of both controllers, and waits for the Lease.
  *
  * @param client Without a write guard; requests end in `REQUEST_TIMEOUT`.
@@ -71,16 +103,8 @@ export async function startOperator(
   client: Client,
   options: OperatorOptions,
 ): Promise<Manager> {
-  const { namespace, log = () => {} } = options;
-  const lease = { namespace: options.leaseNamespace, name: OPERATOR };
-  const manager = new Manager(client, {
-    controllers: [greetingController(options), orphanController(namespace)],
-    election: { lease, pod: options.pod, exit: options.exit },
-    metrics: options.metrics,
-    log: (line) => log(`manager: ${line}`),
-    onError: (error) => log(`manager: ${(error as Error).message}`),
-  });
-  await manager.lead!.leading({ signal: options.signal });
+  const manager = operatorManager(client, options);
+  await manager.leading({ signal: options.signal });
   return manager;
 }
 
