@@ -1,5 +1,6 @@
 // The writes a reconcile context offers: a child by server-side apply, the
 // deletion of a child, and the primary's status in one call.
+import { jsonEqual } from "../_internal/json.ts";
 import type { Client } from "../apiclient/client.ts";
 import {
   ApiError,
@@ -289,7 +290,7 @@ export async function writeStatus(
         // Compared as the server will hold it, or a field it defaults
         // would differ on every pass.
         const kept = stored(schema, next, what);
-        if (deepEqual(held, kept)) return false;
+        if (jsonEqual(held, kept)) return false;
         copy.status = kept;
         return true;
       },
@@ -331,33 +332,4 @@ function referenceOf(primary: Primary, object: KubeObject): ObjectReference {
   }
   if (object.metadata.uid) reference.uid = object.metadata.uid;
   return reference;
-}
-
-/**
- * Whether two JSON values are equal: objects by their keys in any order,
- * arrays item by item.
- */
-export function deepEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (
-    typeof a !== "object" || typeof b !== "object" || a === null || b === null
-  ) {
-    return false;
-  }
-  if (Array.isArray(a) !== Array.isArray(b)) return false;
-  if (Array.isArray(a)) {
-    const other = b as unknown[];
-    return a.length === other.length &&
-      a.every((item, index) => deepEqual(item, other[index]));
-  }
-  const left = a as Record<string, unknown>;
-  const right = b as Record<string, unknown>;
-  const keys = Object.keys(left).filter((key) => left[key] !== undefined);
-  const rightKeys = Object.keys(right).filter((key) =>
-    right[key] !== undefined
-  );
-  return keys.length === rightKeys.length &&
-    keys.every((key) =>
-      Object.hasOwn(right, key) && deepEqual(left[key], right[key])
-    );
 }

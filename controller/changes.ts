@@ -1,5 +1,6 @@
 // Which changes wake a controller: the rules of controller-runtime's
 // GenerationChangedPredicate, widened to the metadata a reconcile reads.
+import { jsonEqual } from "../_internal/json.ts";
 import {
   objectKey,
   type ObjectRef,
@@ -43,14 +44,9 @@ export function meaningfulChange(old: KubeObject, object: KubeObject): boolean {
   }
   return a.generation !== b.generation ||
     a.deletionTimestamp !== b.deletionTimestamp ||
-    !sameJson(a.labels, b.labels) ||
-    !sameJson(a.annotations, b.annotations) ||
-    !sameJson(a.finalizers, b.finalizers);
-}
-
-function sameJson(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  return JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
+    !jsonEqual(a.labels, b.labels) ||
+    !jsonEqual(a.annotations, b.annotations) ||
+    !jsonEqual(a.finalizers, b.finalizers);
 }
 
 /**

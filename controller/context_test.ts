@@ -14,7 +14,8 @@ import {
   type ControllerOptions,
   type ReconcileContext,
 } from "./mod.ts";
-import { deepEqual, guessPlural } from "./_context.ts";
+import { guessPlural } from "./_context.ts";
+import { jsonEqual as deepEqual } from "../_internal/json.ts";
 
 const WIDGETS = {
   group: "example.com",

@@ -1,32 +1,13 @@
 // RFC 6902 JSON Patch between two JSON values: the operations that turn
 // `before` into `after` (add, remove, replace), pointers escaped per RFC 6901.
 
+import { isObject, jsonEqual } from "../_internal/json.ts";
 import type { JsonPatchOperation } from "./types.ts";
 import { own } from "../_internal/own.ts";
 
 /** Escapes one reference token of a JSON Pointer. */
 export function escapeToken(token: string): string {
   return token.replaceAll("~", "~0").replaceAll("/", "~1");
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-/** Whether two JSON values are equal. */
-export function jsonEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (Array.isArray(a)) {
-    return Array.isArray(b) && a.length === b.length &&
-      a.every((item, i) => jsonEqual(item, b[i]));
-  }
-  if (isRecord(a) && isRecord(b)) {
-    const keys = Object.keys(a).filter((k) => a[k] !== undefined);
-    const other = Object.keys(b).filter((k) => b[k] !== undefined);
-    return keys.length === other.length &&
-      keys.every((k) => Object.hasOwn(b, k) && jsonEqual(a[k], b[k]));
-  }
-  return false;
 }
 
 /**
@@ -40,7 +21,7 @@ export function diff(
   out: JsonPatchOperation[] = [],
 ): JsonPatchOperation[] {
   if (jsonEqual(before, after)) return out;
-  if (isRecord(before) && isRecord(after)) {
+  if (isObject(before) && isObject(after)) {
     // Own keys only: a label named `constructor` is a label, not a function.
     for (const key of Object.keys(before)) {
       if (before[key] === undefined) continue;

@@ -2,10 +2,7 @@
 
 import { ReviewError } from "./errors.ts";
 
-/** Whether a value is a plain JSON object. */
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
+import { isObject } from "../_internal/json.ts";
 
 /**
  * The `request` of a review, after checking the envelope: an object of
@@ -16,7 +13,7 @@ export function requestOf(
   apiVersion: string,
   kind: string,
 ): Record<string, unknown> & { uid: string } {
-  if (!isRecord(body)) {
+  if (!isObject(body)) {
     throw new ReviewError(`The body is not a ${kind} object`);
   }
   if (body.apiVersion !== apiVersion || body.kind !== kind) {
@@ -27,7 +24,7 @@ export function requestOf(
     );
   }
   const request = body.request;
-  if (!isRecord(request)) {
+  if (!isObject(request)) {
     throw new ReviewError(`The ${kind} has no request`);
   }
   if (typeof request.uid !== "string" || request.uid === "") {
@@ -47,7 +44,7 @@ export function objectField(
     if (optional) return;
     throw new ReviewError(`The request has no ${field}`);
   }
-  if (!isRecord(value)) {
+  if (!isObject(value)) {
     throw new ReviewError(`The request's ${field} is not an object`);
   }
 }

@@ -6,7 +6,8 @@
 import type { KubeObject } from "../apiclient/types.ts";
 import { Denied, HandlerError, ReviewError } from "./errors.ts";
 import { base64, diff } from "./_json_patch.ts";
-import { copy, isRecord, objectField, requestOf } from "./_review.ts";
+import { copy, objectField, requestOf } from "./_review.ts";
+import { isObject } from "../_internal/json.ts";
 import type {
   AdmissionRequest,
   AdmissionResponse,
@@ -160,7 +161,7 @@ export function mutating<T extends KubeObject = KubeObject>(
     const returned = await handler(request, context);
     const changed = returned ?? request.object;
     if (sent === undefined || sent === null) return undefined;
-    if (!isRecord(changed)) {
+    if (!isObject(changed)) {
       throw new TypeError("The mutating handler returned no object");
     }
     const operations = diff(sent, JSON.parse(JSON.stringify(changed)));
@@ -256,8 +257,8 @@ function readRequest<T extends KubeObject>(body: unknown): AdmissionRequest<T> {
   for (const field of ["object", "oldObject"]) {
     const value = request[field];
     if (
-      isRecord(value) && value.metadata !== undefined &&
-      !isRecord(value.metadata)
+      isObject(value) && value.metadata !== undefined &&
+      !isObject(value.metadata)
     ) {
       throw new ReviewError(`The request's ${field}.metadata is not an object`);
     }
@@ -268,7 +269,7 @@ function readRequest<T extends KubeObject>(body: unknown): AdmissionRequest<T> {
   out.userInfo ??= {};
   for (const field of ["object", "oldObject"] as const) {
     const value = out[field];
-    if (isRecord(value) && value.metadata === undefined) {
+    if (isObject(value) && value.metadata === undefined) {
       (value as KubeObject).metadata = {};
     }
   }

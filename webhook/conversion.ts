@@ -5,7 +5,8 @@
  */
 import type { KubeObject } from "../apiclient/types.ts";
 import { HandlerError, ReviewError } from "./errors.ts";
-import { copy, isRecord, requestOf } from "./_review.ts";
+import { copy, requestOf } from "./_review.ts";
+import { isObject } from "../_internal/json.ts";
 import type { ConversionReview, ReviewContext, Webhook } from "./types.ts";
 
 /**
@@ -146,7 +147,7 @@ export function conversion(
       }
       const objects = request.objects as unknown[];
       objects.forEach((object, i) => {
-        if (!isRecord(object) || !isRecord(object.metadata)) {
+        if (!isObject(object) || !isObject(object.metadata)) {
           throw new ReviewError(
             `The request's objects[${i}] is not an object with metadata`,
           );
@@ -234,7 +235,7 @@ async function convertOne(
   }
   if (fromVersion === version) return sent;
   const result = await convert(copy(sent), version, context);
-  if (!isRecord(result) || !isRecord(result.metadata)) {
+  if (!isObject(result) || !isObject(result.metadata)) {
     throw new TypeError(`The converter returned no object for ${who}`);
   }
   for (const field of ["uid", "name", "namespace"] as const) {

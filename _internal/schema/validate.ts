@@ -17,26 +17,9 @@ import {
   typeName,
 } from "./messages.ts";
 import { own } from "../own.ts";
+import { isObject, jsonEqual } from "../json.ts";
 
-/** A plain JSON object. */
-export function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-/** Whether two JSON values are equal. */
-export function jsonEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (Array.isArray(a)) {
-    return Array.isArray(b) && a.length === b.length &&
-      a.every((item, i) => jsonEqual(item, b[i]));
-  }
-  if (isObject(a) && isObject(b)) {
-    const keys = Object.keys(a);
-    return keys.length === Object.keys(b).length &&
-      keys.every((key) => Object.hasOwn(b, key) && jsonEqual(a[key], b[key]));
-  }
-  return false;
-}
+export { isObject, jsonEqual };
 
 /** Whether the value is of the schema's type (`type` absent: any). */
 function typeMatches(schema: Schema, value: unknown): boolean {
