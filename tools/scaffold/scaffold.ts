@@ -111,7 +111,7 @@ const RESERVED = new Set([
 
 /** The names of `kind`; throws a TypeError for a kind that cannot be one. */
 export function namesOf(kind: string, plural?: string): Names {
-  if (!/^[A-Z][A-Za-z0-9]{0,62}$/.test(kind)) {
+  if (!/^[A-Z][A-Za-z0-9]{0,61}$/.test(kind)) {
     throw new TypeError(
       `Kind ${JSON.stringify(kind)} is not a PascalCase name such as Widget`,
     );

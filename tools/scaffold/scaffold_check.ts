@@ -44,6 +44,18 @@ Deno.test({
         local: CHECKOUT,
       });
       await add(project, { kind: "CronTab", version: "v1" });
+      // The manifests task writes both resources' CRDs and the RBAC.
+      await task(project, "manifests");
+      const crds = await Deno.readTextFile(join(project, "manifests/crd.yaml"));
+      assert.deepEqual(
+        [...crds.matchAll(/^ {4}kind: (\w+)$/gm)].map((m) => m[1]),
+        ["Widget", "CronTab"],
+      );
+      const rbac = await Deno.readTextFile(
+        join(project, "manifests/rbac.yaml"),
+      );
+      assert.match(rbac, /- widgets\/status\n/);
+      assert.match(rbac, /- crontabs\/status\n/);
       await task(project, "check");
       const output = await task(project, "test");
       // Each test file ran: both controllers', the operator's, the
