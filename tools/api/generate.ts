@@ -7,6 +7,14 @@
 //   deno task api:generate
 //
 import { schemasModule } from "./schemas.ts";
+import {
+  type GroupVersionKind,
+  refName,
+  type Schema,
+  shortName,
+} from "./_openapi.ts";
+
+export type { GroupVersionKind, Schema };
 
 // Rules, in short:
 // - one module per schema package (`io.k8s.api.apps.v1` → api/apps/v1/mod.ts;
@@ -21,35 +29,6 @@ import { schemasModule } from "./schemas.ts";
 //   optional, except the list-map keys (`x-kubernetes-list-map-keys`) of the
 //   list items that have no default; atomic lists and maps hold whole
 //   (read-type) values, as the server replaces them whole.
-
-/** An OpenAPI v3 schema, as far as the generator reads it. */
-export interface Schema {
-  description?: string;
-  type?: string;
-  format?: string;
-  $ref?: string;
-  allOf?: Schema[];
-  oneOf?: Schema[];
-  items?: Schema;
-  properties?: Record<string, Schema>;
-  additionalProperties?: Schema | boolean;
-  required?: string[];
-  default?: unknown;
-  enum?: unknown[];
-  "x-kubernetes-group-version-kind"?: GroupVersionKind[];
-  "x-kubernetes-list-map-keys"?: string[];
-  "x-kubernetes-list-type"?: string;
-  "x-kubernetes-map-type"?: string;
-  "x-kubernetes-int-or-string"?: boolean;
-  "x-kubernetes-preserve-unknown-fields"?: boolean;
-}
-
-/** A `x-kubernetes-group-version-kind` entry. */
-export interface GroupVersionKind {
-  group: string;
-  version: string;
-  kind: string;
-}
 
 /** One group-version document of `/openapi/v3`. */
 export interface OpenApiDocument {
@@ -99,16 +78,6 @@ export function moduleOf(pkg: string): string {
 
 function packageOf(name: string): string {
   return name.slice(0, name.lastIndexOf("."));
-}
-
-function shortName(name: string): string {
-  return name.slice(name.lastIndexOf(".") + 1);
-}
-
-function refName(schema: Schema): string | undefined {
-  const ref = schema.$ref ??
-    (schema.allOf?.length === 1 ? schema.allOf[0]!.$ref : undefined);
-  return ref?.slice(ref.lastIndexOf("/") + 1);
 }
 
 /** The module's import alias of another module: `apps/v1` → `appsV1`. */

@@ -12,7 +12,7 @@
 // only: types, required fields, list keys; never the Pod validation (a
 // container image, a port range) that a Pod write gets.
 
-import type { Schema } from "./generate.ts";
+import { refName, type Schema, shortName } from "./_openapi.ts";
 
 /** Quantity's pattern, as controller-gen emits it. */
 const QUANTITY_PATTERN =
@@ -58,16 +58,6 @@ export interface Definitions {
 export function constantName(type: string): string {
   return type.replace(/([a-z0-9])([A-Z])/g, "$1_$2")
     .replace(/([A-Z])([A-Z][a-z])/g, "$1_$2").toUpperCase();
-}
-
-function shortName(name: string): string {
-  return name.slice(name.lastIndexOf(".") + 1);
-}
-
-function refName(schema: Schema): string | undefined {
-  const ref = schema.$ref ??
-    (schema.allOf?.length === 1 ? schema.allOf[0]!.$ref : undefined);
-  return ref?.slice(ref.lastIndexOf("/") + 1);
 }
 
 function refsOf(schema: Schema, out: Set<string>): Set<string> {
