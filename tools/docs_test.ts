@@ -177,6 +177,24 @@ Deno.test("the line counts quoted are those of tools/compare/README.md", async (
   );
 });
 
+Deno.test("every relative link of the docs names a file that exists", async () => {
+  const broken: string[] = [];
+  for (const file of await docs()) {
+    const text = await read(file);
+    for (const [, target] of text.matchAll(/\]\(([^)\s]+)\)/g)) {
+      if (/^(https?:|mailto:|#)/.test(target!)) continue;
+      const path = new URL(target!.split("#")[0]!, new URL(file, ROOT));
+      try {
+        await Deno.stat(path);
+      } catch (error) {
+        if (!(error instanceof Deno.errors.NotFound)) throw error;
+        broken.push(`${file}: ${target}`);
+      }
+    }
+  }
+  assert.deepEqual(broken, []);
+});
+
 Deno.test("numbers: separators and versions", () => {
   assert.deepEqual(numbers("1,004 and 996, 10_000 ms; v1.37.2 p99 2.46×"), [
     1004,
