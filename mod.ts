@@ -1,9 +1,13 @@
 /**
  * `@liken/kubernetes`: write Kubernetes operators in Deno that run as pods.
  *
- * Each runtime module is re-exported here under its own namespace; import the
- * module paths (such as `@liken/kubernetes/apiclient`) to keep an import graph
- * small. The fake API server lives in `@liken/kubernetes/testing`.
+ * The core runtime modules (`apiclient`, `conditions`, `controller`,
+ * `election`, `events`, `informer` and `memo`) are re-exported here under
+ * their own namespaces; the others (`api/…`, `kubeconfig`, `manifests`,
+ * `metrics`, `resource`, `shard`, `webhook`) are imported by their paths only,
+ * as are the core ones to keep an import graph small (such as
+ * `@liken/kubernetes/apiclient`). The fake API server lives in
+ * `@liken/kubernetes/testing`.
  *
  * @example
  * ```ts

@@ -93,8 +93,8 @@ export class Client implements Disposable, PathClient, RestClient {
    * `--allow-read=<serviceAccountDir>` and `--allow-net=<api host>`.
    *
    * Trust: the client trusts the cluster CA, but Deno adds it to its default
-   * roots rather than replacing them (no setting removes them; see the
-   * README's security notes). In a cluster the API server's address is a
+   * roots rather than replacing them (no setting removes them; see "TLS
+   * trust" in SECURITY.md). In a cluster the API server's address is a
    * private IP or a `.svc` name, which no public CA certifies.
    *
    * @example

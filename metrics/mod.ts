@@ -5,8 +5,9 @@
  * and the controller with one call each, and `/healthz`, `/readyz` and
  * `/metrics` on `Deno.serve`. The names are client-go's and
  * controller-runtime's where they have one, so shared dashboards and alerts
- * work. No runtime dependency; no other module needs this one (it is fed
- * through their hooks).
+ * work. No runtime dependency. Every other part is fed through its hooks;
+ * only the controller's `Manager` imports this module, to serve its
+ * `probes`.
  *
  * @example An operator's probes and metrics
  * ```ts

@@ -2,8 +2,8 @@
  * Where the fake knowingly answers otherwise than kube-apiserver (1.37, as
  * recorded in `golden/`), by `scenario/step`, each with the reason it is
  * not matched yet. The differential test fails when an entry no longer
- * differs, so this list stays true; the README's "Known differences" table
- * is the same list in prose.
+ * differs, so this list stays true; the "Known differences" table of
+ * docs/fake.md is the same list in prose.
  *
  * @module
  */
