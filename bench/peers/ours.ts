@@ -3,7 +3,8 @@
 // (heapUsed after gc(), run with --v8-flags=--expose-gc), RSS, then watch
 // events/s. Prints one JSON line once it posted /_replay/done, then runs on
 // (the server ends the watch with a 410 and times the relist) until the
-// driver kills it. `--meta` holds metadata only.
+// driver kills it. `--meta` holds metadata only; `--exit` exits once the
+// line is out (bench/scale/profile.ts: a V8 profile is written on exit).
 import { Client } from "../../apiclient/mod.ts";
 import { Collection } from "../../informer/mod.ts";
 
@@ -82,4 +83,5 @@ const line = JSON.stringify({
 });
 await Deno.stdout.write(new TextEncoder().encode(line + "\n"));
 clearInterval(sampler);
+if (Deno.args.includes("--exit")) Deno.exit(0);
 // The collection relists after the 410; the driver kills the process.
