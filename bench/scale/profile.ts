@@ -6,7 +6,10 @@
 //
 //   deno run -A bench/scale/profile.ts [--objects=100000] [--events=100000]
 //     [--meta] [--kind=configmaps|pods] [--mode=paged|stream] [--top=40]
+//     [--gc]
 //
+// --gc runs it with --trace-gc instead and sums the main thread's GC
+// pauses (scavenges, mark-compacts) against the sync and the watch.
 // Run it twice, once with --events=0, to tell the sync's share from the
 // watch's. The log and the summary go to .tmp/prof/.
 import { build, type Kind, serve } from "./_replay.ts";
@@ -27,6 +30,7 @@ const dir = new URL("../../.tmp/prof/", import.meta.url).pathname;
 await Deno.mkdir(dir, { recursive: true });
 const name = `${kind}-${objects}-${events}${meta ? "-meta" : ""}-${mode}`;
 const log = `${dir}${name}.log`;
+const traceGc = Deno.args.includes("--gc");
 
 const data = build({ objects, events: Math.max(events, 1), mode, kind, meta });
 await using server = serve(data, 0);
@@ -36,7 +40,9 @@ const out = await new Deno.Command(Deno.execPath(), {
     "run",
     "--allow-net=127.0.0.1",
     "--allow-env=REPLAY_URL",
-    `--v8-flags=--expose-gc,--prof,--no-logfile-per-isolate,--logfile=${log}`,
+    traceGc
+      ? "--v8-flags=--expose-gc,--trace-gc"
+      : `--v8-flags=--expose-gc,--prof,--no-logfile-per-isolate,--logfile=${log}`,
     peer,
     `--url=${server.url}`,
     `--objects=${objects}`,
@@ -48,9 +54,53 @@ const out = await new Deno.Command(Deno.execPath(), {
   stdout: "piped",
   stderr: "inherit",
 }).output();
-const line = new TextDecoder().decode(out.stdout).trim();
+const stdout = new TextDecoder().decode(out.stdout).trim().split("\n");
+// V8's trace and the peer's line share stdout: the line may start mid-line.
+const at = stdout.findIndex((l) => l.includes('{"peer"'));
+const line = at === -1 ? "" : stdout[at]!.slice(stdout[at]!.indexOf('{"peer"'));
+if (traceGc) {
+  await Deno.writeTextFile(`${dir}${name}.gc.txt`, stdout.join("\n"));
+}
 // deno-lint-ignore no-console
 console.log(line);
+if (traceGc) {
+  // "[…]  1234 ms: Scavenge 12.3 (14.0) -> 10.1 (15.0) MB, …, 1.23 / 0.00 ms"
+  // Before the line: the sync (and startup); after it: the watch.
+  const sum = (lines: string[], kind: RegExp): [number, number] => {
+    let ms = 0;
+    let count = 0;
+    for (const l of lines) {
+      if (!kind.test(l)) continue;
+      const pause = /, ([\d.]+) \/ [\d.]+ ms/.exec(l);
+      if (pause) {
+        ms += Number(pause[1]);
+        count++;
+      }
+    }
+    return [ms, count];
+  };
+  const row = JSON.parse(line) as { syncMs: number; eventsPerSecond: number };
+  for (
+    const [phase, lines, wall] of [
+      ["sync", stdout.slice(0, at), row.syncMs],
+      ["watch", stdout.slice(at + 1), events / row.eventsPerSecond * 1000],
+    ] as const
+  ) {
+    const [scavenge, scavenges] = sum(lines, /Scavenge/);
+    const [mark, marks] = sum(lines, /Mark-Compact|Mark-sweep/);
+    // deno-lint-ignore no-console
+    console.log(
+      `${phase}: ${wall.toFixed(0)} ms; GC pauses ${
+        (scavenge + mark).toFixed(0)
+      } ms (${
+        ((scavenge + mark) / wall * 100).toFixed(0)
+      } %): ${scavenges} scavenges ${
+        scavenge.toFixed(0)
+      } ms, ${marks} mark-compacts ${mark.toFixed(0)} ms`,
+    );
+  }
+  Deno.exit(0);
+}
 // V8 15 logs code states Node 20's tick processor does not know.
 const text = (await Deno.readTextFile(log)).replace(
   /,o([+*^~])$/gm,
