@@ -5,7 +5,11 @@
 // building the object. Bench-only: it decides whether a store of bytes can
 // beat JSON.parse (see scan.ts); nothing in the library uses it.
 
-/** What the scan takes out of one object, and where the object lies. */
+/**
+ * What the scan takes out of one object, and where the object lies. String
+ * values are their JSON text: escapes are kept (a store would unescape the
+ * rare one that holds a backslash).
+ */
 export interface Scanned {
   /** The object's text: from its `{` to its `}` (end exclusive). */
   start: number;
