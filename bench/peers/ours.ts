@@ -54,7 +54,8 @@ const collection = new Collection(client, {
     ),
 });
 await synced.promise;
-const syncMs = performance.now() - t0;
+const syncedAt = performance.now();
+const syncMs = syncedAt - t0;
 gc?.();
 gc?.();
 const heap = Deno.memoryUsage().heapUsed;
@@ -64,7 +65,8 @@ peakRss = Math.max(peakRss, rss);
 const started = performance.now();
 await (await fetch(`${url}/_replay/go`, { method: "POST" })).text();
 if (events > 0) await allEvents.promise;
-const watchS = (performance.now() - started) / 1000;
+const watchedAt = performance.now();
+const watchS = (watchedAt - started) / 1000;
 // The end of the watch phase: the driver reads the CPU time, then the
 // server sends the 410.
 await (await fetch(`${url}/_replay/done`, { method: "POST" })).text();
@@ -80,6 +82,10 @@ const line = JSON.stringify({
   peakRss,
   events,
   eventsPerSecond: events / watchS,
+  // On the process's clock, for bench/scale/profile.ts --gc.
+  startedAt: t0,
+  syncedAt,
+  watchedAt,
 });
 await Deno.stdout.write(new TextEncoder().encode(line + "\n"));
 clearInterval(sampler);
