@@ -5,6 +5,7 @@
 // (the server ends the watch with a 410 and times the relist) until the
 // driver kills it. `--meta` holds metadata only; `--exit` exits once the
 // line is out (bench/scale/profile.ts: a V8 profile is written on exit).
+import process from "node:process";
 import { Client } from "../../apiclient/mod.ts";
 import { Collection } from "../../informer/mod.ts";
 
@@ -36,6 +37,7 @@ const client = new Client(url, { timeout: 600_000 });
 gc?.();
 const heapBase = Deno.memoryUsage().heapUsed;
 const t0 = performance.now();
+const cpu0 = process.cpuUsage();
 const collection = new Collection(client, {
   version: "v1",
   resource,
@@ -55,6 +57,7 @@ const collection = new Collection(client, {
 });
 await synced.promise;
 const syncedAt = performance.now();
+const cpuSynced = process.cpuUsage(cpu0);
 const syncMs = syncedAt - t0;
 gc?.();
 gc?.();
@@ -84,6 +87,9 @@ const line = JSON.stringify({
   eventsPerSecond: events / watchS,
   // On the process's clock, for bench/scale/profile.ts --gc.
   startedAt: t0,
+  // CPU time (every thread of the process) over the sync: against syncMs,
+  // how much of the sync the peer worked rather than waited.
+  syncCpuMs: (cpuSynced.user + cpuSynced.system) / 1000,
   syncedAt,
   watchedAt,
 });
