@@ -3,7 +3,9 @@
 // (heapUsed after gc(), run with --v8-flags=--expose-gc), RSS, then watch
 // events/s. Prints one JSON line once it posted /_replay/done, then runs on
 // (the server ends the watch with a 410 and times the relist) until the
-// driver kills it. `--meta` holds metadata only.
+// driver kills it. `--meta` holds metadata only; `--exit` exits once the
+// line is out (bench/scale/profile.ts: a V8 profile is written on exit).
+import process from "node:process";
 import { Client } from "../../apiclient/mod.ts";
 import { Collection } from "../../informer/mod.ts";
 
@@ -35,6 +37,7 @@ const client = new Client(url, { timeout: 600_000 });
 gc?.();
 const heapBase = Deno.memoryUsage().heapUsed;
 const t0 = performance.now();
+const cpu0 = process.cpuUsage();
 const collection = new Collection(client, {
   version: "v1",
   resource,
@@ -53,7 +56,9 @@ const collection = new Collection(client, {
     ),
 });
 await synced.promise;
-const syncMs = performance.now() - t0;
+const syncedAt = performance.now();
+const cpuSynced = process.cpuUsage(cpu0);
+const syncMs = syncedAt - t0;
 gc?.();
 gc?.();
 const heap = Deno.memoryUsage().heapUsed;
@@ -63,7 +68,8 @@ peakRss = Math.max(peakRss, rss);
 const started = performance.now();
 await (await fetch(`${url}/_replay/go`, { method: "POST" })).text();
 if (events > 0) await allEvents.promise;
-const watchS = (performance.now() - started) / 1000;
+const watchedAt = performance.now();
+const watchS = (watchedAt - started) / 1000;
 // The end of the watch phase: the driver reads the CPU time, then the
 // server sends the 410.
 await (await fetch(`${url}/_replay/done`, { method: "POST" })).text();
@@ -79,7 +85,15 @@ const line = JSON.stringify({
   peakRss,
   events,
   eventsPerSecond: events / watchS,
+  // On the process's clock, for bench/scale/profile.ts --gc.
+  startedAt: t0,
+  // CPU time (every thread of the process) over the sync: against syncMs,
+  // how much of the sync the peer worked rather than waited.
+  syncCpuMs: (cpuSynced.user + cpuSynced.system) / 1000,
+  syncedAt,
+  watchedAt,
 });
 await Deno.stdout.write(new TextEncoder().encode(line + "\n"));
 clearInterval(sampler);
+if (Deno.args.includes("--exit")) Deno.exit(0);
 // The collection relists after the 410; the driver kills the process.

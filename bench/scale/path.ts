@@ -1,0 +1,174 @@
+// The informer's own per-object path (issue #48, item 1), without the
+// network: the scale bench's watch lines JSON.parse'd, then handed to the
+// delivery that a Collection uses (trim, transform, store, handler), against
+// the same lines parsed and put in a Map with nothing else (the floor). The
+// difference is what the informer adds an event, GC of what it keeps
+// included. The same for a sync: a page's items into a new read, then the
+// store replaced.
+//
+//   deno run --allow-read --v8-flags=--expose-gc bench/scale/path.ts \
+//     [--objects=100000] [--events=200000] [--meta] [--rounds=5]
+import process from "node:process";
+import { build } from "./_replay.ts";
+import { Delivery } from "../../informer/_delivery.ts";
+import { scanEvent, type Scanned, scanPage } from "./_scan.ts";
+import type { KubeObject } from "../../apiclient/types.ts";
+
+function flag(name: string, fallback: string): string {
+  const prefix = `--${name}=`;
+  return Deno.args.find((a) => a.startsWith(prefix))?.slice(prefix.length) ??
+    fallback;
+}
+const objects = Number(flag("objects", "100000"));
+const events = Number(flag("events", "200000"));
+const rounds = Number(flag("rounds", "5"));
+const meta = Deno.args.includes("--meta");
+/** CPU time of this process (every thread), in ms: less moved by the
+ * other processes of a shared machine than the wall clock. */
+function now(): number {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1000;
+}
+const gc = (globalThis as { gc?: () => void }).gc;
+const decoder = new TextDecoder();
+
+const data = build({ objects, events, mode: "paged", meta });
+const form = meta ? data.meta! : data.full;
+const pages = form.pages.map((p) =>
+  `{"kind":"List","metadata":{}${decoder.decode(p)}`
+);
+const text = decoder.decode(form.events);
+const lines: string[] = [];
+let from = 0;
+for (const end of form.ends) {
+  lines.push(text.slice(from, end - 1));
+  from = end;
+}
+
+function delivery(): Delivery<KubeObject> {
+  let updates = 0;
+  return new Delivery<KubeObject>({
+    source: { version: "v1", resource: "configmaps" },
+    metadataOnly: meta,
+    signal: new AbortController().signal,
+    onError: (e) => {
+      throw e;
+    },
+    handler: { update: () => void updates++ },
+  });
+}
+
+function syncFloor(): Map<string, KubeObject> {
+  const items = new Map<string, KubeObject>();
+  for (const page of pages) {
+    for (const item of JSON.parse(page).items as KubeObject[]) {
+      items.set(`${item.metadata.namespace}/${item.metadata.name}`, item);
+    }
+  }
+  return items;
+}
+
+async function syncOurs(d: Delivery<KubeObject>): Promise<void> {
+  const read = d.newRead();
+  for (const page of pages) {
+    for (const item of JSON.parse(page).items as KubeObject[]) read.add(item);
+  }
+  await d.replace(read);
+}
+
+function watchFloor(items: Map<string, KubeObject>): void {
+  for (const line of lines) {
+    const object = JSON.parse(line).object as KubeObject;
+    items.set(`${object.metadata.namespace}/${object.metadata.name}`, object);
+  }
+}
+
+function watchOurs(d: Delivery<KubeObject>): void {
+  for (const line of lines) d.apply(JSON.parse(line).object);
+}
+
+// What a store of bytes would do instead (issue #48, item 3, estimated):
+// scan, then keep the object's text and the scanned fields under its key;
+// nothing is parsed until read. The text is a slice of the page or line
+// (a real store must copy it, or it keeps the whole read alive).
+interface Held {
+  text: string;
+  fields: Scanned;
+}
+
+function syncScan(): Map<string, Held> {
+  const items = new Map<string, Held>();
+  for (const page of pages) {
+    for (const fields of scanPage(page)) {
+      const key = fields.namespace
+        ? `${fields.namespace}/${fields.name}`
+        : fields.name!;
+      items.set(key, { text: page.slice(fields.start, fields.end), fields });
+    }
+  }
+  return items;
+}
+
+function watchScan(items: Map<string, Held>): void {
+  let updates = 0;
+  for (const line of lines) {
+    const { object: fields } = scanEvent(line);
+    const key = fields.namespace
+      ? `${fields.namespace}/${fields.name}`
+      : fields.name!;
+    const previous = items.get(key);
+    items.set(key, { text: line.slice(fields.start, fields.end), fields });
+    if (previous !== undefined) updates++;
+  }
+}
+
+function median(values: number[]): number {
+  return [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+}
+
+const figures: Record<string, number[]> = {
+  "sync floor": [],
+  "sync ours": [],
+  "watch floor": [],
+  "watch ours": [],
+  "sync scan store": [],
+  "watch scan store": [],
+};
+for (let r = 0; r < rounds; r++) {
+  // Alternated, each from an empty heap, so that load hits both alike.
+  gc?.();
+  let t0 = now();
+  const floor = syncFloor();
+  figures["sync floor"]!.push((now() - t0) * 1000 / objects);
+  t0 = now();
+  watchFloor(floor);
+  figures["watch floor"]!.push((now() - t0) * 1000 / events);
+  floor.clear();
+  gc?.();
+  const d = delivery();
+  t0 = now();
+  await syncOurs(d);
+  figures["sync ours"]!.push((now() - t0) * 1000 / objects);
+  t0 = now();
+  watchOurs(d);
+  figures["watch ours"]!.push((now() - t0) * 1000 / events);
+  gc?.();
+  t0 = now();
+  const scanned = syncScan();
+  figures["sync scan store"]!.push((now() - t0) * 1000 / objects);
+  t0 = now();
+  watchScan(scanned);
+  figures["watch scan store"]!.push((now() - t0) * 1000 / events);
+  scanned.clear();
+}
+const out = Object.entries(figures).map(([name, values]) =>
+  `${name}: ${median(values).toFixed(2)} µs/object (${
+    Math.min(...values).toFixed(2)
+  }–${Math.max(...values).toFixed(2)})`
+);
+// deno-lint-ignore no-console
+console.log(
+  `${
+    meta ? "metadata-only" : "whole objects"
+  }, ${objects} objects, ${events} events, ${rounds} rounds\n${out.join("\n")}`,
+);
