@@ -434,7 +434,9 @@ export class Controller<T extends KubeObject = KubeObject>
     ) {
       log("stopping: releasing the Lease");
       try {
-        await lead.stop();
+        await lead.stop(
+          options.signal === undefined ? {} : { signal: options.signal },
+        );
       } catch (error) {
         onError(error);
       }

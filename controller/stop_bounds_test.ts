@@ -204,3 +204,33 @@ Deno.test("a sharded Controller's stop ends its member Lease's held renewal and 
   assert.equal(gate.arrived, arrived, "nothing is sent after the stop");
   gate.open();
 });
+
+Deno.test("a Manager with shards ends its member Lease's held renewal and releases by the time its stop resolves", async () => {
+  using time = installFakeTime({ now: START });
+  const { server, gate, client, errors } = await setup();
+  await using _server = server;
+  const member = memberLeaseName("demo", "op-a");
+  const manager = new Manager(client, {
+    controllers: [{ name: "demo", for: CONFIGMAPS, reconcile: () => {} }],
+    shards: { namespace: "default", identity: "op-a", exit: () => {} },
+    stopTimeout: STOP_TIMEOUT,
+    onError: (error) => errors.push(describe(error)),
+  });
+  for (let i = 0; i < 50 && !server.leaseHolder("default", member); i++) {
+    await time.tick(100);
+  }
+  assert.ok(server.leaseHolder("default", member), "the member leads");
+  gate.close((method, url) =>
+    method === "PUT" && url.pathname.endsWith(`/leases/${member}`)
+  );
+  await held(time, gate);
+  const took = await settledWithin(time, manager.stop(), 120_000);
+  // Within the manager's bound (stopTimeout and a second's grace), not the
+  // member's own release bounds (up to 15 s).
+  assert.ok(took <= STOP_TIMEOUT + 1_000 + 200, `the stop took ${took} ms`);
+  assert.deepEqual(gate.holding(), [], "no Lease write outlives the stop");
+  const arrived = gate.arrived;
+  await time.tick(60_000);
+  assert.equal(gate.arrived, arrived, "nothing is sent after the stop");
+  gate.open();
+});

@@ -8,7 +8,8 @@
 import type { Client } from "../apiclient/mod.ts";
 import { diagnostics } from "../_internal/diagnostics.ts";
 import { bounded } from "../_internal/signals.ts";
-import { within } from "../_internal/sleep.ts";
+import { MAX_TIMER, within } from "../_internal/sleep.ts";
+import type { StopOptions } from "../_internal/stop_timeout.ts";
 import { Elector } from "./_elector.ts";
 import { leaseRef } from "./_lease.ts";
 import { clearIfHeld } from "./_release.ts";
@@ -446,10 +447,32 @@ export class Lead implements AsyncDisposable {
    * assert.equal(server.leaseHolder("default", "op"), undefined);
    * ```
    *
+   * @param options A signal, and a timeout, that end the releases at once
+   *   (their requests are aborted; the Lease then runs out by its duration
+   *   instead): what a `Manager` whose own bound passed gives.
    * @returns A promise that resolves when the release is done, at most about
-   * 16 s later.
+   * 16 s later (or when the signal or the timeout ends it).
    */
-  stop(): Promise<void> {
+  stop(options: StopOptions = {}): Promise<void> {
+    const cut = (reason: unknown): void => this.#state.cut.abort(reason);
+    const { signal, timeout } = options;
+    if (signal?.aborted) cut(signal.reason);
+    else {signal?.addEventListener("abort", () => cut(signal.reason), {
+        once: true,
+      });}
+    if (typeof timeout === "number" && timeout < MAX_TIMER) {
+      const timer = setTimeout(
+        () =>
+          cut(
+            new DOMException(
+              `The stop took longer than ${timeout} ms`,
+              "TimeoutError",
+            ),
+          ),
+        Math.max(0, timeout),
+      );
+      void this.#end().finally(() => clearTimeout(timer));
+    }
     return this.#end();
   }
 
@@ -495,7 +518,13 @@ export class Lead implements AsyncDisposable {
       );
       return;
     }
-    const bound = bounded(RENEW_DEADLINE / 2, "The second release");
+    // A stop whose signal or timeout ended the first release ends here.
+    if (state.cut.signal.aborted) return;
+    const bound = bounded(
+      RENEW_DEADLINE / 2,
+      "The second release",
+      state.cut.signal,
+    );
     try {
       await clearIfHeld(state, bound.signal);
     } finally {
