@@ -29,6 +29,7 @@ import type { ServerState } from "./_state.ts";
 import { servedVersion } from "./_served.ts";
 import { startPass } from "./_conversion_round.ts";
 import { scaleObject } from "./_scale.ts";
+import { hasSubresource } from "./_registry.ts";
 import type { RecordedRequest } from "./types.ts";
 
 /** A request as the server reads it. */
@@ -145,7 +146,10 @@ export function route(
       ? resource.statusSubresource
       : subresource === "scale" && served.scale !== undefined;
     if (!known) throw notFound(resource, name ?? "");
-  } else if (subresource !== undefined && subresource !== "status") {
+  } else if (
+    subresource !== undefined && subresource !== "status" &&
+    !(subresource === "scale" && hasSubresource(resource, "scale"))
+  ) {
     throw noSuchResource();
   }
   if (subresource === "status" && !resource.statusSubresource) {

@@ -46,6 +46,7 @@ import { isDefinitions, noteStorageVersion } from "./_crd.ts";
 import { stored, view } from "./_served.ts";
 import { awaitConversions } from "./_conversion_round.ts";
 import type { ServerState } from "./_state.ts";
+import type { RegisteredResource } from "./types.ts";
 
 /** PUT of an object or its status. */
 export function updateObject(
@@ -250,6 +251,9 @@ export function commitObject(
     const status = (sent as Full).status;
     if (status === undefined) delete next.status;
     else next.status = clone(status);
+    if (BUILT_IN_RESOURCES.includes(resource) && !isDefinitions(resource)) {
+      keepStatusMetadata(resource, next.metadata, (sent as Full).metadata);
+    }
   } else {
     next = clone(sent) as Full;
     const meta: ObjectMeta = next.metadata;
@@ -362,4 +366,33 @@ function specChanged(
     if (!deepEqual(old[key], next[key])) return true;
   }
   return false;
+}
+
+/** The metadata a status write may change on a built-in kind. */
+const STATUS_METADATA = [
+  "labels",
+  "annotations",
+  "ownerReferences",
+  "finalizers",
+] as const;
+
+/**
+ * A built-in kind's status strategy resets its spec but keeps the
+ * metadata the write sends (a custom resource's keeps none of it), except
+ * that a Deployment's also resets its labels.
+ */
+function keepStatusMetadata(
+  resource: RegisteredResource,
+  next: ObjectMeta,
+  sent: ObjectMeta | undefined,
+): void {
+  if (sent === undefined) return;
+  const deployment = resource.group === "apps" &&
+    resource.resource === "deployments";
+  for (const key of STATUS_METADATA) {
+    if (key === "labels" && deployment) continue;
+    const value = sent[key];
+    if (value === undefined) delete next[key];
+    else (next as Record<string, unknown>)[key] = clone(value);
+  }
 }

@@ -16,7 +16,20 @@
  * network; `--allow-read` and `--allow-write` on the temp directory for
  * {@linkcode fakeServiceAccount}.
  *
+ * It serves every built-in resource of kube-apiserver 1.37 from the start
+ * (no `register()` needed): discovery and `/version` as recorded from
+ * v1.37.2, each kind's scope, `generation` rule and status strategy (a
+ * status write keeps the metadata it sends, but a Deployment's labels),
+ * and the `scale` subresource of Deployments, ReplicaSets, StatefulSets
+ * and ReplicationControllers.
+ *
  * Where the fake differs from the API server, on purpose:
+ * - Subresources of built-in kinds other than `status` and `scale`
+ *   (`pods/eviction`, `pods/binding`, `serviceaccounts/token`,
+ *   `certificatesigningrequests/approval`, `pods/log`, ...) answer 404.
+ *   Virtual kinds the API server only creates (TokenReview,
+ *   SubjectAccessReview, Binding, ...) are stored like any other, and
+ *   verbs a resource does not list are not refused.
  * - Namespaces need not exist for objects to be created in them. Deleting
  *   a Namespace deletes all it holds at once (no Terminating phase).
  * - Server-side apply needs a JSON body (YAML is refused). Ownership is

@@ -1,0 +1,395 @@
+/**
+ * Built-in kinds: a minimal create of each common kind (the server's
+ * defaults and the Go encoding's shape), the scale subresources of the
+ * workloads, and a Deployment's status strategy.
+ *
+ * @module
+ */
+
+import { MERGE_PATCH, rvOf, type Scenario } from "./_common.ts";
+
+const POD_SPEC = { containers: [{ name: "app", image: "nginx:1.27" }] };
+const TEMPLATE = { metadata: { labels: { app: "web" } }, spec: POD_SPEC };
+const SELECTOR = { matchLabels: { app: "web" } };
+
+const WORKLOADS: readonly [string, string][] = [
+  ["statefulsets", "StatefulSet"],
+  ["replicasets", "ReplicaSet"],
+  ["daemonsets", "DaemonSet"],
+];
+
+/** A minimal object of a kind: what `kubectl create` would send. */
+function minimal(
+  apiVersion: string,
+  kind: string,
+  name: string,
+  rest: Record<string, unknown> = {},
+): Record<string, unknown> {
+  return { apiVersion, kind, metadata: { name }, ...rest };
+}
+
+/** The namespaced kinds of the minimal creates: path, group/version, body. */
+const NAMESPACED: readonly [string, string, Record<string, unknown>][] = [
+  ["configmaps", "", minimal("v1", "ConfigMap", "cm", { data: { k: "v" } })],
+  ["secrets", "", minimal("v1", "Secret", "s", { stringData: { k: "v" } })],
+  ["serviceaccounts", "", minimal("v1", "ServiceAccount", "robot")],
+  [
+    "pods",
+    "",
+    minimal("v1", "Pod", "p", {
+      spec: { ...POD_SPEC, automountServiceAccountToken: false },
+    }),
+  ],
+  [
+    "services",
+    "",
+    minimal("v1", "Service", "headless", {
+      spec: {
+        clusterIP: "None",
+        selector: { app: "web" },
+        ports: [{ port: 80 }],
+      },
+    }),
+  ],
+  [
+    "persistentvolumeclaims",
+    "",
+    minimal("v1", "PersistentVolumeClaim", "pvc", {
+      spec: {
+        accessModes: ["ReadWriteOnce"],
+        resources: { requests: { storage: "1Gi" } },
+      },
+    }),
+  ],
+  [
+    "deployments",
+    "apps/v1",
+    minimal("apps/v1", "Deployment", "d", {
+      spec: { selector: SELECTOR, template: TEMPLATE },
+    }),
+  ],
+  [
+    "statefulsets",
+    "apps/v1",
+    minimal("apps/v1", "StatefulSet", "ss", {
+      spec: { selector: SELECTOR, template: TEMPLATE },
+    }),
+  ],
+  [
+    "daemonsets",
+    "apps/v1",
+    minimal("apps/v1", "DaemonSet", "ds", {
+      spec: { selector: SELECTOR, template: TEMPLATE },
+    }),
+  ],
+  [
+    "replicasets",
+    "apps/v1",
+    minimal("apps/v1", "ReplicaSet", "rs", {
+      spec: { selector: SELECTOR, template: TEMPLATE },
+    }),
+  ],
+  [
+    "jobs",
+    "batch/v1",
+    minimal("batch/v1", "Job", "j", {
+      spec: {
+        template: { spec: { ...POD_SPEC, restartPolicy: "Never" } },
+      },
+    }),
+  ],
+  [
+    "cronjobs",
+    "batch/v1",
+    minimal("batch/v1", "CronJob", "cj", {
+      spec: {
+        schedule: "*/5 * * * *",
+        jobTemplate: {
+          spec: { template: { spec: { ...POD_SPEC, restartPolicy: "Never" } } },
+        },
+      },
+    }),
+  ],
+  [
+    "ingresses",
+    "networking.k8s.io/v1",
+    minimal("networking.k8s.io/v1", "Ingress", "ing", {
+      spec: {
+        defaultBackend: { service: { name: "web", port: { number: 80 } } },
+      },
+    }),
+  ],
+  [
+    "networkpolicies",
+    "networking.k8s.io/v1",
+    minimal("networking.k8s.io/v1", "NetworkPolicy", "np", {
+      spec: { podSelector: {} },
+    }),
+  ],
+  [
+    "roles",
+    "rbac.authorization.k8s.io/v1",
+    minimal("rbac.authorization.k8s.io/v1", "Role", "r", {
+      rules: [{ apiGroups: [""], resources: ["pods"], verbs: ["get"] }],
+    }),
+  ],
+  [
+    "rolebindings",
+    "rbac.authorization.k8s.io/v1",
+    minimal("rbac.authorization.k8s.io/v1", "RoleBinding", "rb", {
+      roleRef: {
+        apiGroup: "rbac.authorization.k8s.io",
+        kind: "Role",
+        name: "r",
+      },
+      subjects: [{ kind: "ServiceAccount", name: "default" }],
+    }),
+  ],
+  [
+    "horizontalpodautoscalers",
+    "autoscaling/v2",
+    minimal("autoscaling/v2", "HorizontalPodAutoscaler", "hpa", {
+      spec: {
+        scaleTargetRef: {
+          apiVersion: "apps/v1",
+          kind: "Deployment",
+          name: "d",
+        },
+        maxReplicas: 3,
+      },
+    }),
+  ],
+  [
+    "poddisruptionbudgets",
+    "policy/v1",
+    minimal("policy/v1", "PodDisruptionBudget", "pdb", {
+      spec: { minAvailable: 1, selector: SELECTOR },
+    }),
+  ],
+];
+
+function collection(
+  r: { path(resource: string, group?: string): string },
+  resource: string,
+  group: string,
+): string {
+  return group === "" ? r.path(resource) : r.path(resource, group);
+}
+
+/** Cluster-scoped kinds: collection path, body (names unique per run). */
+const CLUSTER: readonly [string, Record<string, unknown>][] = [
+  [
+    "/apis/rbac.authorization.k8s.io/v1/clusterroles",
+    minimal("rbac.authorization.k8s.io/v1", "ClusterRole", "clusterRole-10", {
+      rules: [{ apiGroups: [""], resources: ["pods"], verbs: ["get"] }],
+    }),
+  ],
+  [
+    "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings",
+    minimal("rbac.authorization.k8s.io/v1", "ClusterRoleBinding", "crb", {
+      roleRef: {
+        apiGroup: "rbac.authorization.k8s.io",
+        kind: "ClusterRole",
+        name: "clusterRole-10",
+      },
+    }),
+  ],
+  [
+    "/apis/networking.k8s.io/v1/ingressclasses",
+    minimal("networking.k8s.io/v1", "IngressClass", "ic", {
+      spec: { controller: "example.com/ingress" },
+    }),
+  ],
+  [
+    "/apis/scheduling.k8s.io/v1/priorityclasses",
+    minimal("scheduling.k8s.io/v1", "PriorityClass", "pc", { value: 10 }),
+  ],
+  ["/api/v1/nodes", minimal("v1", "Node", "n1")],
+  ["/api/v1/namespaces", minimal("v1", "Namespace", "builtin-ns")],
+  [
+    "/apis/flowcontrol.apiserver.k8s.io/v1/prioritylevelconfigurations",
+    minimal(
+      "flowcontrol.apiserver.k8s.io/v1",
+      "PriorityLevelConfiguration",
+      "plc",
+      {
+        spec: {
+          type: "Limited",
+          limited: { limitResponse: { type: "Reject" } },
+        },
+      },
+    ),
+  ],
+  [
+    "/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicies",
+    minimal(
+      "admissionregistration.k8s.io/v1",
+      "ValidatingAdmissionPolicy",
+      "vap",
+      {
+        spec: {
+          matchConstraints: {
+            resourceRules: [{
+              apiGroups: [""],
+              apiVersions: ["v1"],
+              operations: ["CREATE"],
+              resources: ["pods"],
+            }],
+          },
+          validations: [{ expression: "true" }],
+        },
+      },
+    ),
+  ],
+  [
+    "/apis/flowcontrol.apiserver.k8s.io/v1/flowschemas",
+    minimal("flowcontrol.apiserver.k8s.io/v1", "FlowSchema", "fs", {
+      spec: { priorityLevelConfiguration: { name: "plc" } },
+    }),
+  ],
+  [
+    "/apis/node.k8s.io/v1/runtimeclasses",
+    minimal("node.k8s.io/v1", "RuntimeClass", "rc", { handler: "runc" }),
+  ],
+  [
+    "/apis/storage.k8s.io/v1/csidrivers",
+    minimal("storage.k8s.io/v1", "CSIDriver", "csi.example.com", { spec: {} }),
+  ],
+  [
+    "/apis/storage.k8s.io/v1/storageclasses",
+    minimal("storage.k8s.io/v1", "StorageClass", "sc", {
+      provisioner: "example.com/x",
+    }),
+  ],
+  [
+    "/apis/resource.k8s.io/v1/deviceclasses",
+    minimal("resource.k8s.io/v1", "DeviceClass", "dc", { spec: {} }),
+  ],
+];
+
+/** The scenarios of this area, in order. */
+export const BUILTINS: readonly Scenario[] = [
+  {
+    name: "builtin-defaults",
+    async run(r): Promise<void> {
+      for (const [resource, group, body] of NAMESPACED) {
+        const name = (body.metadata as { name: string }).name;
+        const path = collection(r, resource, group);
+        await r.send(`create ${resource}`, "POST", path, { body });
+        await r.send(`get ${resource}`, "GET", `${path}/${name}`);
+      }
+    },
+  },
+  {
+    name: "builtin-cluster-defaults",
+    async run(r): Promise<void> {
+      for (const [path, body] of CLUSTER) {
+        const name = (body.metadata as { name: string }).name;
+        const resource = path.split("/").at(-1)!;
+        await r.send(`create ${resource}`, "POST", path, { body });
+        await r.send(`get ${resource}`, "GET", `${path}/${name}`);
+        await r.send(`delete ${resource}`, "DELETE", `${path}/${name}`, {
+          quiet: true,
+        });
+      }
+    },
+  },
+  {
+    name: "builtin-scale",
+    async run(r): Promise<void> {
+      for (const resource of ["deployments", "statefulsets", "replicasets"]) {
+        const kind = {
+          deployments: "Deployment",
+          statefulsets: "StatefulSet",
+          replicasets: "ReplicaSet",
+        }[resource]!;
+        const path = r.path(resource, "apps/v1");
+        const made = await r.send(`create ${resource}`, "POST", path, {
+          body: minimal("apps/v1", kind, "w", {
+            spec: { replicas: 2, selector: SELECTOR, template: TEMPLATE },
+          }),
+        });
+        await r.send(`get ${resource} scale`, "GET", `${path}/w/scale`);
+        await r.send(`put ${resource} scale`, "PUT", `${path}/w/scale`, {
+          body: {
+            apiVersion: "autoscaling/v1",
+            kind: "Scale",
+            metadata: { name: "w", resourceVersion: rvOf(made.body) },
+            spec: { replicas: 4 },
+          },
+        });
+        await r.send(`patch ${resource} scale`, "PATCH", `${path}/w/scale`, {
+          body: { spec: { replicas: 1 } },
+          contentType: MERGE_PATCH,
+        });
+        await r.send(`get ${resource}`, "GET", `${path}/w`);
+      }
+      await r.send(
+        "scale of missing",
+        "GET",
+        `${r.path("deployments", "apps/v1")}/missing/scale`,
+      );
+    },
+  },
+  {
+    name: "builtin-status-strategy",
+    async run(r): Promise<void> {
+      const path = r.path("deployments", "apps/v1");
+      await r.send("create", "POST", path, {
+        body: minimal("apps/v1", "Deployment", "d", {
+          spec: { selector: SELECTOR, template: TEMPLATE },
+        }),
+      });
+      await r.send("status keeps labels", "PATCH", `${path}/d/status`, {
+        body: {
+          metadata: { labels: { a: "b" }, annotations: { x: "y" } },
+          spec: { replicas: 9 },
+          status: { replicas: 1, observedGeneration: 1 },
+        },
+        contentType: MERGE_PATCH,
+      });
+      for (const [resource, kind] of WORKLOADS) {
+        const workloads = r.path(resource, "apps/v1");
+        await r.send(`create ${resource}`, "POST", workloads, {
+          body: minimal("apps/v1", kind, "w", {
+            spec: { selector: SELECTOR, template: TEMPLATE },
+          }),
+        });
+        await r.send(`${resource} status`, "PATCH", `${workloads}/w/status`, {
+          body: {
+            metadata: { labels: { a: "b" }, annotations: { x: "y" } },
+            spec: { minReadySeconds: 5 },
+            status: { observedGeneration: 1 },
+          },
+          contentType: MERGE_PATCH,
+        });
+      }
+      const jobs = r.path("jobs", "batch/v1");
+      await r.send("create job", "POST", jobs, {
+        body: minimal("batch/v1", "Job", "j", {
+          spec: { template: { spec: { ...POD_SPEC, restartPolicy: "Never" } } },
+        }),
+      });
+      await r.send("job status keeps labels", "PATCH", `${jobs}/j/status`, {
+        body: {
+          metadata: { labels: { a: "b" } },
+          status: { active: 1 },
+        },
+        contentType: MERGE_PATCH,
+      });
+      const pods = r.path("pods");
+      await r.send("create pod", "POST", pods, {
+        body: minimal("v1", "Pod", "p", {
+          spec: { ...POD_SPEC, automountServiceAccountToken: false },
+        }),
+      });
+      await r.send("pod status keeps labels", "PATCH", `${pods}/p/status`, {
+        body: {
+          metadata: { labels: { a: "b" } },
+          status: { phase: "Running" },
+        },
+        contentType: MERGE_PATCH,
+      });
+    },
+  },
+];
