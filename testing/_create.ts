@@ -31,6 +31,11 @@ import {
 import { admit, appliedConfig, validateServed } from "./_admit.ts";
 import { initialStatus, isDefinitions } from "./_crd.ts";
 import { stored, view } from "./_served.ts";
+import {
+  applyDefaults,
+  initialBuiltInStatus,
+  prepareForCreate,
+} from "./_defaults.ts";
 import type { EventObject, RegisteredResource } from "./types.ts";
 
 /** POST of an object (or an apply patch of an absent one). */
@@ -43,7 +48,14 @@ export function createObject(
   apply = false,
 ): Response {
   const decoded = decodeObject(body, resource);
-  const object = admit(state, resource, decoded, query);
+  // Defaults come with decoding, before admission; an apply's
+  // configuration stays as sent.
+  const object = admit(
+    state,
+    resource,
+    applyDefaults(resource, clone(decoded)),
+    query,
+  );
   const meta = object.metadata;
   if (resource.namespaced) {
     if (
@@ -88,6 +100,8 @@ export function createObject(
     // The API server drops the status a create sends when the resource
     // has a status subresource; a Namespace starts Active.
     delete record.status;
+    const zero = initialBuiltInStatus(resource, object);
+    if (zero !== undefined) record.status = zero;
     if (resource.resource === "namespaces" && resource.group === "") {
       record.status = { phase: "Active" };
       // The API server labels each Namespace with its name and gives it
@@ -115,6 +129,7 @@ export function createObject(
       writer,
       diffSets({}, state.admission?.unowned ?? object, schema, scope),
     );
+  prepareForCreate(resource, object, () => allocateClusterIP(state));
   showOwners(state, object, entries);
   // Validating admission comes before storage, which finds a name taken.
   state.admission?.validate(resource, object, undefined);
@@ -268,4 +283,16 @@ export function validateObject(
   if (errors.length > 0) {
     throw invalid("Event", object.metadata.name ?? "", errors);
   }
+}
+
+const ALLOCATED = new WeakMap<ServerState, number>();
+
+/**
+ * The next cluster IP of the recorded control plane's range, 10.96.0.0/16,
+ * handed out in order from 10.96.0.1 (the API server picks at random).
+ */
+function allocateClusterIP(state: ServerState): string {
+  const n = (ALLOCATED.get(state) ?? 0) + 1;
+  ALLOCATED.set(state, n);
+  return `10.96.${Math.floor(n / 256) % 256}.${n % 256}`;
 }

@@ -43,6 +43,7 @@ import {
   validateServed,
 } from "./_admit.ts";
 import { isDefinitions, noteStorageVersion } from "./_crd.ts";
+import { applyDefaults } from "./_defaults.ts";
 import { stored, view } from "./_served.ts";
 import { awaitConversions } from "./_conversion_round.ts";
 import type { ServerState } from "./_state.ts";
@@ -57,7 +58,12 @@ export function updateObject(
   query: URLSearchParams,
 ): Response {
   const { resource, namespace, subresource } = route;
-  const object = admit(state, resource, decodeObject(body, resource), query);
+  const object = admit(
+    state,
+    resource,
+    applyDefaults(resource, decodeObject(body, resource)),
+    query,
+  );
   if (object.metadata.name !== undefined && object.metadata.name !== name) {
     throw badRequest(
       `the name of the object (${object.metadata.name}) does not match the name on the URL (${name})`,
@@ -171,7 +177,12 @@ export function patchObject(
       ? jsonPatch(existing, patch)
       : mergePatch(existing, patch);
   }
-  const object = admit(state, resource, decodeObject(patched, resource), query);
+  const object = admit(
+    state,
+    resource,
+    applyDefaults(resource, decodeObject(patched, resource)),
+    query,
+  );
   const sent = object.metadata.resourceVersion;
   if (sent && sent !== existing.metadata.resourceVersion) {
     throw conflict(resource, name);

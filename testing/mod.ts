@@ -18,10 +18,12 @@
  *
  * It serves every built-in resource of kube-apiserver 1.37 from the start
  * (no `register()` needed): discovery and `/version` as recorded from
- * v1.37.2, each kind's scope, `generation` rule and status strategy (a
- * status write keeps the metadata it sends, but a Deployment's labels),
- * and the `scale` subresource of Deployments, ReplicaSets, StatefulSets
- * and ReplicationControllers.
+ * v1.37.2, each kind's scope, `generation` rule, defaults and status
+ * strategy (a status write keeps the metadata it sends, but a
+ * Deployment's labels), the `scale` subresource of Deployments,
+ * ReplicaSets, StatefulSets and ReplicationControllers, and the name rules
+ * of RBAC kinds (any path segment), Namespaces (RFC 1123 labels) and
+ * Services (RFC 1035 labels).
  *
  * Where the fake differs from the API server, on purpose:
  * - Subresources of built-in kinds other than `status` and `scale`
@@ -95,9 +97,22 @@
  *   to depend on it.
  * - Bookmarks carry only `resourceVersion` in `metadata` (the API server's
  *   built-in kinds also write `creationTimestamp: null`).
- * - No defaults are applied to objects of the built-in kinds (a Pod gets
- *   no `status.phase`, a Service no cluster IP), so the Tables `kubectl
- *   get` prints show what is stored; custom resources get their schema's.
+ * - Defaults are applied to the common built-in kinds as the release's
+ *   defaulting functions and create strategies set them (Pods and pod
+ *   templates, Deployments, StatefulSets, DaemonSets, ReplicaSets,
+ *   ReplicationControllers, Jobs, CronJobs, Services, Secrets,
+ *   PersistentVolumes and claims, NetworkPolicies, HorizontalPodAutoscalers,
+ *   PriorityClasses, StorageClasses, ValidatingAdmissionPolicies,
+ *   PriorityLevelConfigurations, DeviceClasses), with the empty structs and
+ *   zero statuses Go's encoding writes; other kinds (CSIDrivers, for
+ *   one) get none. A Service's cluster IP is the next of 10.96.0.0/16 in
+ *   order from 10.96.0.1 (the API server picks one at random), and a
+ *   requested one is not checked against those in use. A Pod's QoS class
+ *   compares quantities as written. Of the default admission plugins, a
+ *   new Pod gets its ServiceAccount name (not its token volume, and the
+ *   account need not exist), DefaultTolerationSeconds' tolerations and
+ *   priority 0; a Node its not-ready taint; a claim its protection
+ *   finalizer.
  * - Admission webhooks (Validating/MutatingWebhookConfigurations created
  *   through the API) are called over HTTPS at `clientConfig.url`, or at
  *   a `service` reference's DNS name unless

@@ -242,12 +242,6 @@ const CLUSTER: readonly [string, Record<string, unknown>][] = [
     ),
   ],
   [
-    "/apis/flowcontrol.apiserver.k8s.io/v1/flowschemas",
-    minimal("flowcontrol.apiserver.k8s.io/v1", "FlowSchema", "fs", {
-      spec: { priorityLevelConfiguration: { name: "plc" } },
-    }),
-  ],
-  [
     "/apis/node.k8s.io/v1/runtimeclasses",
     minimal("node.k8s.io/v1", "RuntimeClass", "rc", { handler: "runc" }),
   ],
