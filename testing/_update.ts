@@ -44,6 +44,7 @@ import {
 } from "./_admit.ts";
 import { isDefinitions, noteStorageVersion } from "./_crd.ts";
 import { applyDefaults } from "./_defaults.ts";
+import { builtInErrors, builtInUpdateErrors } from "./_builtin_validation.ts";
 import { stored, view } from "./_served.ts";
 import { awaitConversions } from "./_conversion_round.ts";
 import type { ServerState } from "./_state.ts";
@@ -305,6 +306,16 @@ export function commitObject(
   }
   next.metadata.resourceVersion = old.metadata.resourceVersion!;
   validateMetadata(resource, next);
+  if (BUILT_IN_RESOURCES.includes(resource)) {
+    // The kind's rules and its immutable fields, in one answer.
+    const errors = [
+      ...builtInErrors(resource, next),
+      ...builtInUpdateErrors(resource, next, old),
+    ];
+    if (errors.length > 0) {
+      throw invalid(resource.kind, name, errors, resource.group);
+    }
+  }
   validateObject(resource, next);
   validateServed(resource, next);
   if (state.managedFields) {

@@ -353,3 +353,208 @@ Deno.test("built-ins: a Job gets its generated selector and labels", async () =>
   assert.equal(made.body.spec.completions, 1);
   assert.equal(made.body.spec.backoffLimit, 6);
 });
+
+Deno.test("built-ins: a pod spec needs containers with names and images", async () => {
+  await using server = new FakeApiServer();
+  const pods = "/api/v1/namespaces/default/pods";
+  const none = await send(server, "POST", pods, { metadata: { name: "p" } });
+  assert.equal(none.status, 422);
+  assert.equal(
+    none.body.message,
+    'Pod "p" is invalid: spec.containers: Required value',
+  );
+  const noImage = await send(server, "POST", pods, {
+    metadata: { name: "p" },
+    spec: { containers: [{ name: "c" }] },
+  });
+  assert.deepEqual(noImage.body.details.causes, [{
+    reason: "FieldValueRequired",
+    message: "Required value",
+    field: "spec.containers[0].image",
+  }]);
+  const empty = await send(server, "POST", DEPLOYMENTS, {
+    ...workload("Deployment"),
+    spec: {
+      selector: { matchLabels: { app: "web" } },
+      template: { metadata: TEMPLATE.metadata },
+    },
+  });
+  assert.equal(empty.status, 422);
+  assert.equal(
+    empty.body.details.causes[0].field,
+    "spec.template.spec.containers",
+  );
+});
+
+Deno.test("built-ins: a workload's selector must match its template and never changes", async () => {
+  await using server = new FakeApiServer();
+  const mismatch = await send(server, "POST", DEPLOYMENTS, {
+    ...workload("Deployment"),
+    spec: { selector: { matchLabels: { app: "other" } }, template: TEMPLATE },
+  });
+  assert.equal(mismatch.status, 422);
+  assert.equal(
+    mismatch.body.details.causes[0].message,
+    'Invalid value: {"app":"web"}: `selector` does not match template `labels`',
+  );
+  assert.equal(
+    (await send(server, "POST", DEPLOYMENTS, workload("Deployment"))).status,
+    201,
+  );
+  const changed = await send(
+    server,
+    "PATCH",
+    `${DEPLOYMENTS}/w`,
+    {
+      spec: {
+        selector: {
+          matchExpressions: null,
+          matchLabels: { app: "web", x: "y" },
+        },
+      },
+    },
+    "application/merge-patch+json",
+  );
+  assert.equal(changed.status, 422);
+  assert.match(
+    changed.body.message,
+    /spec\.selector: Invalid value: .*: field is immutable/,
+  );
+});
+
+Deno.test("built-ins: immutable fields of Secrets, ConfigMaps and Jobs", async () => {
+  await using server = new FakeApiServer();
+  const merge = "application/merge-patch+json";
+  const secrets = "/api/v1/namespaces/default/secrets";
+  await send(server, "POST", secrets, {
+    metadata: { name: "s" },
+    stringData: { k: "v" },
+  });
+  const type = await send(
+    server,
+    "PATCH",
+    `${secrets}/s`,
+    { type: "other" },
+    merge,
+  );
+  assert.equal(type.status, 422);
+  assert.equal(
+    type.body.message,
+    'Secret "s" is invalid: type: Invalid value: "other": field is immutable',
+  );
+  const cms = "/api/v1/namespaces/default/configmaps";
+  await send(server, "POST", cms, {
+    metadata: { name: "c" },
+    data: { k: "v" },
+    immutable: true,
+  });
+  const data = await send(
+    server,
+    "PATCH",
+    `${cms}/c`,
+    { data: { k: "w" } },
+    merge,
+  );
+  assert.equal(data.status, 422);
+  assert.equal(data.body.details.causes[0].reason, "FieldValueForbidden");
+  const labels = await send(server, "PATCH", `${cms}/c`, {
+    metadata: { labels: { a: "b" } },
+  }, merge);
+  assert.equal(labels.status, 200);
+  const jobs = "/apis/batch/v1/namespaces/default/jobs";
+  const always = await send(server, "POST", jobs, {
+    metadata: { name: "j" },
+    spec: {
+      template: { spec: { containers: [{ name: "c", image: "busybox" }] } },
+    },
+  });
+  assert.equal(always.status, 422);
+  assert.equal(
+    always.body.details.causes[0].field,
+    "spec.template.spec.restartPolicy",
+  );
+});
+
+Deno.test("built-ins: fieldValidation reads the kind's schema (Strict 400, Warn and the default a warning, the field dropped)", async () => {
+  await using server = new FakeApiServer();
+  const body = (name: string) => ({
+    ...workload("Deployment"),
+    metadata: { name },
+    spec: { ...workload("Deployment").spec, bogus: 1 },
+  });
+  const strict = await send(
+    server,
+    "POST",
+    `${DEPLOYMENTS}?fieldValidation=Strict`,
+    body("a"),
+  );
+  assert.equal(strict.status, 400);
+  assert.equal(
+    strict.body.message,
+    'Deployment in version "v1" cannot be handled as a Deployment: strict decoding error: unknown field "spec.bogus"',
+  );
+  const res = await server.fetch(`${server.url}${DEPLOYMENTS}`, {
+    method: "POST",
+    body: JSON.stringify(body("b")),
+  });
+  assert.equal(res.status, 201);
+  assert.equal(
+    res.headers.get("warning"),
+    '299 - "unknown field \\"spec.bogus\\""',
+  );
+  assert.equal((await res.json()).spec.bogus, undefined);
+  // Metadata the generated schemas cut stays.
+  const owned = await send(
+    server,
+    "POST",
+    `${DEPLOYMENTS}?fieldValidation=Strict`,
+    {
+      ...body("c"),
+      spec: workload("Deployment").spec,
+      metadata: {
+        name: "c",
+        ownerReferences: [{
+          apiVersion: "v1",
+          kind: "ConfigMap",
+          name: "o",
+          uid: "u",
+        }],
+      },
+    },
+  );
+  assert.equal(owned.status, 201);
+  assert.equal(owned.body.metadata.ownerReferences.length, 1);
+});
+
+Deno.test("built-ins: namespaceLifecycle refuses a create in a namespace that does not exist", async () => {
+  const cm = (ns: string) => `/api/v1/namespaces/${ns}/configmaps`;
+  await using lax = new FakeApiServer();
+  assert.equal(
+    (await send(lax, "POST", cm("nowhere"), { metadata: { name: "c" } }))
+      .status,
+    201,
+  );
+  await using server = new FakeApiServer({ namespaceLifecycle: true });
+  const missing = await send(server, "POST", cm("nowhere"), {
+    metadata: { name: "c" },
+  });
+  assert.equal(missing.status, 404);
+  assert.equal(missing.body.message, 'namespaces "nowhere" not found');
+  assert.deepEqual(missing.body.details, {
+    name: "nowhere",
+    kind: "namespaces",
+  });
+  assert.equal(
+    (await send(server, "POST", cm("default"), { metadata: { name: "c" } }))
+      .status,
+    201,
+  );
+  await send(server, "POST", "/api/v1/namespaces", {
+    metadata: { name: "team" },
+  });
+  assert.equal(
+    (await send(server, "POST", cm("team"), { metadata: { name: "c" } }))
+      .status,
+    201,
+  );
+});

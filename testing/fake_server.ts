@@ -138,6 +138,7 @@ export class FakeApiServer implements AsyncDisposable {
       fetch: options.webhookFetch,
       resolveService: options.resolveService,
     };
+    this.#state.namespaceLifecycle = options.namespaceLifecycle ?? false;
     serveDefinitions(this.#state);
     this.#gc = new GarbageCollector(
       this.#state,

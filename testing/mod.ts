@@ -32,8 +32,22 @@
  *   Virtual kinds the API server only creates (TokenReview,
  *   SubjectAccessReview, Binding, ...) are stored like any other, and
  *   verbs a resource does not list are not refused.
- * - Namespaces need not exist for objects to be created in them. Deleting
- *   a Namespace deletes all it holds at once (no Terminating phase).
+ * - Namespaces need not exist for objects to be created in them, unless
+ *   {@linkcode FakeApiServerOptions.namespaceLifecycle} asks for the
+ *   NamespaceLifecycle plugin's 404 (`default`, `kube-system`,
+ *   `kube-public` and `kube-node-lease` always exist then, though a fresh
+ *   fake stores none of a fresh cluster's objects). Deleting a Namespace
+ *   deletes all it holds at once (no Terminating phase).
+ * - Built-in kinds are validated for what tests most often get wrong: a pod
+ *   spec's containers (name and image), a workload's selector (required,
+ *   matching its template's labels, immutable), a Job's restart policy,
+ *   selector and template, a TLS Secret's keys, a Secret's type, and the
+ *   data of an immutable ConfigMap or Secret. Other rules (quantities,
+ *   enums, formats, ports, most immutable fields) are not checked, and a
+ *   refused Job template is printed as JSON, where the API server prints
+ *   its Go struct. Unknown fields are found from the generated schemas of
+ *   core/v1, apps/v1 and batch/v1 (`fieldValidation`: a warning by
+ *   default, 400 under `Strict`); other groups' unknown fields are kept.
  * - Server-side apply needs a JSON body (YAML is refused). Ownership is
  *   shown in `metadata.managedFields` as the API server shows it (turn it
  *   off with {@linkcode FakeApiServerOptions.managedFields}). Lists merge as

@@ -101,6 +101,12 @@ export const KNOWN_DIFFERENCES: Readonly<Record<string, string>> = {
   "builtin-status-strategy/create job": BUILTIN_OWNERS,
   "builtin-status-strategy/job status keeps labels": BUILTIN_OWNERS,
   "builtin-status-strategy/pod status keeps labels": BUILTIN_OWNERS,
+  "builtin-validation/deployment": BUILTIN_OWNERS,
+  "builtin-validation/secret": BUILTIN_OWNERS,
+  "builtin-validation/job": BUILTIN_OWNERS,
+  "builtin-validation/warn unknown field": BUILTIN_OWNERS,
+  "builtin-validation/job template is immutable":
+    "the API server prints the refused template as its internal Go struct (`Spec`, `Containers`, nulls); the fake prints it as JSON (status, reason and field match)",
   "leases/bad duration":
     "Lease specs are not validated (the election never writes a bad one)",
   "leases/bad time":

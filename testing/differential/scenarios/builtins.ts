@@ -386,4 +386,132 @@ export const BUILTINS: readonly Scenario[] = [
       });
     },
   },
+  {
+    name: "builtin-validation",
+    async run(r): Promise<void> {
+      const pods = r.path("pods");
+      await r.send("pod without containers", "POST", pods, {
+        body: minimal("v1", "Pod", "empty", { spec: { containers: [] } }),
+      });
+      await r.send("pod without spec", "POST", pods, {
+        body: minimal("v1", "Pod", "nospec"),
+      });
+      await r.send("container without image", "POST", pods, {
+        body: minimal("v1", "Pod", "noimage", {
+          spec: { containers: [{ name: "app" }] },
+        }),
+      });
+      const deployments = r.path("deployments", "apps/v1");
+      await r.send("deployment without containers", "POST", deployments, {
+        body: minimal("apps/v1", "Deployment", "empty", {
+          spec: {
+            selector: SELECTOR,
+            template: { metadata: { labels: { app: "web" } }, spec: {} },
+          },
+        }),
+      });
+      await r.send("selector does not match", "POST", deployments, {
+        body: minimal("apps/v1", "Deployment", "mismatch", {
+          spec: {
+            selector: { matchLabels: { app: "other" } },
+            template: TEMPLATE,
+          },
+        }),
+      });
+      await r.send("deployment without selector", "POST", deployments, {
+        body: minimal("apps/v1", "Deployment", "noselector", {
+          spec: { template: TEMPLATE },
+        }),
+      });
+      await r.send("deployment", "POST", deployments, {
+        body: minimal("apps/v1", "Deployment", "d", {
+          spec: { selector: SELECTOR, template: TEMPLATE },
+        }),
+      });
+      await r.send("selector is immutable", "PATCH", `${deployments}/d`, {
+        body: {
+          spec: {
+            selector: { matchLabels: { app: "web", tier: "x" } },
+            template: { metadata: { labels: { app: "web", tier: "x" } } },
+          },
+        },
+        contentType: MERGE_PATCH,
+      });
+      const secrets = r.path("secrets");
+      await r.send("secret", "POST", secrets, {
+        body: minimal("v1", "Secret", "s", { stringData: { k: "v" } }),
+      });
+      await r.send("secret type is immutable", "PATCH", `${secrets}/s`, {
+        body: { type: "kubernetes.io/tls" },
+        contentType: MERGE_PATCH,
+      });
+      const cms = r.path("configmaps");
+      await r.send("immutable configmap", "POST", cms, {
+        body: minimal("v1", "ConfigMap", "frozen", {
+          data: { k: "v" },
+          immutable: true,
+        }),
+      });
+      await r.send("immutable data", "PATCH", `${cms}/frozen`, {
+        body: { data: { k: "w" } },
+        contentType: MERGE_PATCH,
+      });
+      const jobs = r.path("jobs", "batch/v1");
+      await r.send("job", "POST", jobs, {
+        body: minimal("batch/v1", "Job", "j", {
+          spec: {
+            template: { spec: { ...POD_SPEC, restartPolicy: "Never" } },
+          },
+        }),
+      });
+      await r.send("job template is immutable", "PATCH", `${jobs}/j`, {
+        body: {
+          spec: {
+            template: {
+              spec: { containers: [{ name: "app", image: "nginx:1.28" }] },
+            },
+          },
+        },
+        contentType: "application/strategic-merge-patch+json",
+      });
+      await r.send("job restartPolicy Always", "POST", jobs, {
+        body: minimal("batch/v1", "Job", "always", {
+          spec: { template: { spec: POD_SPEC } },
+        }),
+      });
+      await r.send(
+        "create in a missing namespace",
+        "POST",
+        "/api/v1/namespaces/builtin-missing/configmaps",
+        { body: minimal("v1", "ConfigMap", "c") },
+      );
+      await r.send(
+        "strict unknown field",
+        "POST",
+        `${deployments}?fieldValidation=Strict`,
+        {
+          body: minimal("apps/v1", "Deployment", "strict", {
+            spec: { selector: SELECTOR, template: TEMPLATE, bogus: 1 },
+          }),
+        },
+      );
+      await r.send(
+        "warn unknown field",
+        "POST",
+        `${deployments}?fieldValidation=Warn`,
+        {
+          body: minimal("apps/v1", "Deployment", "warn", {
+            spec: { selector: SELECTOR, template: TEMPLATE, bogus: 1 },
+          }),
+        },
+      );
+      await r.send("default unknown field", "POST", cms, {
+        body: minimal("v1", "ConfigMap", "unknown", { bogus: 1 }),
+      });
+      await r.send("dry-run delete in the body", "DELETE", `${cms}/frozen`, {
+        body: { apiVersion: "v1", kind: "DeleteOptions", dryRun: ["All"] },
+      });
+      await r.send("still there", "GET", `${cms}/frozen`);
+    },
+  },
 ];
