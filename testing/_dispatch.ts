@@ -30,6 +30,7 @@ import { servedVersion } from "./_served.ts";
 import { startPass } from "./_conversion_round.ts";
 import { scaleObject } from "./_scale.ts";
 import { hasSubresource } from "./_registry.ts";
+import { ACTIONS, actOn } from "./_subresources.ts";
 import type { RecordedRequest } from "./types.ts";
 
 /** A request as the server reads it. */
@@ -124,7 +125,13 @@ export function route(
       headers: { "content-type": "text/plain; charset=utf-8" },
     });
   }
-  const route = parseRoute(state.resources, path);
+  const parsed = parseRoute(state.resources, path);
+  // A CertificateSigningRequest's approval is written as its status is:
+  // its conditions change, nothing else.
+  const route = parsed?.subresource === "approval" &&
+      hasSubresource(parsed.resource, "approval")
+    ? { ...parsed, subresource: "status" }
+    : parsed;
   if (!route) {
     if (unservedGroup(state, path)) {
       // No handler has the group: the API server's plain 404.
@@ -148,7 +155,8 @@ export function route(
     if (!known) throw notFound(resource, name ?? "");
   } else if (
     subresource !== undefined && subresource !== "status" &&
-    !(subresource === "scale" && hasSubresource(resource, "scale"))
+    !((subresource === "scale" || ACTIONS.has(subresource)) &&
+      hasSubresource(resource, subresource))
   ) {
     throw noSuchResource();
   }
@@ -170,6 +178,9 @@ export function route(
         JSON.stringify(dryRun).replaceAll(",", " ")
       }: supported values: "All"`,
     }], "meta.k8s.io");
+  }
+  if (subresource !== undefined && ACTIONS.has(subresource)) {
+    return actOn(state, route, method, body);
   }
   if (subresource === "scale") {
     return scaleObject(state, route, {

@@ -558,3 +558,115 @@ Deno.test("built-ins: namespaceLifecycle refuses a create in a namespace that do
     201,
   );
 });
+
+const PODS = "/api/v1/namespaces/default/pods";
+const POD = {
+  metadata: { name: "p" },
+  spec: { containers: [{ name: "c", image: "busybox" }] },
+};
+
+Deno.test("built-ins: pods/binding sets the node once", async () => {
+  await using server = new FakeApiServer();
+  await send(server, "POST", PODS, POD);
+  const bind = (node: string) =>
+    send(server, "POST", `${PODS}/p/binding`, {
+      apiVersion: "v1",
+      kind: "Binding",
+      metadata: { name: "p" },
+      target: { apiVersion: "v1", kind: "Node", name: node },
+    });
+  const bound = await bind("n1");
+  assert.equal(bound.status, 201);
+  assert.deepEqual(bound.body, {
+    kind: "Status",
+    apiVersion: "v1",
+    metadata: {},
+    status: "Success",
+    code: 201,
+  });
+  const pod = await send(server, "GET", `${PODS}/p`);
+  assert.equal(pod.body.spec.nodeName, "n1");
+  assert.equal(pod.body.status.conditions[0].type, "PodScheduled");
+  const again = await bind("n2");
+  assert.equal(again.status, 409);
+  assert.equal(
+    again.body.message,
+    'Operation cannot be fulfilled on pods/binding "p": pod p is already assigned to node "n1"',
+  );
+  const get = await send(server, "GET", `${PODS}/p/binding`);
+  assert.equal(get.status, 405);
+});
+
+Deno.test("built-ins: pods/eviction deletes the Pod; a missing one is 404", async () => {
+  await using server = new FakeApiServer();
+  await send(server, "POST", PODS, POD);
+  const evict = (name: string) =>
+    send(server, "POST", `${PODS}/${name}/eviction`, {
+      apiVersion: "policy/v1",
+      kind: "Eviction",
+      metadata: { name },
+    });
+  assert.equal((await evict("p")).status, 201);
+  assert.equal((await send(server, "GET", `${PODS}/p`)).status, 404);
+  const missing = await evict("p");
+  assert.equal(missing.status, 404);
+  assert.equal(missing.body.message, 'pods "p" not found');
+});
+
+Deno.test("built-ins: serviceaccounts/token answers a TokenRequest for an existing account", async () => {
+  await using server = new FakeApiServer();
+  const accounts = "/api/v1/namespaces/default/serviceaccounts";
+  await send(server, "POST", accounts, { metadata: { name: "robot" } });
+  const request = {
+    apiVersion: "authentication.k8s.io/v1",
+    kind: "TokenRequest",
+    spec: { audiences: ["api"], expirationSeconds: 600 },
+  };
+  const made = await send(server, "POST", `${accounts}/robot/token`, request);
+  assert.equal(made.status, 201);
+  assert.equal(made.body.kind, "TokenRequest");
+  assert.deepEqual(made.body.spec.audiences, ["api"]);
+  const [, payload] = made.body.status.token.split(".");
+  const claims = JSON.parse(
+    atob(payload.replaceAll("-", "+").replaceAll("_", "/")),
+  );
+  assert.equal(claims.sub, "system:serviceaccount:default:robot");
+  assert.equal(claims.exp - claims.iat, 600);
+  const missing = await send(
+    server,
+    "POST",
+    `${accounts}/nobody/token`,
+    request,
+  );
+  assert.equal(missing.status, 404);
+  const other = await send(
+    server,
+    "POST",
+    "/api/v1/namespaces/default/configmaps/x/token",
+    request,
+  );
+  assert.equal(other.status, 404);
+});
+
+Deno.test("built-ins: certificatesigningrequests/approval changes the conditions alone", async () => {
+  await using server = new FakeApiServer();
+  const csrs = "/apis/certificates.k8s.io/v1/certificatesigningrequests";
+  await send(server, "POST", csrs, {
+    metadata: { name: "csr" },
+    spec: {
+      request: "cmVxdWVzdA==",
+      signerName: "example.com/x",
+      usages: ["digital signature"],
+    },
+  });
+  const approved = await send(server, "PUT", `${csrs}/csr/approval`, {
+    metadata: { name: "csr" },
+    spec: { request: "b3RoZXI=", signerName: "example.com/x" },
+    status: {
+      conditions: [{ type: "Approved", status: "True", reason: "Test" }],
+    },
+  });
+  assert.equal(approved.status, 200);
+  assert.equal(approved.body.status.conditions[0].type, "Approved");
+  assert.equal(approved.body.spec.request, "cmVxdWVzdA==");
+});

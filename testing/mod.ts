@@ -26,10 +26,13 @@
  * Services (RFC 1035 labels).
  *
  * Where the fake differs from the API server, on purpose:
- * - Subresources of built-in kinds other than `status` and `scale`
- *   (`pods/eviction`, `pods/binding`, `serviceaccounts/token`,
- *   `certificatesigningrequests/approval`, `pods/log`, ...) answer 404.
- *   Virtual kinds the API server only creates (TokenReview,
+ * - Of the other subresources of built-in kinds, `pods/binding`,
+ *   `pods/eviction` (no PodDisruptionBudget is consulted: nothing computes
+ *   what one allows), `serviceaccounts/token` (an unsigned JWT-shaped
+ *   token) and `certificatesigningrequests/approval` (written as its status
+ *   is, and owned in `managedFields` as a `status` write) are served; the
+ *   rest (`pods/log`, `pods/exec`, `pods/ephemeralcontainers`, ...) answer
+ *   404. Virtual kinds the API server only creates (TokenReview,
  *   SubjectAccessReview, Binding, ...) are stored like any other, and
  *   verbs a resource does not list are not refused.
  * - Namespaces need not exist for objects to be created in them, unless

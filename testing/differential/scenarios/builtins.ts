@@ -514,4 +514,63 @@ export const BUILTINS: readonly Scenario[] = [
       await r.send("still there", "GET", `${cms}/frozen`);
     },
   },
+  {
+    name: "builtin-subresources",
+    async run(r): Promise<void> {
+      const pods = r.path("pods");
+      const pod = (name: string) =>
+        minimal("v1", "Pod", name, {
+          spec: { ...POD_SPEC, automountServiceAccountToken: false },
+        });
+      await r.send("create pod", "POST", pods, { body: pod("bound") });
+      await r.send("binding", "POST", `${pods}/bound/binding`, {
+        body: {
+          apiVersion: "v1",
+          kind: "Binding",
+          metadata: { name: "bound" },
+          target: { apiVersion: "v1", kind: "Node", name: "n1" },
+        },
+      });
+      await r.send("bound pod", "GET", `${pods}/bound`);
+      await r.send("binding again", "POST", `${pods}/bound/binding`, {
+        body: {
+          apiVersion: "v1",
+          kind: "Binding",
+          metadata: { name: "bound" },
+          target: { apiVersion: "v1", kind: "Node", name: "n2" },
+        },
+      });
+      await r.send("create evicted", "POST", pods, { body: pod("evicted") });
+      await r.send("eviction", "POST", `${pods}/evicted/eviction`, {
+        body: {
+          apiVersion: "policy/v1",
+          kind: "Eviction",
+          metadata: { name: "evicted" },
+        },
+      });
+      await r.send("evicted pod", "GET", `${pods}/evicted`);
+      await r.send("eviction of missing", "POST", `${pods}/missing/eviction`, {
+        body: {
+          apiVersion: "policy/v1",
+          kind: "Eviction",
+          metadata: { name: "missing" },
+        },
+      });
+      await r.send("create sa", "POST", r.path("serviceaccounts"), {
+        body: minimal("v1", "ServiceAccount", "robot"),
+      });
+      await r.send(
+        "token of missing",
+        "POST",
+        `${r.path("serviceaccounts")}/missing/token`,
+        {
+          body: {
+            apiVersion: "authentication.k8s.io/v1",
+            kind: "TokenRequest",
+            spec: { audiences: ["api"] },
+          },
+        },
+      );
+    },
+  },
 ];
