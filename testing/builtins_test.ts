@@ -670,3 +670,39 @@ Deno.test("built-ins: certificatesigningrequests/approval changes the conditions
   assert.equal(approved.body.status.conditions[0].type, "Approved");
   assert.equal(approved.body.spec.request, "cmVxdWVzdA==");
 });
+
+Deno.test("built-ins: field selectors take the kind's field labels alone", async () => {
+  await using server = new FakeApiServer();
+  await send(server, "POST", PODS, POD);
+  await send(server, "POST", PODS, { ...POD, metadata: { name: "q" } });
+  await send(server, "POST", `${PODS}/q/binding`, {
+    metadata: { name: "q" },
+    target: { kind: "Node", name: "n1" },
+  });
+  const onNode = await send(
+    server,
+    "GET",
+    `${PODS}?fieldSelector=spec.nodeName%3Dn1`,
+  );
+  assert.deepEqual(onNode.body.items.map((p: Json) => p.metadata.name), ["q"]);
+  const pending = await send(
+    server,
+    "GET",
+    `${PODS}?fieldSelector=status.phase%3DPending`,
+  );
+  assert.equal(pending.body.items.length, 2);
+  const podField = await send(
+    server,
+    "GET",
+    `${PODS}?fieldSelector=spec.foo%3Dx`,
+  );
+  assert.equal(podField.status, 400);
+  assert.equal(podField.body.message, "field label not supported: spec.foo");
+  const cms = "/api/v1/namespaces/default/configmaps?fieldSelector=data.k%3Dv";
+  const generic = await send(server, "GET", cms);
+  assert.equal(generic.status, 400);
+  assert.equal(
+    generic.body.message,
+    '"data.k" is not a known field selector: only "metadata.name", "metadata.namespace"',
+  );
+});

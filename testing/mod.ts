@@ -98,10 +98,12 @@
  * - `generation` moves when anything but `metadata` and `status` changes
  *   (on status changes too when the resource has no status subresource, as
  *   for custom resources); which kinds carry one follows the API server.
- * - Field selectors of built-in kinds read any dotted path of the object
- *   (the API server answers 400 for a field it does not index), so a test
- *   need not know the per-kind lists; a custom resource's take its
- *   `selectableFields` alone, as the API server's do.
+ * - Field selectors take the fields the API server takes (400 for
+ *   another): `metadata.name`, `metadata.namespace`, a built-in kind's
+ *   field labels (a Pod's `spec.nodeName` and `status.phase`, an Event's
+ *   `involvedObject.*`, ...) and a custom resource's `selectableFields`.
+ *   An Event's `source` is compared with the whole `source` object (the
+ *   API server reads its component).
  * - History is kept until {@linkcode FakeApiServer.compact}, so a test
  *   decides when a version becomes too old.
  * - A watch without `timeoutSeconds` (or with 0) stays open until it is

@@ -27,8 +27,6 @@ export const KNOWN_DIFFERENCES: Readonly<Record<string, string>> = {
     "continue tokens are the fake's own encoding: a garbled one is refused in other words",
   "selectors/invalid label selector":
     "the label selector parser's error wording differs (the status and reason match)",
-  "selectors/unsupported field":
-    "field selectors read any dotted path; the API server allows only the kind's indexed fields",
   "watch-events/update": EMPTY_OWNERS,
   "watch-events/watch": EMPTY_OWNERS,
   "watch-gone/watch from compacted":
