@@ -44,6 +44,7 @@ import {
 } from "./_admit.ts";
 import { isDefinitions, noteStorageVersion } from "./_crd.ts";
 import { applyDefaults } from "./_defaults.ts";
+import { strategicMerge } from "./_strategic.ts";
 import { builtInErrors, builtInUpdateErrors } from "./_builtin_validation.ts";
 import { stored, view } from "./_served.ts";
 import { awaitConversions } from "./_conversion_round.ts";
@@ -176,6 +177,9 @@ export function patchObject(
   } else {
     patched = type === "application/json-patch+json"
       ? jsonPatch(existing, patch)
+      : type === "application/strategic-merge-patch+json" &&
+          BUILT_IN_RESOURCES.includes(resource)
+      ? strategicMerge(existing, patch, new Schema(resource))
       : mergePatch(existing, patch);
   }
   const object = admit(

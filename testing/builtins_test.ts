@@ -706,3 +706,69 @@ Deno.test("built-ins: field selectors take the kind's field labels alone", async
     '"data.k" is not a known field selector: only "metadata.name", "metadata.namespace"',
   );
 });
+
+Deno.test("built-ins: strategic merge patches merge lists by their keys", async () => {
+  await using server = new FakeApiServer();
+  const smp = "application/strategic-merge-patch+json";
+  const deployment = workload("Deployment");
+  deployment.metadata.finalizers = ["example.com/a"];
+  deployment.spec.template.spec = {
+    containers: [
+      { name: "app", image: "nginx:1.27", env: [{ name: "A", value: "1" }] },
+      { name: "side", image: "busybox:1.36" },
+    ],
+  };
+  await send(server, "POST", DEPLOYMENTS, deployment);
+  const merged = await send(server, "PATCH", `${DEPLOYMENTS}/w`, {
+    metadata: { finalizers: ["example.com/b"] },
+    spec: {
+      template: {
+        spec: {
+          containers: [
+            { name: "side", image: "busybox:1.37" },
+            { name: "app", env: [{ name: "B", value: "2" }] },
+          ],
+        },
+      },
+    },
+  }, smp);
+  assert.equal(merged.status, 200);
+  const containers = merged.body.spec.template.spec.containers;
+  assert.deepEqual(containers.map((c: Json) => [c.name, c.image]), [
+    ["app", "nginx:1.27"],
+    ["side", "busybox:1.37"],
+  ]);
+  assert.deepEqual(containers[0].env, [
+    { name: "B", value: "2" },
+    { name: "A", value: "1" },
+  ]);
+  assert.deepEqual(merged.body.metadata.finalizers, [
+    "example.com/b",
+    "example.com/a",
+  ]);
+  const deleted = await send(server, "PATCH", `${DEPLOYMENTS}/w`, {
+    metadata: { "$deleteFromPrimitiveList/finalizers": ["example.com/a"] },
+    spec: {
+      template: { spec: { containers: [{ name: "side", $patch: "delete" }] } },
+    },
+  }, smp);
+  assert.deepEqual(
+    deleted.body.spec.template.spec.containers.map((c: Json) => c.name),
+    ["app"],
+  );
+  assert.deepEqual(deleted.body.metadata.finalizers, ["example.com/b"]);
+  const replaced = await send(server, "PATCH", `${DEPLOYMENTS}/w`, {
+    metadata: { finalizers: null },
+    spec: {
+      template: {
+        spec: {
+          containers: [{ $patch: "replace" }, { name: "only", image: "x:1" }],
+        },
+      },
+    },
+  }, smp);
+  assert.deepEqual(
+    replaced.body.spec.template.spec.containers.map((c: Json) => c.name),
+    ["only"],
+  );
+});

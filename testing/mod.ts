@@ -70,9 +70,14 @@
  *   `as=PartialObjectMetadataList`, `meta.k8s.io` `v1` or `v1beta1`) and
  *   Tables are the only conversions; an `Accept` the fake cannot answer
  *   gets JSON, where the API server answers 406.
- * - Strategic merge patches are merged like merge patches (lists replace),
- *   except for resources served from a CustomResourceDefinition, which
- *   refuse them (415) as the API server does.
+ * - Strategic merge patches of built-in kinds merge lists by the keys the
+ *   built-in field names declare (containers, volumes and env by `name`,
+ *   ports by `containerPort` or `port`, conditions by `type`, finalizers
+ *   as a set; other lists are replaced), with the `$patch`,
+ *   `$deleteFromPrimitiveList` and `$retainKeys` directives;
+ *   `$setElementOrder` is ignored. Resources served from a
+ *   CustomResourceDefinition refuse them (415) as the API server does;
+ *   other registered resources merge them like merge patches.
  * - CustomResourceDefinitions created through the API serve their
  *   resources at once (the API server takes a moment) and are Established
  *   a moment after the create answers; names are not checked against other

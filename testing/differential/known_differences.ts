@@ -103,6 +103,15 @@ export const KNOWN_DIFFERENCES: Readonly<Record<string, string>> = {
   "builtin-validation/secret": BUILTIN_OWNERS,
   "builtin-validation/job": BUILTIN_OWNERS,
   "builtin-validation/warn unknown field": BUILTIN_OWNERS,
+  "builtin-strategic/create": BUILTIN_OWNERS,
+  "builtin-strategic/containers merge by name": BUILTIN_OWNERS,
+  "builtin-strategic/merge the second container": BUILTIN_OWNERS,
+  "builtin-strategic/delete a container": BUILTIN_OWNERS,
+  "builtin-strategic/finalizers merge as a set": BUILTIN_OWNERS,
+  "builtin-strategic/delete from a primitive list": BUILTIN_OWNERS,
+  "builtin-strategic/replace a list": BUILTIN_OWNERS,
+  "builtin-strategic/release": BUILTIN_OWNERS,
+  "builtin-strategic/apply containers": BUILTIN_OWNERS,
   "builtin-validation/job template is immutable":
     "the API server prints the refused template as its internal Go struct (`Spec`, `Containers`, nulls); the fake prints it as JSON (status, reason and field match)",
   "leases/bad duration":

@@ -573,4 +573,110 @@ export const BUILTINS: readonly Scenario[] = [
       );
     },
   },
+  {
+    name: "builtin-strategic",
+    async run(r): Promise<void> {
+      const path = r.path("deployments", "apps/v1");
+      await r.send("create", "POST", path, {
+        body: minimal("apps/v1", "Deployment", "d", {
+          metadata: { name: "d", finalizers: ["example.com/a"] },
+          spec: {
+            selector: SELECTOR,
+            template: {
+              metadata: { labels: { app: "web" } },
+              spec: {
+                containers: [
+                  {
+                    name: "app",
+                    image: "nginx:1.27",
+                    env: [{ name: "A", value: "1" }],
+                    ports: [{ containerPort: 80 }],
+                  },
+                  { name: "sidecar", image: "busybox:1.36" },
+                ],
+              },
+            },
+          },
+        }),
+      });
+      const smp = (step: string, body: unknown) =>
+        r.send(step, "PATCH", `${path}/d`, {
+          body,
+          contentType: "application/strategic-merge-patch+json",
+        });
+      await smp("containers merge by name", {
+        spec: {
+          template: {
+            spec: {
+              containers: [{
+                name: "app",
+                image: "nginx:1.28",
+                env: [{ name: "B", value: "2" }],
+                ports: [{ containerPort: 8080 }],
+              }],
+            },
+          },
+        },
+      });
+      await smp("merge the second container", {
+        spec: {
+          template: {
+            spec: {
+              containers: [{
+                name: "sidecar",
+                image: "busybox:1.37",
+                env: [{ name: "A", value: "3" }],
+              }],
+            },
+          },
+        },
+      });
+      await smp("delete a container", {
+        spec: {
+          template: {
+            spec: { containers: [{ name: "sidecar", $patch: "delete" }] },
+          },
+        },
+      });
+      await smp("finalizers merge as a set", {
+        metadata: { finalizers: ["example.com/b"] },
+      });
+      await smp("delete from a primitive list", {
+        metadata: { "$deleteFromPrimitiveList/finalizers": ["example.com/a"] },
+      });
+      await smp("replace a list", {
+        spec: {
+          template: {
+            spec: {
+              containers: [
+                { $patch: "replace" },
+                { name: "only", image: "busybox:1.36" },
+              ],
+            },
+          },
+        },
+      });
+      await smp("release", { metadata: { finalizers: null } });
+      await r.send(
+        "apply containers",
+        "PATCH",
+        `${path}/d?fieldManager=applier`,
+        {
+          body: {
+            apiVersion: "apps/v1",
+            kind: "Deployment",
+            metadata: { name: "d" },
+            spec: {
+              template: {
+                spec: {
+                  containers: [{ name: "applied", image: "busybox:1.36" }],
+                },
+              },
+            },
+          },
+          contentType: "application/apply-patch+yaml",
+        },
+      );
+    },
+  },
 ];
