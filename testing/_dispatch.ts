@@ -164,6 +164,20 @@ export function route(
     throw noSuchResource();
   }
   const query = url.searchParams;
+  const contentType = (request.headers.get("content-type") ?? "").split(";")[0]!
+    .trim().toLowerCase();
+  if (
+    (method === "POST" || method === "PUT") &&
+    contentType === "application/vnd.kubernetes.protobuf"
+  ) {
+    // controller-runtime's typed clients send protobuf for built-in kinds;
+    // say plainly what to send instead.
+    throw new StatusError(failure(
+      415,
+      "UnsupportedMediaType",
+      "the body of the request was in an unknown format - accepted media types include: application/json, application/yaml (the fake API server decodes no protobuf: send JSON, as client-go does by default)",
+    ));
+  }
   // The API server names the manager of a write by fieldManager, else by
   // the client's user agent.
   state.manager = query.get("fieldManager") ??

@@ -772,3 +772,17 @@ Deno.test("built-ins: strategic merge patches merge lists by their keys", async 
     ["only"],
   );
 });
+
+Deno.test("built-ins: a protobuf body is refused with 415 naming JSON", async () => {
+  await using server = new FakeApiServer();
+  const res = await server.fetch(`${server.url}${DEPLOYMENTS}`, {
+    method: "POST",
+    headers: { "content-type": "application/vnd.kubernetes.protobuf" },
+    body: new Uint8Array([0x6b, 0x38, 0x73, 0x00, 0x0a]),
+  });
+  assert.equal(res.status, 415);
+  const status = await res.json();
+  assert.equal(status.reason, "UnsupportedMediaType");
+  assert.match(status.message, /application\/json/);
+  assert.match(status.message, /decodes no protobuf/);
+});

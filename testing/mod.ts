@@ -66,6 +66,10 @@
  *   (10 ms) after a change that concerns it, on the global (possibly fake)
  *   clock; each round may cause the next. Owners are matched by uid alone
  *   (the API server also checks kind, name and namespace).
+ * - Request bodies in protobuf (`application/vnd.kubernetes.protobuf`,
+ *   as controller-runtime's typed clients and `kubectl create deployment`
+ *   send for built-in kinds) are refused with 415, whose message says to
+ *   send JSON; answers are JSON whatever the `Accept`.
  * - Metadata-only reads (`as=PartialObjectMetadata` and
  *   `as=PartialObjectMetadataList`, `meta.k8s.io` `v1` or `v1beta1`) and
  *   Tables are the only conversions; an `Accept` the fake cannot answer
