@@ -137,7 +137,7 @@ function scaleOf(object: KubeObject, paths: ScaleSubresource): unknown {
  * A `LabelSelector` in its string form, requirements sorted by key, as
  * apimachinery prints it (a ReplicationController's selector is a map).
  */
-function selectorText(selector: Record<string, unknown>): string {
+export function selectorText(selector: Record<string, unknown>): string {
   const parts: [string, string][] = [];
   const labels = isObject(selector.matchLabels)
     ? selector.matchLabels

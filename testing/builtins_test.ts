@@ -710,7 +710,8 @@ Deno.test("built-ins: field selectors take the kind's field labels alone", async
 Deno.test("built-ins: strategic merge patches merge lists by their keys", async () => {
   await using server = new FakeApiServer();
   const smp = "application/strategic-merge-patch+json";
-  const deployment = workload("Deployment");
+  // A copy: workload() shares the template constant.
+  const deployment = structuredClone(workload("Deployment"));
   deployment.metadata.finalizers = ["example.com/a"];
   deployment.spec.template.spec = {
     containers: [
@@ -785,4 +786,54 @@ Deno.test("built-ins: a protobuf body is refused with 415 naming JSON", async ()
   assert.equal(status.reason, "UnsupportedMediaType");
   assert.match(status.message, /application\/json/);
   assert.match(status.message, /decodes no protobuf/);
+});
+
+Deno.test("built-ins: workload Tables have the API server's columns", async () => {
+  await using server = new FakeApiServer();
+  await send(server, "POST", DEPLOYMENTS, workload("Deployment"));
+  const res = await server.fetch(`${server.url}${DEPLOYMENTS}`, {
+    headers: { accept: "application/json;as=Table;v=v1;g=meta.k8s.io" },
+  });
+  const table = await res.json();
+  assert.deepEqual(
+    table.columnDefinitions.map((c: Json) => c.name),
+    [
+      "Name",
+      "Ready",
+      "Up-to-date",
+      "Available",
+      "Age",
+      "Containers",
+      "Images",
+      "Selector",
+    ],
+  );
+  const cells = table.rows[0].cells;
+  assert.deepEqual(cells.slice(0, 4), ["w", "0/2", 0, 0]);
+  assert.deepEqual(cells.slice(5), [
+    "app",
+    "nginx:1.27",
+    "app=web,tier notin (db)",
+  ]);
+  const jobs = "/apis/batch/v1/namespaces/default/jobs";
+  await send(server, "POST", jobs, {
+    metadata: { name: "j" },
+    spec: {
+      template: {
+        spec: {
+          containers: [{ name: "c", image: "busybox" }],
+          restartPolicy: "Never",
+        },
+      },
+    },
+  });
+  const jobTable = await (await server.fetch(`${server.url}${jobs}`, {
+    headers: { accept: "application/json;as=Table;v=v1;g=meta.k8s.io" },
+  })).json();
+  assert.deepEqual(jobTable.rows[0].cells.slice(0, 4), [
+    "j",
+    "Running",
+    "0/1",
+    "",
+  ]);
 });

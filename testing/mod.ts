@@ -23,7 +23,10 @@
  * Deployment's labels), the `scale` subresource of Deployments,
  * ReplicaSets, StatefulSets and ReplicationControllers, and the name rules
  * of RBAC kinds (any path segment), Namespaces (RFC 1123 labels) and
- * Services (RFC 1035 labels).
+ * Services (RFC 1035 labels). Tables (`kubectl get`) have the API
+ * server's columns for ConfigMaps, Secrets, Namespaces, Pods, Services,
+ * Events, Leases, Deployments, ReplicaSets, StatefulSets, DaemonSets, Jobs
+ * and CronJobs; other built-in kinds get NAME and AGE.
  *
  * Where the fake differs from the API server, on purpose:
  * - Of the other subresources of built-in kinds, `pods/binding`,

@@ -112,6 +112,13 @@ export const KNOWN_DIFFERENCES: Readonly<Record<string, string>> = {
   "builtin-strategic/replace a list": BUILTIN_OWNERS,
   "builtin-strategic/release": BUILTIN_OWNERS,
   "builtin-strategic/apply containers": BUILTIN_OWNERS,
+  "builtin-tables/table of deployments": BUILTIN_OWNERS,
+  "builtin-tables/table of replicasets": BUILTIN_OWNERS,
+  "builtin-tables/table of statefulsets": BUILTIN_OWNERS,
+  "builtin-tables/table of jobs": BUILTIN_OWNERS,
+  "builtin-tables/table of cronjobs": BUILTIN_OWNERS,
+  "builtin-tables/table of daemonsets":
+    "managedFields as for other built-in kinds, and the API server's Table row leaves out the DaemonSet's deprecated.daemonset.template.generation annotation, which its GET shows (not understood yet)",
   "builtin-validation/job template is immutable":
     "the API server prints the refused template as its internal Go struct (`Spec`, `Containers`, nulls); the fake prints it as JSON (status, reason and field match)",
   "leases/bad duration":

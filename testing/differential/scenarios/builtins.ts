@@ -679,4 +679,47 @@ export const BUILTINS: readonly Scenario[] = [
       );
     },
   },
+  {
+    name: "builtin-tables",
+    async run(r): Promise<void> {
+      const accept = "application/json;as=Table;v=v1;g=meta.k8s.io";
+      const kinds: [string, string, string, Record<string, unknown>][] = [
+        ["deployments", "apps/v1", "Deployment", {
+          spec: { selector: SELECTOR, template: TEMPLATE },
+        }],
+        ["replicasets", "apps/v1", "ReplicaSet", {
+          spec: { selector: SELECTOR, template: TEMPLATE },
+        }],
+        ["statefulsets", "apps/v1", "StatefulSet", {
+          spec: { selector: SELECTOR, template: TEMPLATE },
+        }],
+        ["daemonsets", "apps/v1", "DaemonSet", {
+          spec: { selector: SELECTOR, template: TEMPLATE },
+        }],
+        ["jobs", "batch/v1", "Job", {
+          spec: {
+            template: { spec: { ...POD_SPEC, restartPolicy: "Never" } },
+          },
+        }],
+        ["cronjobs", "batch/v1", "CronJob", {
+          spec: {
+            schedule: "*/5 * * * *",
+            jobTemplate: {
+              spec: {
+                template: { spec: { ...POD_SPEC, restartPolicy: "Never" } },
+              },
+            },
+          },
+        }],
+      ];
+      for (const [resource, group, kind, rest] of kinds) {
+        const path = r.path(resource, group);
+        await r.send(`create ${resource}`, "POST", path, {
+          body: minimal(group, kind, "t", rest),
+          quiet: true,
+        });
+        await r.send(`table of ${resource}`, "GET", path, { accept });
+      }
+    },
+  },
 ];
