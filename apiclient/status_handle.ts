@@ -38,7 +38,8 @@ import { noted } from "./_memo.ts";
  * const client = new Client(server.url, { fetch: server.fetch });
  * const pods = client.resource<Pod>({ version: "v1", resource: "pods" }).namespace("default");
  * const pod = await pods.create({
- *   apiVersion: "v1", kind: "Pod", metadata: { name: "p" }, spec: { containers: [] },
+ *   apiVersion: "v1", kind: "Pod", metadata: { name: "p" },
+ *   spec: { containers: [{ name: "app", image: "nginx" }] },
  * });
  * await pods.status.replace({ ...pod, status: { phase: "Running" } });
  * assert.equal((await pods.status.get("p")).status?.phase, "Running");

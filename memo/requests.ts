@@ -230,7 +230,7 @@ async function noted<T extends KubeObject>(
  *   apiVersion: "v1",
  *   kind: "Pod",
  *   metadata: { name: "p" },
- *   spec: { containers: [] },
+ *   spec: { containers: [{ name: "app", image: "nginx" }] },
  * });
  * const ref = objectRef({ version: "v1", resource: "pods" }, pod);
  * const { landed, object } = await settleStatus(client, ref, {

@@ -11,6 +11,7 @@
  */
 import type { KubeObject } from "../apiclient/types.ts";
 import { decodeWith, pruneWith } from "../_internal/schema/decode.ts";
+import { builtInSchema } from "./_builtin_schemas.ts";
 import { badRequest, failure, invalid, StatusError } from "./_status.ts";
 import { servedVersion } from "./_served.ts";
 import { defaultDefinition, definitionErrors, isDefinitions } from "./_crd.ts";
@@ -55,11 +56,13 @@ function decodeServed(
     return object;
   }
   const schema = servedVersion(resource)?.schema;
-  if (schema === undefined) return object;
-  const decoded = decodeWith(
-    schema,
-    object as unknown as Record<string, unknown>,
-  );
+  const builtIn = schema === undefined ? builtInSchema(resource) : undefined;
+  if (schema === undefined && builtIn === undefined) return object;
+  // A built-in kind is only pruned here: its defaults and validation are
+  // its own (`_defaults.ts`, `_builtin_validation.ts`).
+  const decoded = schema !== undefined
+    ? decodeWith(schema, object as unknown as Record<string, unknown>)
+    : pruneWith(builtIn!, object as unknown as Record<string, unknown>);
   const unknown = decoded.unknown;
   if (unknown.length > 0) {
     const validation = query.get("fieldValidation") ?? "Warn";

@@ -9,7 +9,7 @@ import { secretData } from "./_secrets.ts";
 import type { KubeObject } from "../apiclient/types.ts";
 import { clone } from "./_patch.ts";
 import { BUILT_IN_RESOURCES } from "./_registry.ts";
-import { alreadyExists, badRequest, invalid } from "./_status.ts";
+import { alreadyExists, badRequest, invalid, notFound } from "./_status.ts";
 import { eventErrors } from "./_events.ts";
 import {
   apiVersionOf,
@@ -31,6 +31,12 @@ import {
 import { admit, appliedConfig, validateServed } from "./_admit.ts";
 import { initialStatus, isDefinitions } from "./_crd.ts";
 import { stored, view } from "./_served.ts";
+import { builtInErrors } from "./_builtin_validation.ts";
+import {
+  applyDefaults,
+  initialBuiltInStatus,
+  prepareForCreate,
+} from "./_defaults.ts";
 import type { EventObject, RegisteredResource } from "./types.ts";
 
 /** POST of an object (or an apply patch of an absent one). */
@@ -42,8 +48,18 @@ export function createObject(
   query: URLSearchParams,
   apply = false,
 ): Response {
+  if (resource.namespaced && state.namespaceLifecycle) {
+    admitNamespace(state, namespace!);
+  }
   const decoded = decodeObject(body, resource);
-  const object = admit(state, resource, decoded, query);
+  // Defaults come with decoding, before admission; an apply's
+  // configuration stays as sent.
+  const object = admit(
+    state,
+    resource,
+    applyDefaults(resource, clone(decoded)),
+    query,
+  );
   const meta = object.metadata;
   if (resource.namespaced) {
     if (
@@ -88,6 +104,8 @@ export function createObject(
     // The API server drops the status a create sends when the resource
     // has a status subresource; a Namespace starts Active.
     delete record.status;
+    const zero = initialBuiltInStatus(resource, object);
+    if (zero !== undefined) record.status = zero;
     if (resource.resource === "namespaces" && resource.group === "") {
       record.status = { phase: "Active" };
       // The API server labels each Namespace with its name and gives it
@@ -115,6 +133,7 @@ export function createObject(
       writer,
       diffSets({}, state.admission?.unowned ?? object, schema, scope),
     );
+  prepareForCreate(resource, object, () => allocateClusterIP(state));
   showOwners(state, object, entries);
   // Validating admission comes before storage, which finds a name taken.
   state.admission?.validate(resource, object, undefined);
@@ -258,14 +277,62 @@ function omitted(value: unknown): unknown {
   return value;
 }
 
-/** The validation the fake does: core/v1 Events only. */
+/**
+ * The validation the fake does of built-in kinds: core/v1 Events and the
+ * common kinds' rules (`_builtin_validation.ts`).
+ */
 export function validateObject(
   resource: RegisteredResource,
   object: KubeObject,
 ): void {
+  if (BUILT_IN_RESOURCES.includes(resource)) {
+    const errors = builtInErrors(resource, object);
+    if (errors.length > 0) {
+      throw invalid(
+        resource.kind,
+        object.metadata.name ?? "",
+        errors,
+        resource.group,
+      );
+    }
+  }
   if (resource.group !== "" || resource.resource !== "events") return;
   const errors = eventErrors(object as EventObject);
   if (errors.length > 0) {
     throw invalid("Event", object.metadata.name ?? "", errors);
   }
+}
+
+const ALLOCATED = new WeakMap<ServerState, number>();
+
+/**
+ * The next cluster IP of the recorded control plane's range, 10.96.0.0/16,
+ * handed out in order from 10.96.0.1 (the API server picks at random).
+ */
+function allocateClusterIP(state: ServerState): string {
+  const n = (ALLOCATED.get(state) ?? 0) + 1;
+  ALLOCATED.set(state, n);
+  return `10.96.${Math.floor(n / 256) % 256}.${n % 256}`;
+}
+
+/**
+ * The namespaces of a fresh cluster, which the NamespaceLifecycle plugin
+ * finds even when a test never created them.
+ */
+const SYSTEM_NAMESPACES = new Set([
+  "default",
+  "kube-system",
+  "kube-public",
+  "kube-node-lease",
+]);
+
+/** NamespaceLifecycle: 404 for a create in a namespace that does not exist. */
+function admitNamespace(state: ServerState, namespace: string): void {
+  if (SYSTEM_NAMESPACES.has(namespace)) return;
+  const namespaces = BUILT_IN_RESOURCES.find((r) =>
+    r.group === "" && r.resource === "namespaces"
+  )!;
+  const key = storeKey(namespaces, undefined, namespace);
+  if (state.store.peek(resourceKey(namespaces), key)) return;
+  throw notFound(namespaces, namespace);
 }

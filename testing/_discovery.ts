@@ -2,6 +2,9 @@
  * Discovery documents of the fake API server: `/version`, `/api`, `/apis`,
  * `/apis/<group>`, the resource lists of each group/version, and `/openapi/*`.
  *
+ * The built-in resources are listed as recorded from kube-apiserver 1.37
+ * (`_builtin_data.ts`); registered ones as their registration says.
+ *
  * Only the legacy (unaggregated) documents are served. kubectl 1.32 asks for
  * aggregated discovery (`application/json;g=apidiscovery.k8s.io;v=v2`) first
  * and falls back to these when the answer's content type is plain JSON,
@@ -10,17 +13,25 @@
  * @module
  */
 
-import type { RegisteredResource } from "./_registry.ts";
+import { discovered, type RegisteredResource } from "./_registry.ts";
 
-/** The server version the fake reports, shaped like `version.Info`. */
+/**
+ * The server version the fake reports, shaped like `version.Info`: the
+ * recorded control plane's (`tools/control-plane`, built from the
+ * `k8s.io/kubernetes` module, hence no commit or build date).
+ */
 export const VERSION_INFO: Readonly<Record<string, string>> = Object.freeze({
   major: "1",
-  minor: "32",
-  gitVersion: "v1.32.4",
-  gitCommit: "59526cd4867447956156ae3a602fcbac10a2c335",
+  minor: "37",
+  emulationMajor: "1",
+  emulationMinor: "37",
+  minCompatibilityMajor: "1",
+  minCompatibilityMinor: "36",
+  gitVersion: "v1.37.2",
+  gitCommit: "$Format:%H$",
   gitTreeState: "clean",
-  buildDate: "2025-04-22T16:02:27Z",
-  goVersion: "go1.23.6",
+  buildDate: "1970-01-01T00:00:00Z",
+  goVersion: "go1.26.8",
   compiler: "gc",
   platform: "linux/amd64",
 });
@@ -68,6 +79,11 @@ function resourceList(
   const list: unknown[] = [];
   for (const r of resources) {
     if (r.group !== group || r.version !== version) continue;
+    const recorded = discovered(r);
+    if (recorded !== undefined) {
+      list.push(...recorded.map((e) => structuredClone(e)));
+      continue;
+    }
     list.push({
       name: r.resource,
       singularName: r.kind.toLowerCase(),

@@ -29,6 +29,8 @@ import type { ServerState } from "./_state.ts";
 import { servedVersion } from "./_served.ts";
 import { startPass } from "./_conversion_round.ts";
 import { scaleObject } from "./_scale.ts";
+import { hasSubresource } from "./_registry.ts";
+import { ACTIONS, actOn } from "./_subresources.ts";
 import type { RecordedRequest } from "./types.ts";
 
 /** A request as the server reads it. */
@@ -123,7 +125,13 @@ export function route(
       headers: { "content-type": "text/plain; charset=utf-8" },
     });
   }
-  const route = parseRoute(state.resources, path);
+  const parsed = parseRoute(state.resources, path);
+  // A CertificateSigningRequest's approval is written as its status is:
+  // its conditions change, nothing else.
+  const route = parsed?.subresource === "approval" &&
+      hasSubresource(parsed.resource, "approval")
+    ? { ...parsed, subresource: "status" }
+    : parsed;
   if (!route) {
     if (unservedGroup(state, path)) {
       // No handler has the group: the API server's plain 404.
@@ -145,13 +153,31 @@ export function route(
       ? resource.statusSubresource
       : subresource === "scale" && served.scale !== undefined;
     if (!known) throw notFound(resource, name ?? "");
-  } else if (subresource !== undefined && subresource !== "status") {
+  } else if (
+    subresource !== undefined && subresource !== "status" &&
+    !((subresource === "scale" || ACTIONS.has(subresource)) &&
+      hasSubresource(resource, subresource))
+  ) {
     throw noSuchResource();
   }
   if (subresource === "status" && !resource.statusSubresource) {
     throw noSuchResource();
   }
   const query = url.searchParams;
+  const contentType = (request.headers.get("content-type") ?? "").split(";")[0]!
+    .trim().toLowerCase();
+  if (
+    (method === "POST" || method === "PUT") &&
+    contentType === "application/vnd.kubernetes.protobuf"
+  ) {
+    // controller-runtime's typed clients send protobuf for built-in kinds;
+    // say plainly what to send instead.
+    throw new StatusError(failure(
+      415,
+      "UnsupportedMediaType",
+      "the body of the request was in an unknown format - accepted media types include: application/json, application/yaml (the fake API server decodes no protobuf: send JSON, as client-go does by default)",
+    ));
+  }
   // The API server names the manager of a write by fieldManager, else by
   // the client's user agent.
   state.manager = query.get("fieldManager") ??
@@ -166,6 +192,9 @@ export function route(
         JSON.stringify(dryRun).replaceAll(",", " ")
       }: supported values: "All"`,
     }], "meta.k8s.io");
+  }
+  if (subresource !== undefined && ACTIONS.has(subresource)) {
+    return actOn(state, route, method, body);
   }
   if (subresource === "scale") {
     return scaleObject(state, route, {

@@ -14,6 +14,7 @@ import type {
   TableRowCondition,
 } from "./_table_types.ts";
 import { evaluate, parsePath } from "./_jsonpath.ts";
+import { workloadPrinters } from "./_printers_workloads.ts";
 import {
   age,
   cell,
@@ -266,6 +267,7 @@ const DEFAULT: Printer = {
 };
 
 const BUILT_IN: Readonly<Record<string, Printer>> = {
+  ...workloadPrinters(column, NAME, AGE),
   "/configmaps": CONFIG_MAP,
   "/secrets": SECRET,
   "/namespaces": NAMESPACE,

@@ -48,19 +48,82 @@ function decodeContinue(token: string): { rv: number; start: string } {
 }
 
 /**
- * The label and field selectors of a request, as one matcher; a custom
- * resource's field selector may name its selectable fields alone (beside
- * `metadata.name` and `metadata.namespace`).
+ * The fields a built-in kind's field selectors may name beside
+ * `metadata.name` and `metadata.namespace` (its field label conversion in
+ * the Kubernetes sources, `pkg/apis/<group>/v1/conversion.go`), and the
+ * words of the 400 for another: a kind with a conversion of its own says
+ * `field label not supported`, the others the generic refusal.
+ */
+const FIELD_LABELS: Record<string, readonly string[]> = {
+  "/pods": [
+    "spec.nodeName",
+    "spec.restartPolicy",
+    "spec.schedulerName",
+    "spec.serviceAccountName",
+    "spec.hostNetwork",
+    "status.phase",
+    "status.podIP",
+    "status.podIPs",
+    "status.nominatedNodeName",
+  ],
+  "/nodes": ["spec.unschedulable"],
+  "/replicationcontrollers": ["status.replicas"],
+  "/events": [
+    "involvedObject.kind",
+    "involvedObject.namespace",
+    "involvedObject.name",
+    "involvedObject.uid",
+    "involvedObject.apiVersion",
+    "involvedObject.resourceVersion",
+    "involvedObject.fieldPath",
+    "reason",
+    "reportingComponent",
+    "source",
+    "type",
+  ],
+  "/namespaces": ["status.phase"],
+  "/secrets": ["type"],
+  "/services": ["spec.clusterIP", "spec.type"],
+  "apps/replicasets": ["status.replicas"],
+  "batch/jobs": ["status.successful"],
+  "certificates.k8s.io/certificatesigningrequests": ["spec.signerName"],
+};
+
+function builtInFields(
+  resource: RegisteredResource,
+):
+  | { fields: readonly string[]; refusal?: (field: string) => string }
+  | undefined {
+  if (!BUILT_IN_RESOURCES.includes(resource)) return undefined;
+  const fields = FIELD_LABELS[`${resource.group}/${resource.resource}`];
+  if (fields !== undefined) return { fields };
+  return {
+    fields: [],
+    refusal: (field) =>
+      `${
+        JSON.stringify(field)
+      } is not a known field selector: only "metadata.name", "metadata.namespace"`,
+  };
+}
+
+/**
+ * The label and field selectors of a request, as one matcher; a field
+ * selector may name `metadata.name`, `metadata.namespace` and the kind's
+ * own fields alone: a custom resource's selectable fields, a built-in
+ * kind's field labels.
  */
 export function selectorOf(
   query: URLSearchParams,
   resource: RegisteredResource,
 ): Matcher {
+  const served = servedVersion(resource)?.selectableFields;
+  const builtIn = served === undefined ? builtInFields(resource) : undefined;
   return bothSelectors(
     labelSelector(query.get("labelSelector")),
     fieldSelector(
       query.get("fieldSelector"),
-      servedVersion(resource)?.selectableFields,
+      served ?? builtIn?.fields,
+      builtIn?.refusal,
     ),
   );
 }

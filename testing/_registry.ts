@@ -7,6 +7,7 @@
 
 import type { PrinterColumn } from "../resource/crd.ts";
 import type { RegisteredResource, ResourceRegistration } from "./types.ts";
+import { type DiscoveredResource, RESOURCE_LISTS } from "./_builtin_data.ts";
 
 /** The resource types, declared in `types.ts`. */
 export type { PrinterColumn, RegisteredResource };
@@ -23,114 +24,117 @@ export const ALL_VERBS: readonly string[] = Object.freeze([
   "watch",
 ]);
 
-/** The resources a new fake server serves before any `register()` call. */
-export const BUILT_IN_RESOURCES: readonly RegisteredResource[] = Object.freeze([
-  {
-    group: "",
-    version: "v1",
-    resource: "namespaces",
-    kind: "Namespace",
-    listKind: "NamespaceList",
-    namespaced: false,
-    statusSubresource: true,
-    generation: false,
-    shortNames: ["ns"],
-    verbs: ["create", "delete", "get", "list", "patch", "update", "watch"],
-  },
-  {
-    group: "",
-    version: "v1",
-    resource: "configmaps",
-    kind: "ConfigMap",
-    listKind: "ConfigMapList",
-    namespaced: true,
-    statusSubresource: false,
-    generation: false,
-    shortNames: ["cm"],
-    verbs: ALL_VERBS,
-  },
-  {
-    group: "",
-    version: "v1",
-    resource: "secrets",
-    kind: "Secret",
-    listKind: "SecretList",
-    namespaced: true,
-    statusSubresource: false,
-    generation: false,
-    verbs: ALL_VERBS,
-  },
-  {
-    group: "",
-    version: "v1",
-    resource: "pods",
-    kind: "Pod",
-    listKind: "PodList",
-    namespaced: true,
-    statusSubresource: true,
-    generation: true,
-    shortNames: ["po"],
-    verbs: ALL_VERBS,
-  },
-  {
-    group: "",
-    version: "v1",
-    resource: "services",
-    kind: "Service",
-    listKind: "ServiceList",
-    namespaced: true,
-    statusSubresource: true,
-    generation: false,
-    shortNames: ["svc"],
-    verbs: ["create", "delete", "get", "list", "patch", "update", "watch"],
-  },
-  {
-    group: "",
-    version: "v1",
-    resource: "events",
-    kind: "Event",
-    listKind: "EventList",
-    namespaced: true,
-    statusSubresource: false,
-    generation: false,
-    shortNames: ["ev"],
-    verbs: ALL_VERBS,
-  },
-  {
-    group: "coordination.k8s.io",
-    version: "v1",
-    resource: "leases",
-    kind: "Lease",
-    listKind: "LeaseList",
-    namespaced: true,
-    statusSubresource: false,
-    generation: false,
-    verbs: ALL_VERBS,
-  },
-  {
-    group: "apiextensions.k8s.io",
-    version: "v1",
-    resource: "customresourcedefinitions",
-    kind: "CustomResourceDefinition",
-    listKind: "CustomResourceDefinitionList",
-    namespaced: false,
-    statusSubresource: true,
-    generation: true,
-    shortNames: ["crd", "crds"],
-    verbs: ALL_VERBS,
-  },
-  ...["Validating", "Mutating"].map((kind) => ({
-    group: "admissionregistration.k8s.io",
-    version: "v1",
-    resource: `${kind.toLowerCase()}webhookconfigurations`,
-    kind: `${kind}WebhookConfiguration`,
-    listKind: `${kind}WebhookConfigurationList`,
-    namespaced: false,
-    statusSubresource: false,
-    generation: true,
-    verbs: ALL_VERBS,
-  })),
-].map((r) => Object.freeze(r)));
+/**
+ * The built-in resources whose objects carry `metadata.generation`, by
+ * `group/resource`: recorded from kube-apiserver 1.37 (a minimal create of
+ * each, `builtin-defaults` and `builtin-cluster-defaults`), plus
+ * `replicationcontrollers`, `validatingadmissionpolicybindings` and
+ * `resourceslices`, whose strategies set it as their siblings' do.
+ */
+const GENERATION: ReadonlySet<string> = new Set([
+  "/pods",
+  "/replicationcontrollers",
+  "apps/deployments",
+  "apps/statefulsets",
+  "apps/daemonsets",
+  "apps/replicasets",
+  "batch/jobs",
+  "batch/cronjobs",
+  "autoscaling/horizontalpodautoscalers",
+  "policy/poddisruptionbudgets",
+  "networking.k8s.io/ingresses",
+  "networking.k8s.io/ingressclasses",
+  "networking.k8s.io/networkpolicies",
+  "scheduling.k8s.io/priorityclasses",
+  "flowcontrol.apiserver.k8s.io/flowschemas",
+  "flowcontrol.apiserver.k8s.io/prioritylevelconfigurations",
+  "admissionregistration.k8s.io/validatingadmissionpolicies",
+  "admissionregistration.k8s.io/validatingadmissionpolicybindings",
+  "admissionregistration.k8s.io/validatingwebhookconfigurations",
+  "admissionregistration.k8s.io/mutatingwebhookconfigurations",
+  "apiextensions.k8s.io/customresourcedefinitions",
+  "resource.k8s.io/deviceclasses",
+  "resource.k8s.io/resourceslices",
+]);
+
+/** The recorded discovery entries of each built-in resource (itself and its subresources). */
+const DISCOVERED = new WeakMap<
+  RegisteredResource,
+  readonly DiscoveredResource[]
+>();
+
+/** The built-in resources of one group-version, from its recorded list. */
+function builtIns(groupVersion: string): RegisteredResource[] {
+  const [group, version] = groupVersion.includes("/")
+    ? groupVersion.split("/") as [string, string]
+    : ["", groupVersion];
+  const entries = RESOURCE_LISTS[groupVersion]!;
+  const out: RegisteredResource[] = [];
+  for (const entry of entries) {
+    if (entry.name.includes("/")) continue;
+    const own = entries.filter((e) =>
+      e === entry || e.name.startsWith(`${entry.name}/`)
+    );
+    const resource: RegisteredResource = {
+      group,
+      version,
+      resource: entry.name,
+      kind: entry.kind,
+      listKind: `${entry.kind}List`,
+      namespaced: entry.namespaced,
+      statusSubresource: own.some((e) => e.name === `${entry.name}/status`),
+      generation: GENERATION.has(`${group}/${entry.name}`),
+      verbs: Object.freeze([...entry.verbs]),
+    };
+    if (entry.shortNames) {
+      resource.shortNames = Object.freeze([...entry.shortNames]);
+    }
+    Object.freeze(resource);
+    DISCOVERED.set(resource, own);
+    out.push(resource);
+  }
+  return out;
+}
+
+/**
+ * The resources a new fake server serves before any `register()` call:
+ * every resource of the recorded discovery of kube-apiserver 1.37 (a
+ * default server: no alpha or beta versions).
+ */
+export const BUILT_IN_RESOURCES: readonly RegisteredResource[] = Object.freeze(
+  Object.keys(RESOURCE_LISTS).flatMap(builtIns),
+);
+
+/**
+ * The discovery entries of a built-in resource as recorded (its own and
+ * its subresources'), or `undefined` for a registered one.
+ */
+export function discovered(
+  resource: RegisteredResource,
+): readonly DiscoveredResource[] | undefined {
+  return DISCOVERED.get(resource);
+}
+
+/** The built-in resource of `group`, `version` and `resource`, if any. */
+export function builtIn(
+  group: string,
+  version: string,
+  resource: string,
+): RegisteredResource | undefined {
+  return BUILT_IN_RESOURCES.find((r) =>
+    r.group === group && r.version === version && r.resource === resource
+  );
+}
+
+/** Whether the built-in `resource` has the subresource `name` (`scale`, `eviction`, ...). */
+export function hasSubresource(
+  resource: RegisteredResource,
+  name: string,
+): boolean {
+  return DISCOVERED.get(resource)?.some((e) =>
+    e.name === `${resource.resource}/${name}`
+  ) ?? false;
+}
 
 /** The resource a definition declares, with its defaults filled in. */
 export function registeredResource(

@@ -37,6 +37,17 @@ export interface ScaleRequest {
   query: URLSearchParams;
 }
 
+/**
+ * Where the built-in kinds with a `scale` subresource (Deployments,
+ * ReplicaSets, StatefulSets, ReplicationControllers) keep their replicas;
+ * their selector is `spec.selector`, shown in its string form.
+ */
+const BUILT_IN_SCALE: ScaleSubresource = Object.freeze({
+  specReplicasPath: ".spec.replicas",
+  statusReplicasPath: ".status.replicas",
+  labelSelectorPath: ".spec.selector",
+});
+
 /** Answers GET, PUT and PATCH of an object's `/scale`. */
 export function scaleObject(
   state: ServerState,
@@ -45,7 +56,7 @@ export function scaleObject(
 ): Response {
   const { resource, namespace } = route;
   const name = route.name!;
-  const paths = servedVersion(resource)!.scale!;
+  const paths = servedVersion(resource)?.scale ?? BUILT_IN_SCALE;
   const existing = view(
     resource,
     state.store.peek(
@@ -106,6 +117,7 @@ function scaleOf(object: KubeObject, paths: ScaleSubresource): unknown {
   if (paths.labelSelectorPath !== undefined) {
     const selector = valueAt(object, paths.labelSelectorPath);
     if (typeof selector === "string") status.selector = selector;
+    else if (isObject(selector)) status.selector = selectorText(selector);
   }
   const { name, namespace, uid, resourceVersion, creationTimestamp } =
     object.metadata;
@@ -119,6 +131,39 @@ function scaleOf(object: KubeObject, paths: ScaleSubresource): unknown {
     spec: { replicas: spec },
     status,
   };
+}
+
+/**
+ * A `LabelSelector` in its string form, requirements sorted by key, as
+ * apimachinery prints it (a ReplicationController's selector is a map).
+ */
+export function selectorText(selector: Record<string, unknown>): string {
+  const parts: [string, string][] = [];
+  const labels = isObject(selector.matchLabels)
+    ? selector.matchLabels
+    : "matchExpressions" in selector
+    ? {}
+    : selector;
+  for (const [key, value] of Object.entries(labels)) {
+    parts.push([key, `${key}=${value}`]);
+  }
+  const expressions = Array.isArray(selector.matchExpressions)
+    ? selector.matchExpressions
+    : [];
+  for (const e of expressions) {
+    if (!isObject(e) || typeof e.key !== "string") continue;
+    const values = Array.isArray(e.values) ? [...e.values].sort() : [];
+    const text = e.operator === "In"
+      ? `${e.key} in (${values.join(",")})`
+      : e.operator === "NotIn"
+      ? `${e.key} notin (${values.join(",")})`
+      : e.operator === "DoesNotExist"
+      ? `!${e.key}`
+      : e.key;
+    parts.push([e.key, text]);
+  }
+  return parts.sort((a, b) => a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)
+    .map(([, text]) => text).join(",");
 }
 
 /** A patch of the Scale: JSON patch, else merged (strategic and apply as merge). */

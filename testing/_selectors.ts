@@ -37,13 +37,14 @@ function fieldValue(object: unknown, path: string): string {
  * `metadata.name` and `metadata.namespace` work on every resource. With
  * `selectable` (a custom resource's selectable fields, as dotted paths)
  * only those work beside them, and another is refused as the API server
- * refuses it (400, `field label not supported: spec.x`); without it any
- * other dotted path is read from the object too (the API server allows a
- * few per built-in resource, such as `involvedObject.name` on Events).
+ * refuses it (400, `field label not supported: spec.x`, or `refusal`'s
+ * words); without it any other dotted path is read from the object too.
  */
 export function fieldSelector(
   text: string | null,
   selectable?: readonly string[],
+  refusal: (field: string) => string = (field) =>
+    `field label not supported: ${field}`,
 ): Matcher | undefined {
   if (text === null || text.trim() === "") return undefined;
   const requirements = splitTop(text).map((part) => {
@@ -60,7 +61,7 @@ export function fieldSelector(
     for (const path of selectable) allowed.add(path);
     const refused = requirements.find((r) => !allowed.has(r.field));
     if (refused) {
-      throw badRequest(`field label not supported: ${refused.field}`);
+      throw badRequest(refusal(refused.field));
     }
   }
   return (object) =>

@@ -82,6 +82,8 @@ export class ServerState {
   webhookTransport: WebhookTransport = {};
   /** The corruption the next watch line gets. */
   corrupt: CorruptOptions | undefined;
+  /** Whether creates need their namespace (NamespaceLifecycle). */
+  namespaceLifecycle = false;
   #createdCount = 0;
   #nameSeed = 1;
 

@@ -43,9 +43,13 @@ import {
   validateServed,
 } from "./_admit.ts";
 import { isDefinitions, noteStorageVersion } from "./_crd.ts";
+import { applyDefaults } from "./_defaults.ts";
+import { strategicMerge } from "./_strategic.ts";
+import { builtInErrors, builtInUpdateErrors } from "./_builtin_validation.ts";
 import { stored, view } from "./_served.ts";
 import { awaitConversions } from "./_conversion_round.ts";
 import type { ServerState } from "./_state.ts";
+import type { RegisteredResource } from "./types.ts";
 
 /** PUT of an object or its status. */
 export function updateObject(
@@ -56,7 +60,12 @@ export function updateObject(
   query: URLSearchParams,
 ): Response {
   const { resource, namespace, subresource } = route;
-  const object = admit(state, resource, decodeObject(body, resource), query);
+  const object = admit(
+    state,
+    resource,
+    applyDefaults(resource, decodeObject(body, resource)),
+    query,
+  );
   if (object.metadata.name !== undefined && object.metadata.name !== name) {
     throw badRequest(
       `the name of the object (${object.metadata.name}) does not match the name on the URL (${name})`,
@@ -168,9 +177,17 @@ export function patchObject(
   } else {
     patched = type === "application/json-patch+json"
       ? jsonPatch(existing, patch)
+      : type === "application/strategic-merge-patch+json" &&
+          BUILT_IN_RESOURCES.includes(resource)
+      ? strategicMerge(existing, patch, new Schema(resource))
       : mergePatch(existing, patch);
   }
-  const object = admit(state, resource, decodeObject(patched, resource), query);
+  const object = admit(
+    state,
+    resource,
+    applyDefaults(resource, decodeObject(patched, resource)),
+    query,
+  );
   const sent = object.metadata.resourceVersion;
   if (sent && sent !== existing.metadata.resourceVersion) {
     throw conflict(resource, name);
@@ -250,6 +267,9 @@ export function commitObject(
     const status = (sent as Full).status;
     if (status === undefined) delete next.status;
     else next.status = clone(status);
+    if (BUILT_IN_RESOURCES.includes(resource) && !isDefinitions(resource)) {
+      keepStatusMetadata(resource, next.metadata, (sent as Full).metadata);
+    }
   } else {
     next = clone(sent) as Full;
     const meta: ObjectMeta = next.metadata;
@@ -290,6 +310,16 @@ export function commitObject(
   }
   next.metadata.resourceVersion = old.metadata.resourceVersion!;
   validateMetadata(resource, next);
+  if (BUILT_IN_RESOURCES.includes(resource)) {
+    // The kind's rules and its immutable fields, in one answer.
+    const errors = [
+      ...builtInErrors(resource, next),
+      ...builtInUpdateErrors(resource, next, old),
+    ];
+    if (errors.length > 0) {
+      throw invalid(resource.kind, name, errors, resource.group);
+    }
+  }
   validateObject(resource, next);
   validateServed(resource, next);
   if (state.managedFields) {
@@ -362,4 +392,33 @@ function specChanged(
     if (!deepEqual(old[key], next[key])) return true;
   }
   return false;
+}
+
+/** The metadata a status write may change on a built-in kind. */
+const STATUS_METADATA = [
+  "labels",
+  "annotations",
+  "ownerReferences",
+  "finalizers",
+] as const;
+
+/**
+ * A built-in kind's status strategy resets its spec but keeps the
+ * metadata the write sends (a custom resource's keeps none of it), except
+ * that a Deployment's also resets its labels.
+ */
+function keepStatusMetadata(
+  resource: RegisteredResource,
+  next: ObjectMeta,
+  sent: ObjectMeta | undefined,
+): void {
+  if (sent === undefined) return;
+  const deployment = resource.group === "apps" &&
+    resource.resource === "deployments";
+  for (const key of STATUS_METADATA) {
+    if (key === "labels" && deployment) continue;
+    const value = sent[key];
+    if (value === undefined) delete next[key];
+    else (next as Record<string, unknown>)[key] = clone(value);
+  }
 }

@@ -24,6 +24,45 @@ const CONFIG_KEY = /^[-._a-zA-Z0-9]+$/;
 const CONFIG_KEY_TEXT =
   "a valid config key must consist of alphanumeric characters, '-', '_' or '.' (e.g. 'key.name',  or 'KEY_NAME',  or 'key-name', regex used for validation is '[-._a-zA-Z0-9]+')";
 
+const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+const DNS_LABEL_TEXT =
+  "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')";
+const DNS_1035 = /^[a-z]([-a-z0-9]*[a-z0-9])?$/;
+const DNS_1035_TEXT =
+  "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')";
+
+/**
+ * The name rule of a kind whose rule is not the RFC 1123 subdomain most
+ * kinds share: what is wrong with a name, or `undefined`.
+ */
+function nameRule(
+  resource: RegisteredResource,
+): ((name: string) => string | undefined) | undefined {
+  const label = (pattern: RegExp, text: string) => (name: string) =>
+    name.length > 63
+      ? "must be no more than 63 characters"
+      : pattern.test(name)
+      ? undefined
+      : text;
+  if (resource.group === "rbac.authorization.k8s.io") {
+    // RBAC names are path segments: any text but `.`, `..`, `/` and `%`.
+    return (name) =>
+      name === "." || name === ".."
+        ? `may not be '${name}'`
+        : name.includes("/")
+        ? "may not contain '/'"
+        : name.includes("%")
+        ? "may not contain '%'"
+        : undefined;
+  }
+  if (resource.group !== "") return undefined;
+  if (resource.resource === "namespaces") {
+    return label(DNS_LABEL, DNS_LABEL_TEXT);
+  }
+  if (resource.resource === "services") return label(DNS_1035, DNS_1035_TEXT);
+  return undefined;
+}
+
 /**
  * Refuses an object whose name, labels or (for ConfigMaps and Secrets)
  * data keys the API server refuses: 422 Invalid with one cause each.
@@ -36,7 +75,17 @@ export function validateMetadata(
   const name = object.metadata.name ?? "";
   const quoted = (value: string): string =>
     `Invalid value: ${JSON.stringify(value)}`;
-  if (name !== "") {
+  const rule = nameRule(resource);
+  if (name !== "" && rule !== undefined) {
+    const problem = rule(name);
+    if (problem !== undefined) {
+      errors.push({
+        field: "metadata.name",
+        reason: "FieldValueInvalid",
+        message: `${quoted(name)}: ${problem}`,
+      });
+    }
+  } else if (name !== "") {
     if (name.length > 253) {
       errors.push({
         field: "metadata.name",

@@ -237,14 +237,22 @@ Deno.test("list maps merge by key: containers by name, env by name; atomic lists
     ]),
   );
   assert.equal(two.status, 200);
+  // A container's defaults, which the API server adds to the merged Pod.
+  const defaults = {
+    imagePullPolicy: "IfNotPresent",
+    resources: {},
+    terminationMessagePath: "/dev/termination-log",
+    terminationMessagePolicy: "File",
+  };
   assert.deepEqual(two.body.spec.containers, [
     {
       name: "a",
       image: "a:1",
       args: ["x", "y"],
       env: [{ name: "E1", value: "1" }, { name: "E2", value: "2" }],
+      ...defaults,
     },
-    { name: "b", image: "b:1" },
+    { name: "b", image: "b:1", ...defaults },
   ]);
   // args is atomic: another value conflicts as one field.
   const args = await apply(
@@ -268,6 +276,7 @@ Deno.test("list maps merge by key: containers by name, env by name; atomic lists
     image: "a:1",
     args: ["x", "y"],
     env: [{ name: "E1", value: "1" }],
+    ...defaults,
   }]);
 });
 

@@ -10,7 +10,7 @@ import type { ObjectRef } from "../apiclient/resource.ts";
 import type { KubeObject } from "../apiclient/types.ts";
 import { sleep } from "../_internal/sleep.ts";
 import { clone } from "./_patch.ts";
-import { registeredResource } from "./_registry.ts";
+import { builtIn, registeredResource } from "./_registry.ts";
 import { memoryFetch, refusedError, resetError } from "./_transport.ts";
 import { resourceKey } from "./_objects.ts";
 import { objectTarget, pathOf } from "./_route.ts";
@@ -138,6 +138,7 @@ export class FakeApiServer implements AsyncDisposable {
       fetch: options.webhookFetch,
       resolveService: options.resolveService,
     };
+    this.#state.namespaceLifecycle = options.namespaceLifecycle ?? false;
     serveDefinitions(this.#state);
     this.#gc = new GarbageCollector(
       this.#state,
@@ -179,7 +180,9 @@ export class FakeApiServer implements AsyncDisposable {
   }
 
   /**
-   * Serves a resource, such as a custom resource.
+   * Serves a resource, such as a custom resource. Every built-in resource
+   * of kube-apiserver 1.37 is served from the start; registering one
+   * changes nothing and returns it as served.
    *
    * @example A namespaced custom resource with a status subresource
    * ```ts
@@ -239,6 +242,14 @@ export class FakeApiServer implements AsyncDisposable {
    * @returns The resource as discovery lists it.
    */
   register(definition: ResourceRegistration): RegisteredResource {
+    // The fake serves every built-in kind already, with more than a
+    // registration can say (its subresources, defaults, status strategy).
+    const served = builtIn(
+      definition.group ?? "",
+      definition.version,
+      definition.resource,
+    );
+    if (served !== undefined) return served;
     const resource = registeredResource(definition);
     const state = this.#state;
     state.resources = state.resources.filter((r) =>

@@ -36,6 +36,7 @@ Deno.test("create sets uid, resourceVersion and creationTimestamp; generation on
   assert.deepEqual(got.body, a.body);
   const pod = await call(server, "POST", "/api/v1/namespaces/default/pods", {
     metadata: { name: "p" },
+    spec: { containers: [{ name: "c", image: "busybox" }] },
   });
   assert.equal(pod.body.metadata.generation, 1);
 });
@@ -424,6 +425,7 @@ Deno.test("delete answers a Success Status, or the Pod, and 404 when missing", a
   assert.equal((await call(server, "DELETE", `${CM}/x`)).status, 404);
   await call(server, "POST", "/api/v1/namespaces/default/pods", {
     metadata: { name: "p" },
+    spec: { containers: [{ name: "c", image: "busybox" }] },
   });
   const pod = await call(server, "DELETE", "/api/v1/namespaces/default/pods/p");
   assert.equal(pod.body.kind, "Pod");

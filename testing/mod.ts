@@ -16,9 +16,44 @@
  * network; `--allow-read` and `--allow-write` on the temp directory for
  * {@linkcode fakeServiceAccount}.
  *
+ * It serves every built-in resource of kube-apiserver 1.37 from the start
+ * (no `register()` needed): discovery and `/version` as recorded from
+ * v1.37.2, each kind's scope, `generation` rule, defaults and status
+ * strategy (a status write keeps the metadata it sends, but a
+ * Deployment's labels), the `scale` subresource of Deployments,
+ * ReplicaSets, StatefulSets and ReplicationControllers, and the name rules
+ * of RBAC kinds (any path segment), Namespaces (RFC 1123 labels) and
+ * Services (RFC 1035 labels). Tables (`kubectl get`) have the API
+ * server's columns for ConfigMaps, Secrets, Namespaces, Pods, Services,
+ * Events, Leases, Deployments, ReplicaSets, StatefulSets, DaemonSets, Jobs
+ * and CronJobs; other built-in kinds get NAME and AGE.
+ *
  * Where the fake differs from the API server, on purpose:
- * - Namespaces need not exist for objects to be created in them. Deleting
- *   a Namespace deletes all it holds at once (no Terminating phase).
+ * - Of the other subresources of built-in kinds, `pods/binding`,
+ *   `pods/eviction` (no PodDisruptionBudget is consulted: nothing computes
+ *   what one allows), `serviceaccounts/token` (an unsigned JWT-shaped
+ *   token) and `certificatesigningrequests/approval` (written as its status
+ *   is, and owned in `managedFields` as a `status` write) are served; the
+ *   rest (`pods/log`, `pods/exec`, `pods/ephemeralcontainers`, ...) answer
+ *   404. Virtual kinds the API server only creates (TokenReview,
+ *   SubjectAccessReview, Binding, ...) are stored like any other, and
+ *   verbs a resource does not list are not refused.
+ * - Namespaces need not exist for objects to be created in them, unless
+ *   {@linkcode FakeApiServerOptions.namespaceLifecycle} asks for the
+ *   NamespaceLifecycle plugin's 404 (`default`, `kube-system`,
+ *   `kube-public` and `kube-node-lease` always exist then, though a fresh
+ *   fake stores none of a fresh cluster's objects). Deleting a Namespace
+ *   deletes all it holds at once (no Terminating phase).
+ * - Built-in kinds are validated for what tests most often get wrong: a pod
+ *   spec's containers (name and image), a workload's selector (required,
+ *   matching its template's labels, immutable), a Job's restart policy,
+ *   selector and template, a TLS Secret's keys, a Secret's type, and the
+ *   data of an immutable ConfigMap or Secret. Other rules (quantities,
+ *   enums, formats, ports, most immutable fields) are not checked, and a
+ *   refused Job template is printed as JSON, where the API server prints
+ *   its Go struct. Unknown fields are found from the generated schemas of
+ *   core/v1, apps/v1 and batch/v1 (`fieldValidation`: a warning by
+ *   default, 400 under `Strict`); other groups' unknown fields are kept.
  * - Server-side apply needs a JSON body (YAML is refused). Ownership is
  *   shown in `metadata.managedFields` as the API server shows it (turn it
  *   off with {@linkcode FakeApiServerOptions.managedFields}). Lists merge as
@@ -34,13 +69,22 @@
  *   (10 ms) after a change that concerns it, on the global (possibly fake)
  *   clock; each round may cause the next. Owners are matched by uid alone
  *   (the API server also checks kind, name and namespace).
+ * - Request bodies in protobuf (`application/vnd.kubernetes.protobuf`,
+ *   as controller-runtime's typed clients and `kubectl create deployment`
+ *   send for built-in kinds) are refused with 415, whose message says to
+ *   send JSON; answers are JSON whatever the `Accept`.
  * - Metadata-only reads (`as=PartialObjectMetadata` and
  *   `as=PartialObjectMetadataList`, `meta.k8s.io` `v1` or `v1beta1`) and
  *   Tables are the only conversions; an `Accept` the fake cannot answer
  *   gets JSON, where the API server answers 406.
- * - Strategic merge patches are merged like merge patches (lists replace),
- *   except for resources served from a CustomResourceDefinition, which
- *   refuse them (415) as the API server does.
+ * - Strategic merge patches of built-in kinds merge lists by the keys the
+ *   built-in field names declare (containers, volumes and env by `name`,
+ *   ports by `containerPort` or `port`, conditions by `type`, finalizers
+ *   as a set; other lists are replaced), with the `$patch`,
+ *   `$deleteFromPrimitiveList` and `$retainKeys` directives;
+ *   `$setElementOrder` is ignored. Resources served from a
+ *   CustomResourceDefinition refuse them (415) as the API server does;
+ *   other registered resources merge them like merge patches.
  * - CustomResourceDefinitions created through the API serve their
  *   resources at once (the API server takes a moment) and are Established
  *   a moment after the create answers; names are not checked against other
@@ -66,10 +110,12 @@
  * - `generation` moves when anything but `metadata` and `status` changes
  *   (on status changes too when the resource has no status subresource, as
  *   for custom resources); which kinds carry one follows the API server.
- * - Field selectors of built-in kinds read any dotted path of the object
- *   (the API server answers 400 for a field it does not index), so a test
- *   need not know the per-kind lists; a custom resource's take its
- *   `selectableFields` alone, as the API server's do.
+ * - Field selectors take the fields the API server takes (400 for
+ *   another): `metadata.name`, `metadata.namespace`, a built-in kind's
+ *   field labels (a Pod's `spec.nodeName` and `status.phase`, an Event's
+ *   `involvedObject.*`, ...) and a custom resource's `selectableFields`.
+ *   An Event's `source` is compared with the whole `source` object (the
+ *   API server reads its component).
  * - History is kept until {@linkcode FakeApiServer.compact}, so a test
  *   decides when a version becomes too old.
  * - A watch without `timeoutSeconds` (or with 0) stays open until it is
@@ -82,9 +128,22 @@
  *   to depend on it.
  * - Bookmarks carry only `resourceVersion` in `metadata` (the API server's
  *   built-in kinds also write `creationTimestamp: null`).
- * - No defaults are applied to objects of the built-in kinds (a Pod gets
- *   no `status.phase`, a Service no cluster IP), so the Tables `kubectl
- *   get` prints show what is stored; custom resources get their schema's.
+ * - Defaults are applied to the common built-in kinds as the release's
+ *   defaulting functions and create strategies set them (Pods and pod
+ *   templates, Deployments, StatefulSets, DaemonSets, ReplicaSets,
+ *   ReplicationControllers, Jobs, CronJobs, Services, Secrets,
+ *   PersistentVolumes and claims, NetworkPolicies, HorizontalPodAutoscalers,
+ *   PriorityClasses, StorageClasses, ValidatingAdmissionPolicies,
+ *   PriorityLevelConfigurations, DeviceClasses), with the empty structs and
+ *   zero statuses Go's encoding writes; other kinds (CSIDrivers, for
+ *   one) get none. A Service's cluster IP is the next of 10.96.0.0/16 in
+ *   order from 10.96.0.1 (the API server picks one at random), and a
+ *   requested one is not checked against those in use. A Pod's QoS class
+ *   compares quantities as written. Of the default admission plugins, a
+ *   new Pod gets its ServiceAccount name (not its token volume, and the
+ *   account need not exist), DefaultTolerationSeconds' tolerations and
+ *   priority 0; a Node its not-ready taint; a claim its protection
+ *   finalizer.
  * - Admission webhooks (Validating/MutatingWebhookConfigurations created
  *   through the API) are called over HTTPS at `clientConfig.url`, or at
  *   a `service` reference's DNS name unless

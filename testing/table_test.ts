@@ -455,15 +455,16 @@ Deno.test("table: Service and Event columns follow the API server's printers", a
     "1s",
     "app=x,tier=web",
   ]);
+  // Cluster IPs are handed out in order: web asked for its own.
   assert.deepEqual(svc.node.slice(1, 5), [
     "NodePort",
-    "<none>",
+    "10.96.0.1",
     "<none>",
     "80:30080/TCP",
   ]);
   assert.deepEqual(svc.lb.slice(1, 5), [
     "LoadBalancer",
-    "<none>",
+    "10.96.0.2",
     "1.2.3.4",
     "<none>",
   ]);

@@ -247,6 +247,14 @@ export interface FakeApiServerOptions {
    */
   garbageCollectionDelay?: number | undefined;
   /**
+   * Refuse a create in a namespace that does not exist (404, as the API
+   * server's NamespaceLifecycle admission plugin does), where `default`,
+   * `kube-system`, `kube-public` and `kube-node-lease` always exist.
+   * Default `false`: a test may create objects in any namespace without
+   * creating it first.
+   */
+  namespaceLifecycle?: boolean | undefined;
+  /**
    * Sends the fake's calls to admission and conversion webhooks instead of
    * `fetch` over HTTPS: an in-memory transport, for a test on fake time
    * (real sockets and fake timers do not mix). It gets the `Request` the

@@ -20,7 +20,10 @@ for (const scenario of SCENARIOS) {
       golden !== undefined,
       `No golden answers for ${scenario.name}: ${RECORD}`,
     );
-    await using server = new FakeApiServer({ garbageCollectionDelay: 10 });
+    await using server = new FakeApiServer({
+      garbageCollectionDelay: 10,
+      namespaceLifecycle: true,
+    });
     const steps = await runScenario(
       {
         name: "fake",

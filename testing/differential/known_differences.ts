@@ -12,8 +12,8 @@ const SETS =
   'managedFields of a set-typed list (finalizers) lack the list\'s own `".": {}` entry';
 const EVENT_SHAPE =
   "core/v1 Events: the fake tracks involvedObject field by field (the API server owns it atomically) and does not write the zero eventTime and reportingComponent";
-const NO_DEPLOYMENTS =
-  "the fake serves a fixed set of built-in kinds (no apps/v1 Deployments); register a definition to test a status subresource";
+const BUILTIN_OWNERS =
+  "managedFields of built-in kinds: the fake does not read the OpenAPI's atomic structs and maps (a LabelSelector, a RoleRef, a Service's selector) nor writes the `.` entry of a struct that defaulting made";
 const NAMESPACE_DELETION =
   "deleting a Namespace removes it and its contents at once (no Terminating phase, no asynchronous namespace controller)";
 const NO_CEL =
@@ -27,8 +27,6 @@ export const KNOWN_DIFFERENCES: Readonly<Record<string, string>> = {
     "continue tokens are the fake's own encoding: a garbled one is refused in other words",
   "selectors/invalid label selector":
     "the label selector parser's error wording differs (the status and reason match)",
-  "selectors/unsupported field":
-    "field selectors read any dotted path; the API server allows only the kind's indexed fields",
   "watch-events/update": EMPTY_OWNERS,
   "watch-events/watch": EMPTY_OWNERS,
   "watch-gone/watch from compacted":
@@ -40,12 +38,89 @@ export const KNOWN_DIFFERENCES: Readonly<Record<string, string>> = {
     "an apply that gives up every field keeps an empty entry for its manager on the API server; the fake drops the entry",
   "server-side-apply/get":
     "an apply that gives up every field keeps an empty entry for its manager on the API server; the fake drops the entry",
-  "status-subresource/create ignores status": NO_DEPLOYMENTS,
-  "status-subresource/main path ignores status": NO_DEPLOYMENTS,
-  "status-subresource/status path": NO_DEPLOYMENTS,
-  "status-subresource/status ignores spec": NO_DEPLOYMENTS,
-  "status-subresource/spec bumps generation": NO_DEPLOYMENTS,
-  "status-subresource/labels keep generation": NO_DEPLOYMENTS,
+  "status-subresource/create ignores status": BUILTIN_OWNERS,
+  "status-subresource/main path ignores status": BUILTIN_OWNERS,
+  "status-subresource/status path": BUILTIN_OWNERS,
+  "status-subresource/status ignores spec": BUILTIN_OWNERS,
+  "status-subresource/spec bumps generation": BUILTIN_OWNERS,
+  "status-subresource/labels keep generation": BUILTIN_OWNERS,
+  "builtin-defaults/create secrets": BUILTIN_OWNERS,
+  "builtin-defaults/get secrets": BUILTIN_OWNERS,
+  "builtin-defaults/create services": BUILTIN_OWNERS,
+  "builtin-defaults/get services": BUILTIN_OWNERS,
+  "builtin-defaults/create deployments": BUILTIN_OWNERS,
+  "builtin-defaults/get deployments": BUILTIN_OWNERS,
+  "builtin-defaults/create statefulsets": BUILTIN_OWNERS,
+  "builtin-defaults/get statefulsets": BUILTIN_OWNERS,
+  "builtin-defaults/create daemonsets": BUILTIN_OWNERS,
+  "builtin-defaults/get daemonsets": BUILTIN_OWNERS,
+  "builtin-defaults/create replicasets": BUILTIN_OWNERS,
+  "builtin-defaults/get replicasets": BUILTIN_OWNERS,
+  "builtin-defaults/create jobs": BUILTIN_OWNERS,
+  "builtin-defaults/get jobs": BUILTIN_OWNERS,
+  "builtin-defaults/create cronjobs": BUILTIN_OWNERS,
+  "builtin-defaults/get cronjobs": BUILTIN_OWNERS,
+  "builtin-defaults/create ingresses": BUILTIN_OWNERS,
+  "builtin-defaults/get ingresses": BUILTIN_OWNERS,
+  "builtin-defaults/create networkpolicies": BUILTIN_OWNERS,
+  "builtin-defaults/get networkpolicies": BUILTIN_OWNERS,
+  "builtin-defaults/create rolebindings": BUILTIN_OWNERS,
+  "builtin-defaults/get rolebindings": BUILTIN_OWNERS,
+  "builtin-defaults/create poddisruptionbudgets": BUILTIN_OWNERS,
+  "builtin-defaults/get poddisruptionbudgets": BUILTIN_OWNERS,
+  "builtin-cluster-defaults/create clusterrolebindings": BUILTIN_OWNERS,
+  "builtin-cluster-defaults/get clusterrolebindings": BUILTIN_OWNERS,
+  "builtin-cluster-defaults/create namespaces": BUILTIN_OWNERS,
+  "builtin-cluster-defaults/get namespaces": BUILTIN_OWNERS,
+  "builtin-cluster-defaults/create prioritylevelconfigurations": BUILTIN_OWNERS,
+  "builtin-cluster-defaults/get prioritylevelconfigurations": BUILTIN_OWNERS,
+  "builtin-cluster-defaults/create validatingadmissionpolicies": BUILTIN_OWNERS,
+  "builtin-cluster-defaults/get validatingadmissionpolicies": BUILTIN_OWNERS,
+  "builtin-cluster-defaults/create csidrivers":
+    "CSIDriver defaults (attachRequired, fsGroupPolicy, ...) are not applied",
+  "builtin-cluster-defaults/get csidrivers":
+    "CSIDriver defaults (attachRequired, fsGroupPolicy, ...) are not applied",
+  "builtin-cluster-defaults/create deviceclasses": BUILTIN_OWNERS,
+  "builtin-cluster-defaults/get deviceclasses": BUILTIN_OWNERS,
+  "builtin-scale/create deployments": BUILTIN_OWNERS,
+  "builtin-scale/get deployments": BUILTIN_OWNERS,
+  "builtin-scale/create statefulsets": BUILTIN_OWNERS,
+  "builtin-scale/get statefulsets": BUILTIN_OWNERS,
+  "builtin-scale/create replicasets": BUILTIN_OWNERS,
+  "builtin-scale/get replicasets": BUILTIN_OWNERS,
+  "builtin-status-strategy/create": BUILTIN_OWNERS,
+  "builtin-status-strategy/status keeps labels": BUILTIN_OWNERS,
+  "builtin-status-strategy/create statefulsets": BUILTIN_OWNERS,
+  "builtin-status-strategy/statefulsets status": BUILTIN_OWNERS,
+  "builtin-status-strategy/create replicasets": BUILTIN_OWNERS,
+  "builtin-status-strategy/replicasets status": BUILTIN_OWNERS,
+  "builtin-status-strategy/create daemonsets": BUILTIN_OWNERS,
+  "builtin-status-strategy/daemonsets status": BUILTIN_OWNERS,
+  "builtin-status-strategy/create job": BUILTIN_OWNERS,
+  "builtin-status-strategy/job status keeps labels": BUILTIN_OWNERS,
+  "builtin-status-strategy/pod status keeps labels": BUILTIN_OWNERS,
+  "builtin-validation/deployment": BUILTIN_OWNERS,
+  "builtin-validation/secret": BUILTIN_OWNERS,
+  "builtin-validation/job": BUILTIN_OWNERS,
+  "builtin-validation/warn unknown field": BUILTIN_OWNERS,
+  "builtin-strategic/create": BUILTIN_OWNERS,
+  "builtin-strategic/containers merge by name": BUILTIN_OWNERS,
+  "builtin-strategic/merge the second container": BUILTIN_OWNERS,
+  "builtin-strategic/delete a container": BUILTIN_OWNERS,
+  "builtin-strategic/finalizers merge as a set": BUILTIN_OWNERS,
+  "builtin-strategic/delete from a primitive list": BUILTIN_OWNERS,
+  "builtin-strategic/replace a list": BUILTIN_OWNERS,
+  "builtin-strategic/release": BUILTIN_OWNERS,
+  "builtin-strategic/apply containers": BUILTIN_OWNERS,
+  "builtin-tables/table of deployments": BUILTIN_OWNERS,
+  "builtin-tables/table of replicasets": BUILTIN_OWNERS,
+  "builtin-tables/table of statefulsets": BUILTIN_OWNERS,
+  "builtin-tables/table of jobs": BUILTIN_OWNERS,
+  "builtin-tables/table of cronjobs": BUILTIN_OWNERS,
+  "builtin-tables/table of daemonsets":
+    "managedFields as for other built-in kinds, and the API server's Table row leaves out the DaemonSet's deprecated.daemonset.template.generation annotation, which its GET shows (not understood yet)",
+  "builtin-validation/job template is immutable":
+    "the API server prints the refused template as its internal Go struct (`Spec`, `Containers`, nulls); the fake prints it as JSON (status, reason and field match)",
   "leases/bad duration":
     "Lease specs are not validated (the election never writes a bad one)",
   "leases/bad time":

@@ -17,6 +17,7 @@ import { CONTROLLERS } from "./scenarios/controllers.ts";
 import { CUSTOM_RESOURCES } from "./scenarios/custom_resources.ts";
 import { WEBHOOKS } from "./scenarios/webhooks.ts";
 import { CONVERSION } from "./scenarios/conversion.ts";
+import { BUILTINS } from "./scenarios/builtins.ts";
 
 export type { Hooks, Scenario } from "./scenarios/_common.ts";
 
@@ -31,4 +32,5 @@ export const SCENARIOS: readonly Scenario[] = [
   ...CUSTOM_RESOURCES,
   ...WEBHOOKS,
   ...CONVERSION,
+  ...BUILTINS,
 ];

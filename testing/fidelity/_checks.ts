@@ -106,6 +106,42 @@ check("kubectl version and api-resources read discovery", async (t) => {
 });
 
 check(
+  "kubectl create -f, scale and get all work on a Deployment",
+  async (t) => {
+    const { kubectl } = t;
+    // `kubectl create deployment` sends protobuf, which the fake refuses
+    // (issue 44's last part); `create -f` sends JSON.
+    const file = `${kubectl.dir}/deployment.json`;
+    await Deno.writeTextFile(
+      file,
+      JSON.stringify({
+        apiVersion: "apps/v1",
+        kind: "Deployment",
+        metadata: { name: "web", namespace: t.ns },
+        spec: {
+          selector: { matchLabels: { app: "web" } },
+          template: {
+            metadata: { labels: { app: "web" } },
+            spec: { containers: [{ name: "nginx", image: "nginx:1.27" }] },
+          },
+        },
+      }),
+    );
+    await kubectl.ok("create", "-f", file);
+    await kubectl.ok("scale", "deployment", "web", "--replicas=3");
+    const made = JSON.parse(
+      await kubectl.ok("get", "deployment", "web", "-o", "json"),
+    );
+    assert.equal(made.spec.replicas, 3);
+    assert.equal(made.metadata.generation, 2);
+    assert.equal(made.spec.strategy.type, "RollingUpdate");
+    assert.equal(made.spec.template.spec.restartPolicy, "Always");
+    const all = await kubectl.ok("get", "all");
+    assert.match(all, /^deployment\.apps\/web\s/m);
+  },
+);
+
+check(
   "kubectl get lists, reads one, selects by label, and reports 404",
   async (t) => {
     const { kubectl } = t;

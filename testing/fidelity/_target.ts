@@ -113,7 +113,7 @@ export async function fakeTarget(): Promise<Target> {
     ns,
     kubectl,
     fake: server,
-    version: /^v1\.32\./,
+    version: /^v1\.37\./,
     endpoint,
     api: (method, path, body, contentType) =>
       call(send, server.url, method, path, body, contentType),
