@@ -31,7 +31,6 @@
  * import { FakeApiServer } from "@liken/kubernetes/testing";
  *
  * await using server = new FakeApiServer();
- * server.register({ ...DEPLOYMENTS, statusSubresource: true });
  * const client = new Client(server.url, { fetch: server.fetch });
  * const deployments = client.resource(DEPLOYMENTS).namespace("default");
  * const made: Deployment = await deployments.create({

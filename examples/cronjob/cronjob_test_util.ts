@@ -23,16 +23,9 @@ export const TEMPLATE = {
   },
 };
 
-/** A fake that serves CronJobs (from the CRD) and Jobs. */
+/** A fake that serves CronJobs (from the CRD) and Jobs (built in). */
 export async function fake(): Promise<FakeApiServer> {
   const server = new FakeApiServer();
-  server.register({
-    group: "batch",
-    version: "v1",
-    resource: "jobs",
-    kind: "Job",
-    statusSubresource: true,
-  });
   const admin = new Client(server.url, { fetch: server.fetch });
   await admin.create(
     "/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
