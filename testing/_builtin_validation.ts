@@ -9,7 +9,7 @@
  * @module
  */
 import type { KubeObject } from "../apiclient/types.ts";
-import { deepEqual } from "./_patch.ts";
+import { jsonEqual } from "../_internal/json.ts";
 import { isObject } from "./_objects.ts";
 import type { FieldError } from "./_status.ts";
 import type { RegisteredResource } from "./types.ts";
@@ -172,11 +172,11 @@ export function builtInUpdateErrors(
   const k = key(resource);
   const errors: FieldError[] = [];
   if (WORKLOADS.has(k) || k === "batch/jobs") {
-    if (!deepEqual(nspec.selector, ospec.selector)) {
+    if (!jsonEqual(nspec.selector, ospec.selector)) {
       errors.push(immutable("spec.selector", nspec.selector));
     }
   }
-  if (k === "batch/jobs" && !deepEqual(nspec.template, ospec.template)) {
+  if (k === "batch/jobs" && !jsonEqual(nspec.template, ospec.template)) {
     errors.push(immutable("spec.template", nspec.template));
   }
   if (k === "/secrets" && n.type !== o.type) {
@@ -191,7 +191,7 @@ export function builtInUpdateErrors(
     if (n.immutable !== true) errors.push(forbidden("immutable"));
     const fields = k === "/secrets" ? ["data"] : ["data", "binaryData"];
     for (const field of fields) {
-      if (!deepEqual(n[field] ?? {}, o[field] ?? {})) {
+      if (!jsonEqual(n[field] ?? {}, o[field] ?? {})) {
         errors.push(forbidden(field));
       }
     }

@@ -13,7 +13,8 @@ import type { KubeObject } from "../apiclient/types.ts";
 import type { Schema } from "../resource/schema.ts";
 import type { Cause } from "../resource/errors.ts";
 import { servedStructural } from "../_internal/schema/structural.ts";
-import { clone, deepEqual } from "./_patch.ts";
+import { clone } from "./_patch.ts";
+import { jsonEqual } from "../_internal/json.ts";
 import { isObject, resourceKey } from "./_objects.ts";
 import { ALL_VERBS } from "./_registry.ts";
 import { noteServed, type ScaleSubresource, servedVersion } from "./_served.ts";
@@ -157,7 +158,7 @@ export function definitionErrors(object: KubeObject): Cause[] {
   // schema at spec.validation (its internal form), else each version's.
   const first = versions[0]?.schema?.openAPIV3Schema;
   const same = versions.length > 0 &&
-    versions.every((v) => deepEqual(v?.schema?.openAPIV3Schema, first));
+    versions.every((v) => jsonEqual(v?.schema?.openAPIV3Schema, first));
   versions.forEach((version, i) => {
     if (same && i > 0) return;
     const path = same
@@ -353,7 +354,7 @@ function established(definition: Definition): boolean {
   const conditions = definition.status?.conditions ?? [];
   return conditions.some((c) => c.type === "Established") &&
     conditions.some((c) => c.type === "NamesAccepted") &&
-    deepEqual(definition.status?.acceptedNames, definition.spec?.names);
+    jsonEqual(definition.status?.acceptedNames, definition.spec?.names);
 }
 
 /**

@@ -7,7 +7,8 @@
  * @module
  */
 import { own, setOwn } from "../_internal/own.ts";
-import { clone, deepEqual } from "./_patch.ts";
+import { clone } from "./_patch.ts";
+import { jsonEqual } from "../_internal/json.ts";
 import { isObject } from "./_objects.ts";
 import { servedVersion } from "./_served.ts";
 import type { ListType, RegisteredResource } from "./types.ts";
@@ -253,7 +254,7 @@ export function diffSets(
     if (stripped(at, status)) return;
     if (isObject(old) && isObject(now)) {
       if (Object.keys(now).length === 0 || Object.keys(old).length === 0) {
-        if (!deepEqual(old, now)) {
+        if (!jsonEqual(old, now)) {
           for (const k of Object.keys(old)) {
             removed.add(field(at, k).path.join(SEP));
           }
@@ -289,7 +290,7 @@ export function diffSets(
         return;
       }
     }
-    if (!deepEqual(old, now)) {
+    if (!jsonEqual(old, now)) {
       if (now === undefined) removed.add(at.path.join(SEP));
       else added(now, at, false);
     }

@@ -5,6 +5,8 @@
  * @module
  */
 
+import { isObject } from "../_internal/json.ts";
+
 /** One step of a parsed JSONPath. */
 export type Step =
   | { kind: "field"; name: string }
@@ -107,7 +109,7 @@ export function evaluate(steps: readonly Step[], root: unknown): unknown[] {
     const next: unknown[] = [];
     for (const value of current) {
       if (step.kind === "field") {
-        if (isRecord(value) && Object.hasOwn(value, step.name)) {
+        if (isObject(value) && Object.hasOwn(value, step.name)) {
           next.push(value[step.name]);
         }
       } else if (step.kind === "index") {
@@ -116,11 +118,11 @@ export function evaluate(steps: readonly Step[], root: unknown): unknown[] {
         if (at >= 0 && at < value.length) next.push(value[at]);
       } else if (step.kind === "all") {
         if (Array.isArray(value)) next.push(...value);
-        else if (isRecord(value)) next.push(...Object.values(value));
+        else if (isObject(value)) next.push(...Object.values(value));
       } else {
         const items = Array.isArray(value)
           ? value
-          : isRecord(value)
+          : isObject(value)
           ? Object.values(value)
           : [];
         for (const item of items) {
@@ -156,8 +158,4 @@ function compare(left: unknown, op: string, right: unknown): boolean {
     default:
       return left >= right;
   }
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }

@@ -22,7 +22,7 @@ import {
   valueAt,
   within,
 } from "./_fields.ts";
-import { deepEqual } from "./_patch.ts";
+import { jsonEqual } from "../_internal/json.ts";
 
 /** One manager's fields. */
 export interface Entry {
@@ -173,7 +173,7 @@ export function applyConfig(
       const last = path[path.length - 1]!;
       if (last.startsWith("k:") || last.startsWith("v:")) continue;
       if (
-        !deepEqual(valueAt(applied, path, schema), valueAt(live, path, schema))
+        !jsonEqual(valueAt(applied, path, schema), valueAt(live, path, schema))
       ) {
         conflicts.push([entry, p]);
       }

@@ -11,10 +11,7 @@ export const JSON_HEADERS: Readonly<Record<string, string>> = {
   "content-type": "application/json",
 };
 
-/** Whether a value is a JSON object (not `null`, not an array). */
-export function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
+export { isObject } from "../_internal/json.ts";
 
 /** `v1` or `group/version`, as an object of the resource names its version. */
 export function apiVersionOf(resource: RegisteredResource): string {

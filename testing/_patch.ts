@@ -4,6 +4,7 @@
  * @module
  */
 
+import { isObject, jsonEqual } from "../_internal/json.ts";
 import { own, setOwn } from "../_internal/own.ts";
 
 /** A JSON value. */
@@ -15,29 +16,9 @@ export type Json =
   | Json[]
   | { [key: string]: Json };
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
 /** Deep copy of a JSON value. */
 export function clone<T>(value: T): T {
   return value === undefined ? value : JSON.parse(JSON.stringify(value));
-}
-
-/** Whether two JSON values are equal. */
-export function deepEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (Array.isArray(a)) {
-    return Array.isArray(b) && a.length === b.length &&
-      a.every((v, i) => deepEqual(v, b[i]));
-  }
-  if (isObject(a) && isObject(b)) {
-    const ka = Object.keys(a).filter((k) => a[k] !== undefined);
-    const kb = Object.keys(b).filter((k) => b[k] !== undefined);
-    return ka.length === kb.length &&
-      ka.every((k) => Object.hasOwn(b, k) && deepEqual(a[k], b[k]));
-  }
-  return false;
 }
 
 /**
@@ -188,7 +169,7 @@ export function jsonPatch(target: unknown, patch: unknown): unknown {
         break;
       }
       case "test":
-        if (!deepEqual(get(doc, path), op.value)) {
+        if (!jsonEqual(get(doc, path), op.value)) {
           throw new PatchError(`testing value ${path} failed: test failed`);
         }
         break;

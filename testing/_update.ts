@@ -9,7 +9,8 @@ import { secretData } from "./_secrets.ts";
 import { BUILT_IN_RESOURCES } from "./_registry.ts";
 import { validateMetadata } from "./_validation.ts";
 import type { KubeObject, ObjectMeta } from "../apiclient/types.ts";
-import { clone, deepEqual, jsonPatch, mergePatch } from "./_patch.ts";
+import { clone, jsonPatch, mergePatch } from "./_patch.ts";
+import { jsonEqual } from "../_internal/json.ts";
 import {
   badRequest,
   conflict,
@@ -343,7 +344,7 @@ export function commitObject(
   state.admission?.validate(resource, next, old);
   const dryRun = query.get("dryRun") === "All";
   if (!dryRun) state.owners.set(uid, owners);
-  if (deepEqual(next, old)) return old;
+  if (jsonEqual(next, old)) return old;
   if (dryRun) return next;
   if (
     next.metadata.deletionTimestamp &&
@@ -389,7 +390,7 @@ function specChanged(
   const keys = new Set([...Object.keys(old), ...Object.keys(next)]);
   for (const key of keys) {
     if (skip.has(key)) continue;
-    if (!deepEqual(old[key], next[key])) return true;
+    if (!jsonEqual(old[key], next[key])) return true;
   }
   return false;
 }

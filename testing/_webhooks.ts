@@ -26,7 +26,8 @@ import { decodeObject } from "./_create.ts";
 import { defaultDefinition, isDefinitions } from "./_crd.ts";
 import { failureResponse, type Received, route } from "./_dispatch.ts";
 import { resourceKey, storeKey } from "./_objects.ts";
-import { clone, deepEqual } from "./_patch.ts";
+import { clone } from "./_patch.ts";
+import { jsonEqual } from "../_internal/json.ts";
 import { parseRoute, type Route } from "./_route.ts";
 import { servedVersion, view } from "./_served.ts";
 import type { AdmissionHooks, ServerState } from "./_state.ts";
@@ -266,7 +267,7 @@ class Write {
         let changed = false;
         if (answer.object !== undefined) {
           const next = this.#redecode(answer.object);
-          changed = !deepEqual(next, candidate);
+          changed = !jsonEqual(next, candidate);
           candidate = next;
         }
         if (round === 1 && changed) {
