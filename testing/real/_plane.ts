@@ -8,7 +8,11 @@
  * @module
  */
 
-import { CONTROL_PLANE_ENV, RealControlPlane } from "../real_control_plane.ts";
+import {
+  CONTROL_PLANE_ENV,
+  RealControlPlane,
+  type RealControlPlaneOptions,
+} from "../real_control_plane.ts";
 import { first, runnable, type Unmet } from "../../tools/needs.ts";
 
 /** Whether a binary is configured. */
@@ -43,17 +47,21 @@ export function suite(
     timeout?: number;
     /** What else the steps need that this machine lacks (e.g. kubectl). */
     unmet?: Unmet | undefined;
+    /** More options of the control plane (users, audit level). */
+    plane?: RealControlPlaneOptions | undefined;
   } = {},
 ): void {
   const unmet = first(AVAILABLE ? undefined : NO_PLANE, options.unmet);
   if (!runnable(`real-server suite "${name}"`, unmet)) return;
   Deno.test({
     name: `${name} (real kube-apiserver)`,
+    ...(options.timeout === undefined ? {} : { timeout: options.timeout }),
     // A real server runs real time: the steps wait on real timers.
     sanitizeOps: false,
     sanitizeResources: false,
     async fn(t): Promise<void> {
       await using plane = await RealControlPlane.start({
+        ...options.plane,
         noWatchCache: options.noWatchCache ?? false,
       });
       const admin = plane.client();
