@@ -24,6 +24,23 @@ export const NO_PLANE: Unmet = {
   how: "deno task control-plane:build (needs Go), then deno task test:unit",
 };
 
+/** Lets group liken:users do anything (the test's users, nothing else). */
+export const BIND_USERS = {
+  apiVersion: "rbac.authorization.k8s.io/v1",
+  kind: "ClusterRoleBinding",
+  metadata: { name: "liken-users-admin" },
+  roleRef: {
+    apiGroup: "rbac.authorization.k8s.io",
+    kind: "ClusterRole",
+    name: "cluster-admin",
+  },
+  subjects: [{
+    apiGroup: "rbac.authorization.k8s.io",
+    kind: "Group",
+    name: "liken:users",
+  }],
+};
+
 /** What each step gets. */
 export interface Context {
   /** The running control plane. */

@@ -2,27 +2,10 @@
 // starts again over the same etcd, certificates and tokens while a client
 // stays up, and each user's token shows in the audit log under its name.
 import assert from "node:assert/strict";
-import { suite } from "./_plane.ts";
+import { BIND_USERS, suite } from "./_plane.ts";
 import { eventually } from "./_eventually.ts";
 
 const USERS = ["replica-a", "replica-b"];
-
-/** Lets group liken:users do anything (the test's users, nothing else). */
-export const BIND_USERS = {
-  apiVersion: "rbac.authorization.k8s.io/v1",
-  kind: "ClusterRoleBinding",
-  metadata: { name: "liken-users-admin" },
-  roleRef: {
-    apiGroup: "rbac.authorization.k8s.io",
-    kind: "ClusterRole",
-    name: "cluster-admin",
-  },
-  subjects: [{
-    apiGroup: "rbac.authorization.k8s.io",
-    kind: "Group",
-    name: "liken:users",
-  }],
-};
 
 suite("control-plane restarts", [
   [
