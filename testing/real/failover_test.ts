@@ -32,6 +32,7 @@ import { chaosSetting, seeded } from "../../_internal/_chaos_test_util.ts";
 import { type Fault, FaultProxy, script } from "./_fault_proxy.ts";
 import { eventually, kubectl } from "./_eventually.ts";
 import { BIND_USERS, suite } from "./_plane.ts";
+import { judge, type Judged } from "./_audit.ts";
 import { tool } from "../../tools/needs.ts";
 import type { RealControlPlane } from "../real_control_plane.ts";
 
@@ -50,86 +51,6 @@ const GREETINGS = 4;
 const BEYOND = chaosSetting("beyond", "CHAOS_BEYOND", 0) === 1;
 const MANIFESTS = new URL("../../examples/manifests/", import.meta.url)
   .pathname;
-
-/** One line of the audit log, the fields judged. */
-interface AuditEvent {
-  stage: string;
-  verb: string;
-  user: { username: string };
-  objectRef?: { resource?: string; name?: string; namespace?: string };
-  responseStatus?: { code?: number };
-  responseObject?: {
-    metadata?: { resourceVersion?: string };
-    spec?: { holderIdentity?: string };
-  };
-  stageTimestamp: string;
-}
-
-const WRITES = new Set(["create", "update", "patch", "delete"]);
-
-/** What the audit log shows of one seed. */
-export interface Judged {
-  writes: number;
-  acquisitions: number;
-  violations: string[];
-  /** Longest gap between a holder's last renewal and the next acquisition. */
-  worstFailoverMs: number;
-  /** The Lease's holders in order, with the seconds since the first write. */
-  holders: string[];
-}
-
-/**
- * Judges the accepted writes of the replicas in `namespace` (and their
- * Lease there), ordered by the resourceVersion each produced.
- */
-export function judge(lines: string[], namespace: string): Judged {
-  const writes = lines.map((l) => JSON.parse(l) as AuditEvent).filter((e) =>
-    e.stage === "ResponseComplete" && WRITES.has(e.verb) &&
-    e.user.username.startsWith("replica-") &&
-    e.objectRef?.namespace === namespace &&
-    (e.responseStatus?.code ?? 0) < 300 &&
-    e.responseObject?.metadata?.resourceVersion !== undefined
-  ).map((e) => ({
-    e,
-    rv: BigInt(e.responseObject!.metadata!.resourceVersion!),
-  })).sort((a, b) => (a.rv < b.rv ? -1 : a.rv > b.rv ? 1 : 0));
-  let holder: string | undefined;
-  let renewedAt = 0;
-  let acquisitions = 0;
-  let worst = 0;
-  const violations: string[] = [];
-  const holders: string[] = [];
-  const t0 = writes.length ? Date.parse(writes[0]!.e.stageTimestamp) : 0;
-  for (const { e, rv } of writes) {
-    const user = e.user.username;
-    const at = Date.parse(e.stageTimestamp);
-    const lease = e.objectRef?.resource === "leases" &&
-      e.objectRef.name === OPERATOR;
-    if (lease && e.responseObject?.spec?.holderIdentity) {
-      if (holder !== user) {
-        holders.push(`${user}@${((at - t0) / 1000).toFixed(1)}s`);
-        acquisitions++;
-        if (holder !== undefined) worst = Math.max(worst, at - renewedAt);
-        holder = user;
-      }
-      renewedAt = at;
-      continue;
-    }
-    if (lease) continue; // A release by the holder.
-    if (user !== holder) {
-      violations.push(
-        `${user} ${e.verb} ${e.objectRef?.resource}/${e.objectRef?.name} at rv ${rv} while ${holder} held the Lease`,
-      );
-    }
-  }
-  return {
-    writes: writes.length,
-    acquisitions,
-    violations,
-    worstFailoverMs: worst,
-    holders,
-  };
-}
 
 /** A replica that restarts (as its pod would) after it loses the Lease. */
 function replica(
