@@ -56,6 +56,7 @@ export function judge(
     rv: BigInt(e.responseObject!.metadata!.resourceVersion!),
   })).sort((a, b) => (a.rv < b.rv ? -1 : a.rv > b.rv ? 1 : 0));
   let holder: string | undefined;
+  let identity: string | undefined;
   let renewedAt = 0;
   let acquisitions = 0;
   let worst = 0;
@@ -67,11 +68,15 @@ export function judge(
     const at = Date.parse(e.stageTimestamp);
     const lease = e.objectRef?.resource === "leases" &&
       e.objectRef.name === leaseName;
-    if (lease && e.responseObject?.spec?.holderIdentity) {
-      if (holder !== user) {
-        holders.push(`${user}@${((at - t0) / 1000).toFixed(1)}s`);
+    const holds = lease ? e.responseObject?.spec?.holderIdentity : undefined;
+    if (holds) {
+      // An acquisition is a new identity (a replaced pod of the same
+      // replica has one too); writes are told apart by user (token).
+      if (identity !== holds) {
+        holders.push(`${holds}@${((at - t0) / 1000).toFixed(1)}s`);
         acquisitions++;
-        if (holder !== undefined) worst = Math.max(worst, at - renewedAt);
+        if (identity !== undefined) worst = Math.max(worst, at - renewedAt);
+        identity = holds;
         holder = user;
       }
       renewedAt = at;

@@ -26,7 +26,7 @@ if (SLOW) {
         });
         const admin = plane.client();
         const path = `/api/v1/namespaces/${namespace}/configmaps`;
-        const errors: { at: number; name: string }[] = [];
+        const errors: { at: number; name: string; message: string }[] = [];
         const { promise: synced, resolve } = Promise.withResolvers<void>();
         await using configMaps = new Collection(client, {
           version: "v1",
@@ -36,7 +36,11 @@ if (SLOW) {
           synced: resolve,
           heartbeatTimeout: HEARTBEAT,
           onError: (error) =>
-            void errors.push({ at: Date.now(), name: (error as Error).name }),
+            void errors.push({
+              at: Date.now(),
+              name: (error as Error).name,
+              message: (error as Error).message.slice(0, 300),
+            }),
         });
         await synced;
         // Let the first periodic bookmark arrive (about a minute), which
@@ -60,7 +64,7 @@ if (SLOW) {
         const noticed = errors.find((e) => e.at >= start);
         const figures = {
           noticedMs: noticed && noticed.at - start,
-          noticedAs: noticed?.name,
+          noticedAs: noticed && `${noticed.name}: ${noticed.message}`,
           recoveredMs: seen && seen - start,
           newConnections: proxy.connections().filter((id) =>
             !stalled.includes(id)
