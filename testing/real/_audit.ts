@@ -34,6 +34,8 @@ export interface Judged {
   worstFailoverMs: number;
   /** The Lease's holders in order, with the seconds since the first write. */
   holders: string[];
+  /** Writes that changed nothing (they answered an existing version). */
+  noops: number;
 }
 
 /**
@@ -59,11 +61,23 @@ export function judge(
   let identity: string | undefined;
   let renewedAt = 0;
   let acquisitions = 0;
+  let noops = 0;
   let worst = 0;
   const violations: string[] = [];
   const holders: string[] = [];
+  // A write that changes nothing (a server-side apply of the same fields)
+  // answers the object's current resourceVersion: it produced none, so it
+  // is not judged (its rv is that of the write that did).
+  const produced = new Set<string>();
   const t0 = writes.length ? Date.parse(writes[0]!.e.stageTimestamp) : 0;
   for (const { e, rv } of writes) {
+    const ref = e.objectRef!;
+    const key = `${ref.resource}/${ref.namespace}/${ref.name}@${rv}`;
+    if (ref.name !== undefined && produced.has(key)) {
+      noops++;
+      continue;
+    }
+    produced.add(key);
     const user = e.user.username;
     const at = Date.parse(e.stageTimestamp);
     const lease = e.objectRef?.resource === "leases" &&
@@ -90,10 +104,11 @@ export function judge(
     }
   }
   return {
-    writes: writes.length,
+    writes: writes.length - noops,
     acquisitions,
     violations,
     worstFailoverMs: worst,
     holders,
+    noops,
   };
 }

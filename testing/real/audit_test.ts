@@ -61,3 +61,16 @@ Deno.test("the judge reports a write accepted after another's acquisition", () =
     /replica-0 patch configmaps\/late at rv 31/,
   );
 });
+
+Deno.test("a write that changed nothing is not judged", () => {
+  const judged = judge([
+    line("replica-0", 10, 0, { lease: "replica-0-0" }),
+    line("replica-0", 11, 1_000, { name: "same" }),
+    line("replica-1", 30, 40_000, { lease: "replica-1-0" }),
+    // replica-1's no-op apply answers the version replica-0 produced.
+    line("replica-1", 11, 41_000, { name: "same" }),
+  ], NS);
+  assert.deepEqual(judged.violations, []);
+  assert.equal(judged.noops, 1);
+  assert.equal(judged.writes, 3);
+});

@@ -225,8 +225,16 @@ async function runSeed(
   }
   const audit = (await Deno.readTextFile(plane.ready.auditLog)).split("\n")
     .filter(Boolean);
+  const judged = judge(audit, namespace);
+  if (judged.violations.length > 0) {
+    // Kept for the post-mortem: this seed's lines of the audit log.
+    await Deno.writeTextFile(
+      `${plane.ready.dir}/../audit-seed-${seed}.jsonl`,
+      audit.filter((l) => l.includes(`"namespace":"${namespace}"`)).join("\n"),
+    ).catch(() => {});
+  }
   return {
-    ...judge(audit, namespace),
+    ...judged,
     faults,
     restarts,
     exits: exits.length,
