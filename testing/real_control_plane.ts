@@ -35,6 +35,16 @@ export interface ReadyLine {
   version: string;
   /** How long the start took, in milliseconds. */
   startupMillis: number;
+  /** A bearer token per user of {@linkcode RealControlPlaneOptions.users}. */
+  users?: Record<string, string> | undefined;
+}
+
+/** What a restart of the API server measured. */
+export interface Restarted {
+  /** How long the old process took to exit, in milliseconds. */
+  stopMillis: number;
+  /** From its exit until the new one answered `/readyz`, in milliseconds. */
+  readyMillis: number;
 }
 
 /** Options of {@linkcode RealControlPlane.start}. */
@@ -52,6 +62,13 @@ export interface RealControlPlaneOptions {
   apiserverArgs?: readonly string[] | undefined;
   /** Give up when it is not ready within this many ms. Default 180 000. */
   timeout?: number | undefined;
+  /**
+   * Users with a static bearer token each (in group `liken:users`), such as
+   * one per replica, so that the audit log tells them apart.
+   */
+  users?: readonly string[] | undefined;
+  /** The audit level of every request. Default `Metadata`. */
+  auditLevel?: "Metadata" | "Request" | "RequestResponse" | undefined;
 }
 
 /**
@@ -100,6 +117,8 @@ export class RealControlPlane implements AsyncDisposable {
   #child: Deno.ChildProcess;
   #http: Deno.HttpClient;
   #stopped: Promise<void> | undefined;
+  #answers: ((line: string | undefined) => void)[] = [];
+  #restarting: Promise<unknown> = Promise.resolve();
 
   private constructor(
     child: Deno.ChildProcess,
@@ -144,6 +163,8 @@ export class RealControlPlane implements AsyncDisposable {
     for (const arg of options.apiserverArgs ?? []) {
       args.push(`--apiserver-arg=${arg}`);
     }
+    for (const user of options.users ?? []) args.push(`--user=${user}`);
+    if (options.auditLevel) args.push(`--audit-level=${options.auditLevel}`);
     let child: Deno.ChildProcess;
     try {
       child = new Deno.Command(binary, {
@@ -185,12 +206,14 @@ export class RealControlPlane implements AsyncDisposable {
         const at = buffer.indexOf("\n");
         if (at === -1) continue;
         const ready = JSON.parse(buffer.slice(0, at)) as ReadyLine;
-        // Keep reading stdout so the child never blocks on a full pipe.
-        void drain(lines);
         const pem = ready.ca.startsWith("-----BEGIN")
           ? ready.ca
           : await Deno.readTextFile(ready.ca);
-        return new RealControlPlane(child, ready, pem);
+        const plane = new RealControlPlane(child, ready, pem);
+        // Keep reading stdout (the child never blocks on a full pipe): each
+        // later line answers a command, in order.
+        void plane.#read(lines, buffer.slice(at + 1));
+        return plane;
       }
     } catch (error) {
       await kill(child);
@@ -292,6 +315,60 @@ export class RealControlPlane implements AsyncDisposable {
     }
   }
 
+  async #read(
+    lines: ReadableStreamDefaultReader<string>,
+    buffer: string,
+  ): Promise<void> {
+    try {
+      for (;;) {
+        let at: number;
+        while ((at = buffer.indexOf("\n")) !== -1) {
+          this.#answers.shift()?.(buffer.slice(0, at));
+          buffer = buffer.slice(at + 1);
+        }
+        const { done, value } = await lines.read();
+        if (done) break;
+        buffer += value;
+      }
+    } catch {
+      // The child ended.
+    }
+    for (const answer of this.#answers.splice(0)) answer(undefined);
+  }
+
+  /**
+   * Stops kube-apiserver alone and starts it again with the same flags,
+   * certificates, tokens and port, over the same etcd (whose data stays):
+   * clients stay up and see their connections end. Resolves once the new
+   * one answers `/readyz`.
+   *
+   * @param options `kill`: SIGKILL (a crash) rather than SIGTERM (an
+   * orderly shutdown, which waits for requests in flight).
+   */
+  restartApiserver(options: { kill?: boolean } = {}): Promise<Restarted> {
+    const run = this.#restarting.then(() =>
+      new Promise<Restarted>((resolve, reject) => {
+        this.#answers.push((line) => {
+          if (line === undefined) {
+            reject(new Error("The control plane ended during a restart"));
+            return;
+          }
+          const answer = JSON.parse(line) as Restarted & { error?: string };
+          if (answer.error) {
+            reject(new Error(`Restarting the API server: ${answer.error}`));
+          } else resolve(answer);
+        });
+        const command = `restart apiserver${options.kill ? " kill" : ""}\n`;
+        const writer = this.#child.stdin.getWriter();
+        writer.write(new TextEncoder().encode(command)).finally(() =>
+          writer.releaseLock()
+        ).catch(reject);
+      })
+    );
+    this.#restarting = run.catch(() => {});
+    return run;
+  }
+
   /** Stops every process of the control plane. Safe to call more than once. */
   stop(): Promise<void> {
     this.#stopped ??= (async () => {
@@ -335,16 +412,4 @@ function collect(stream: ReadableStream<Uint8Array>): () => string {
     }),
   ).catch(() => {});
   return () => text;
-}
-
-async function drain(
-  reader: ReadableStreamDefaultReader<string>,
-): Promise<void> {
-  try {
-    while (!(await reader.read()).done) {
-      // Discard.
-    }
-  } catch {
-    // The child ended.
-  }
 }

@@ -8,7 +8,11 @@
  * @module
  */
 
-import { CONTROL_PLANE_ENV, RealControlPlane } from "../real_control_plane.ts";
+import {
+  CONTROL_PLANE_ENV,
+  RealControlPlane,
+  type RealControlPlaneOptions,
+} from "../real_control_plane.ts";
 import { first, runnable, type Unmet } from "../../tools/needs.ts";
 
 /** Whether a binary is configured. */
@@ -18,6 +22,23 @@ export const NO_PLANE: Unmet = {
   why:
     `no real control plane (${CONTROL_PLANE_ENV} is unset: \`deno task test:unit\` builds it when Go 1.26+ is on PATH)`,
   how: "deno task control-plane:build (needs Go), then deno task test:unit",
+};
+
+/** Lets group liken:users do anything (the test's users, nothing else). */
+export const BIND_USERS = {
+  apiVersion: "rbac.authorization.k8s.io/v1",
+  kind: "ClusterRoleBinding",
+  metadata: { name: "liken-users-admin" },
+  roleRef: {
+    apiGroup: "rbac.authorization.k8s.io",
+    kind: "ClusterRole",
+    name: "cluster-admin",
+  },
+  subjects: [{
+    apiGroup: "rbac.authorization.k8s.io",
+    kind: "Group",
+    name: "liken:users",
+  }],
 };
 
 /** What each step gets. */
@@ -43,17 +64,21 @@ export function suite(
     timeout?: number;
     /** What else the steps need that this machine lacks (e.g. kubectl). */
     unmet?: Unmet | undefined;
+    /** More options of the control plane (users, audit level). */
+    plane?: RealControlPlaneOptions | undefined;
   } = {},
 ): void {
   const unmet = first(AVAILABLE ? undefined : NO_PLANE, options.unmet);
   if (!runnable(`real-server suite "${name}"`, unmet)) return;
   Deno.test({
     name: `${name} (real kube-apiserver)`,
+    ...(options.timeout === undefined ? {} : { timeout: options.timeout }),
     // A real server runs real time: the steps wait on real timers.
     sanitizeOps: false,
     sanitizeResources: false,
     async fn(t): Promise<void> {
       await using plane = await RealControlPlane.start({
+        ...options.plane,
         noWatchCache: options.noWatchCache ?? false,
       });
       const admin = plane.client();

@@ -22,6 +22,7 @@ type pki struct {
 	caPEM            []byte
 	adminToken       string
 	controllersToken string
+	userTokens       map[string]string
 	caFile           string
 	caKeyFile        string
 	servingCertFile  string
@@ -78,8 +79,9 @@ func issue(ca *x509.Certificate, caKey *ecdsa.PrivateKey, tmpl *x509.Certificate
 	return writePEM(keyFile, "PRIVATE KEY", keyDER, 0o600)
 }
 
-func makePKI(dir string) (*pki, error) {
+func makePKI(dir string, users []string) (*pki, error) {
 	p := &pki{
+		userTokens:       map[string]string{},
 		caFile:           filepath.Join(dir, "ca.crt"),
 		caKeyFile:        filepath.Join(dir, "ca.key"),
 		servingCertFile:  filepath.Join(dir, "apiserver.crt"),
@@ -174,6 +176,12 @@ func makePKI(dir string) (*pki, error) {
 	// their own user so the audit log tells their requests apart.
 	tokens := p.adminToken + `,admin,admin,"system:masters"` + "\n" +
 		p.controllersToken + `,system:kube-controller-manager,kube-controller-manager,"system:masters"` + "\n"
+	// A token per --user (for example one per replica of an operator, so
+	// the audit log tells the replicas apart), in a group a test can bind.
+	for _, user := range users {
+		p.userTokens[user] = randomHex(24)
+		tokens += p.userTokens[user] + "," + user + "," + user + `,"liken:users"` + "\n"
+	}
 	if err := os.WriteFile(p.tokenAuthFile, []byte(tokens), 0o600); err != nil {
 		return nil, err
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"crypto/tls"
 	"crypto/x509"
@@ -43,7 +44,8 @@ func (m *multiFlag) String() string     { return strings.Join(*m, " ") }
 func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
 
 // readyLine is printed once, as one JSON line on stdout, when the control
-// plane serves requests. Nothing else is ever written to stdout.
+// plane serves requests. After it, stdout carries only the answers to
+// commands read from stdin (restartedLine).
 type readyLine struct {
 	Ready              bool   `json:"ready"`
 	Server             string `json:"server"`
@@ -57,6 +59,18 @@ type readyLine struct {
 	Version            string `json:"version"`
 	Pid                int    `json:"pid"`
 	StartupMillis      int64  `json:"startupMillis"`
+	// Users holds a bearer token per --user name (group liken:users).
+	Users map[string]string `json:"users,omitempty"`
+}
+
+// restartedLine answers a "restart" command on stdout, one JSON line.
+type restartedLine struct {
+	Restarted string `json:"restarted"`
+	Error     string `json:"error,omitempty"`
+	// StopMillis is how long the old process took to exit, ReadyMillis how
+	// long from its exit until the new one answered /readyz.
+	StopMillis  int64 `json:"stopMillis"`
+	ReadyMillis int64 `json:"readyMillis"`
 }
 
 func logf(format string, args ...any) {
@@ -71,6 +85,10 @@ type child struct {
 	stdin io.WriteCloser // closing it asks the child to exit
 	done  chan struct{}
 	err   error
+	args  []string
+	// replaced marks a child stopped on purpose by a restart: its exit is
+	// not a failure.
+	replaced bool
 }
 
 func startChild(name, logPath string, args []string) (*child, error) {
@@ -78,7 +96,8 @@ func startChild(name, logPath string, args []string) (*child, error) {
 	if err != nil {
 		return nil, err
 	}
-	logFile, err := os.Create(logPath)
+	// Appending: a restarted component keeps the log of its predecessor.
+	logFile, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		return nil, err
 	}
@@ -102,7 +121,7 @@ func startChild(name, logPath string, args []string) (*child, error) {
 		logFile.Close()
 		return nil, err
 	}
-	c := &child{name: name, log: logPath, cmd: cmd, stdin: stdin, done: make(chan struct{})}
+	c := &child{name: name, log: logPath, cmd: cmd, stdin: stdin, done: make(chan struct{}), args: args}
 	go func() {
 		c.err = cmd.Wait()
 		logFile.Close()
@@ -277,7 +296,8 @@ func runMain(args []string) int {
 	controllers := fs.String("controllers", defaultControllers, "kube-controller-manager --controllers; empty: no controller manager")
 	watchStdin := fs.String("watch-stdin", "auto", "exit when stdin closes: auto (when stdin is a pipe or socket), true, false")
 	readyTimeout := fs.Duration("ready-timeout", 3*time.Minute, "give up if not ready by then")
-	var apiExtra, cmExtra multiFlag
+	var apiExtra, cmExtra, users multiFlag
+	fs.Var(&users, "user", "a user with a static bearer token of its own, in group liken:users (repeatable)")
 	fs.Var(&apiExtra, "apiserver-arg", "extra kube-apiserver flag (repeatable), e.g. --apiserver-arg=--v=2")
 	fs.Var(&cmExtra, "controllers-arg", "extra kube-controller-manager flag (repeatable)")
 	if err := fs.Parse(args); err != nil {
@@ -294,9 +314,17 @@ func runMain(args []string) int {
 		s := <-sigs
 		cancel(fmt.Errorf("received %s", s))
 	}()
+	// Commands arrive as lines on stdin ("restart apiserver" stops the
+	// apiserver by SIGTERM, "restart apiserver kill" by SIGKILL, and starts
+	// it again with the same flags); they run on the main goroutine, whose
+	// thread forks the children (Pdeathsig).
+	commands := make(chan string)
 	if stdinIsWatched(*watchStdin) {
 		go func() {
-			_, _ = io.Copy(io.Discard, os.Stdin)
+			scanner := bufio.NewScanner(os.Stdin)
+			for scanner.Scan() {
+				commands <- strings.TrimSpace(scanner.Text())
+			}
 			cancel(errors.New("stdin closed"))
 		}()
 	}
@@ -347,7 +375,7 @@ func runMain(args []string) int {
 		return 1
 	}
 
-	p, err := makePKI(dir)
+	p, err := makePKI(dir, users)
 	if err != nil {
 		return fail("generating certificates: %v", err)
 	}
@@ -468,19 +496,75 @@ func runMain(args []string) int {
 		Kubeconfig: kubeconfig, Token: p.adminToken, CA: p.caFile, Etcd: etcdURL,
 		Dir: dir, AuditLog: first.auditLog, Version: version.Get().GitVersion,
 		Pid: os.Getpid(), StartupMillis: time.Since(start).Milliseconds(),
+		Users: p.userTokens,
 	})
 	fmt.Println(string(line))
 
-	select {
-	case <-ctx.Done():
-		logf("stopping: %v", context.Cause(ctx))
-		shutdown()
-		return 0
-	case c := <-died:
-		c.tail()
-		return fail("%s exited unexpectedly: %v", c.name, c.err)
-	case err := <-etcd.Err():
-		return fail("etcd failed: %v", err)
+	restart := func(command string) restartedLine {
+		fields := strings.Fields(command)
+		if len(fields) < 2 || fields[0] != "restart" {
+			return restartedLine{Error: "unknown command"}
+		}
+		answer := restartedLine{Restarted: fields[1]}
+		at := -1
+		for i, c := range children {
+			if c.name == fields[1] && strings.HasPrefix(c.name, "apiserver") {
+				at = i
+			}
+		}
+		if at == -1 {
+			answer.Error = "no such apiserver"
+			return answer
+		}
+		old := children[at]
+		old.replaced = true
+		began := time.Now()
+		if len(fields) > 2 && fields[2] == "kill" {
+			_ = old.cmd.Process.Kill()
+			<-old.done
+		} else {
+			old.stop(30 * time.Second)
+		}
+		answer.StopMillis = time.Since(began).Milliseconds()
+		began = time.Now()
+		c, err := startChild(old.name, old.log, old.args)
+		if err != nil {
+			answer.Error = err.Error()
+			return answer
+		}
+		children[at] = c
+		go func() { <-c.done; died <- c }()
+		url := server
+		if old.name != "apiserver" {
+			url = serverNoWC
+		}
+		readyCtx, cancelReady := context.WithTimeout(ctx, 2*time.Minute)
+		defer cancelReady()
+		if err := poll(readyCtx, client, p.adminToken, url+"/readyz", nil); err != nil {
+			answer.Error = err.Error()
+		}
+		answer.ReadyMillis = time.Since(began).Milliseconds()
+		return answer
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			logf("stopping: %v", context.Cause(ctx))
+			shutdown()
+			return 0
+		case c := <-died:
+			if c.replaced {
+				continue
+			}
+			c.tail()
+			return fail("%s exited unexpectedly: %v", c.name, c.err)
+		case command := <-commands:
+			answer, _ := json.Marshal(restart(command))
+			fmt.Println(string(answer))
+			continue
+		case err := <-etcd.Err():
+			return fail("etcd failed: %v", err)
+		}
 	}
 }
 

@@ -1,0 +1,114 @@
+/**
+ * Judging a chaos seed from the real API server's audit log (RequestResponse
+ * level): the accepted writes of the replicas, ordered by the
+ * resourceVersion each produced (etcd's revision: one order over every
+ * object), never by timestamps.
+ *
+ * @module
+ */
+
+import { OPERATOR } from "../../examples/greeting.ts";
+
+/** One line of the audit log, the fields judged. */
+interface AuditEvent {
+  stage: string;
+  verb: string;
+  user: { username: string };
+  objectRef?: { resource?: string; name?: string; namespace?: string };
+  responseStatus?: { code?: number };
+  responseObject?: {
+    metadata?: { resourceVersion?: string };
+    spec?: { holderIdentity?: string };
+  };
+  stageTimestamp: string;
+}
+
+const WRITES = new Set(["create", "update", "patch", "delete"]);
+
+/** What the audit log shows of one seed. */
+export interface Judged {
+  writes: number;
+  acquisitions: number;
+  violations: string[];
+  /** Longest gap between a holder's last renewal and the next acquisition. */
+  worstFailoverMs: number;
+  /** The Lease's holders in order, with the seconds since the first write. */
+  holders: string[];
+  /** Writes that changed nothing (they answered an existing version). */
+  noops: number;
+}
+
+/**
+ * Judges the accepted writes of the replicas in `namespace` (and their
+ * Lease there), ordered by the resourceVersion each produced.
+ */
+export function judge(
+  lines: readonly string[],
+  namespace: string,
+  leaseName: string = OPERATOR,
+): Judged {
+  const writes = lines.map((l) => JSON.parse(l) as AuditEvent).filter((e) =>
+    e.stage === "ResponseComplete" && WRITES.has(e.verb) &&
+    e.user.username.startsWith("replica-") &&
+    e.objectRef?.namespace === namespace &&
+    (e.responseStatus?.code ?? 0) < 300 &&
+    e.responseObject?.metadata?.resourceVersion !== undefined
+  ).map((e) => ({
+    e,
+    rv: BigInt(e.responseObject!.metadata!.resourceVersion!),
+  })).sort((a, b) => (a.rv < b.rv ? -1 : a.rv > b.rv ? 1 : 0));
+  let holder: string | undefined;
+  let identity: string | undefined;
+  let renewedAt = 0;
+  let acquisitions = 0;
+  let noops = 0;
+  let worst = 0;
+  const violations: string[] = [];
+  const holders: string[] = [];
+  // A write that changes nothing (a server-side apply of the same fields)
+  // answers the object's current resourceVersion: it produced none, so it
+  // is not judged (its rv is that of the write that did).
+  const produced = new Set<string>();
+  const t0 = writes.length ? Date.parse(writes[0]!.e.stageTimestamp) : 0;
+  for (const { e, rv } of writes) {
+    const ref = e.objectRef!;
+    const key = `${ref.resource}/${ref.namespace}/${ref.name}@${rv}`;
+    if (ref.name !== undefined && produced.has(key)) {
+      noops++;
+      continue;
+    }
+    produced.add(key);
+    const user = e.user.username;
+    const at = Date.parse(e.stageTimestamp);
+    const lease = e.objectRef?.resource === "leases" &&
+      e.objectRef.name === leaseName;
+    const holds = lease ? e.responseObject?.spec?.holderIdentity : undefined;
+    if (holds) {
+      // An acquisition is a new identity (a replaced pod of the same
+      // replica has one too); writes are told apart by user (token).
+      if (identity !== holds) {
+        holders.push(`${holds}@${((at - t0) / 1000).toFixed(1)}s`);
+        acquisitions++;
+        if (identity !== undefined) worst = Math.max(worst, at - renewedAt);
+        identity = holds;
+        holder = user;
+      }
+      renewedAt = at;
+      continue;
+    }
+    if (lease) continue; // A release by the holder.
+    if (user !== holder) {
+      violations.push(
+        `${user} ${e.verb} ${e.objectRef?.resource}/${e.objectRef?.name} at rv ${rv} while ${holder} held the Lease`,
+      );
+    }
+  }
+  return {
+    writes: writes.length - noops,
+    acquisitions,
+    violations,
+    worstFailoverMs: worst,
+    holders,
+    noops,
+  };
+}
