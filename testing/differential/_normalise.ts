@@ -209,8 +209,43 @@ function escape(text: string): string {
 export function canonical(steps: Step[]): Step[] {
   return orderCauses(steps).map((step) => ({
     ...step,
-    body: orderManagedFields(step.body),
+    body: tableAges(orderManagedFields(step.body)),
   }));
+}
+
+/** The Table columns whose cells say how long ago something was. */
+const AGES = new Set(["Age", "Duration"]);
+
+/**
+ * A Table's age cells as `<age>`: they count the seconds since the object
+ * was made, so a second boundary between the create and the read (a loaded
+ * machine) changes them on either server.
+ */
+function tableAges(body: unknown): unknown {
+  const table = body as {
+    kind?: unknown;
+    columnDefinitions?: { name?: unknown }[];
+    rows?: { cells?: unknown[] }[];
+  } | null;
+  if (
+    table === null || typeof table !== "object" || table.kind !== "Table" ||
+    !Array.isArray(table.columnDefinitions) || !Array.isArray(table.rows)
+  ) return body;
+  const ages = table.columnDefinitions.flatMap((column, i) =>
+    AGES.has(String(column?.name)) ? [i] : []
+  );
+  if (ages.length === 0) return body;
+  return {
+    ...table,
+    rows: table.rows.map((row) =>
+      Array.isArray(row?.cells)
+        ? {
+          ...row,
+          cells: row.cells.map((cell, i) => ages.includes(i) ? "<age>" : cell),
+        }
+        : row
+    ),
+  };
 }
 
 interface Entry {
