@@ -55,4 +55,4 @@ export function json(
   });
 }
 
-export { failure } from "../testing/_status.ts";
+export { failure } from "../_internal/status.ts";

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import type { KubeObject } from "../apiclient/types.ts";
 import { Versions } from "../memo/mod.ts";
-import { written } from "../memo/_test_util.ts";
+import { written } from "../_internal/_memo_test_util.ts";
 import { cachedGet, cachedList, cachedPeek, Collection, view } from "./mod.ts";
 import { change, CM, harness, make } from "./_harness_test_util.ts";
 

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { flush, written } from "./_test_util.ts";
+import { flush } from "./_test_util.ts";
+import { written } from "../_internal/_memo_test_util.ts";
 import {
   ApiError,
   Client,

@@ -5,6 +5,7 @@
  *
  * @module
  */
+import type { Status } from "../apiclient/types.ts";
 import { BUILT_IN_RESOURCES } from "./_registry.ts";
 import { clone } from "./_patch.ts";
 import { bothSelectors, fieldSelector, labelSelector } from "./_selectors.ts";
@@ -178,7 +179,7 @@ export function listObjects(
     const decoded = decodeContinue(options.continue);
     if (decoded.rv > 0 && decoded.rv < store.compacted) {
       // The API server answers a token to go on from the newest version.
-      const status = failure(410, "Expired", CONTINUE_EXPIRED);
+      const status: Status = failure(410, "Expired", CONTINUE_EXPIRED);
       status.metadata = { continue: encodeContinue(-1, decoded.start) };
       throw new StatusError(status);
     }

@@ -5,36 +5,9 @@
  */
 import type { Status, StatusCause, StatusDetails } from "../apiclient/types.ts";
 import type { RegisteredResource } from "./types.ts";
+import { failure } from "../_internal/status.ts";
 
-/**
- * A Failure Status: `kind: Status`, `apiVersion: v1`, empty metadata, then
- * the message, the reason, the details when given, and the code, in the
- * order the API server writes them.
- *
- * @param code The HTTP status code, such as 404.
- * @param reason The machine-readable reason, such as `NotFound`.
- * @param message The human-readable message.
- * @param details The details, such as the name and kind of the object.
- * @returns The Status body.
- */
-export function failure(
-  code: number,
-  reason: string,
-  message: string,
-  details?: StatusDetails,
-): Status {
-  const status: Status = {
-    kind: "Status",
-    apiVersion: "v1",
-    metadata: {},
-    status: "Failure",
-    message,
-    reason,
-  };
-  if (details !== undefined) status.details = details;
-  status.code = code;
-  return status;
-}
+export { failure };
 
 /** A failure a handler throws; the router turns it into a Status answer. */
 export class StatusError extends Error {

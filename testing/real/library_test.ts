@@ -8,7 +8,7 @@ import { Lead } from "../../election/mod.ts";
 import { Recorder } from "../../events/mod.ts";
 import { cachedGet, Collection } from "../../informer/mod.ts";
 import { Versions } from "../../memo/mod.ts";
-import { written } from "../../memo/_test_util.ts";
+import { written } from "../../_internal/_memo_test_util.ts";
 import { eventually } from "./_eventually.ts";
 import { suite } from "./_plane.ts";
 

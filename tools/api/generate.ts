@@ -434,6 +434,7 @@ class Generator {
       : "";
     const head = doc(
       `${title}${kinds}, generated from the OpenAPI of Kubernetes ${RELEASE}.\n\n` +
+        "The doc of each type and field is the Kubernetes API's own description of it, as the API server's OpenAPI carries it (what `kubectl explain` prints), quoted unchanged.\n\n" +
         "Each object type `T` has a `TApply` for server-side apply (every field optional but list-map keys).\n\n@module",
       "",
       true,

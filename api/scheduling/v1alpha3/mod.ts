@@ -3,6 +3,8 @@
 /**
  * The built-in types of `scheduling/v1alpha3`, generated from the OpenAPI of Kubernetes v1.37.2.
  *
+ * The doc of each type and field is the Kubernetes API's own description of it, as the API server's OpenAPI carries it (what `kubectl explain` prints), quoted unchanged.
+ *
  * Each object type `T` has a `TApply` for server-side apply (every field optional but list-map keys).
  *
  * @module
