@@ -10,6 +10,7 @@ import {
 import type { KubeObject } from "../apiclient/types.ts";
 import { type Diagnostics, diagnostics } from "../_internal/diagnostics.ts";
 import { sleep } from "../_internal/sleep.ts";
+import { stopOnAbort } from "../_internal/signals.ts";
 import type { Lead } from "../election/lead.ts";
 import type { Recorder } from "../events/recorder.ts";
 import { STOP_TIMEOUT } from "../events/options.ts";
@@ -331,12 +332,9 @@ export class Controller<T extends KubeObject = KubeObject>
    */
   stop(options: StopOptions = {}): Promise<void> {
     const { signal } = options;
-    if (signal !== undefined) {
-      const cut = (): void => this.#cut.abort(signal.reason);
-      if (signal.aborted) cut();
-      else signal.addEventListener("abort", cut, { once: true });
-    }
+    const unlink = stopOnAbort(signal, () => this.#cut.abort(signal?.reason));
     this.#stopped ??= this.#stopOnce(options);
+    void this.#stopped.then(unlink);
     return this.#stopped;
   }
 

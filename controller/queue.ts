@@ -2,6 +2,7 @@
 // taker per key, delayed adds and per-key backoff, here on the global
 // timers so that fake clocks drive it.
 import { MAX_TIMER } from "../_internal/sleep.ts";
+import { stopOnAbort } from "../_internal/signals.ts";
 import {
   type StopOptions,
   StopTimeoutError,
@@ -390,8 +391,8 @@ export class WorkQueue implements AsyncDisposable {
       ? DEFAULT_STOP_TIMEOUT
       : given;
     let timer: ReturnType<typeof setTimeout> | undefined;
-    let onAbort = (): void => {};
-    // false: the bound ran out; otherwise the signal's reason.
+    let unlink = (): void => {};
+    // Why the wait ended early: the bound's TimeoutError or the signal's reason.
     const expired = new Promise<{ cause: unknown }>((resolve) => {
       if (timeout < MAX_TIMER) {
         timer = setTimeout(
@@ -405,16 +406,14 @@ export class WorkQueue implements AsyncDisposable {
           clamp(timeout, 0, MAX_TIMER),
         );
       }
-      onAbort = () => resolve({ cause: signal?.reason });
-      if (signal?.aborted) onAbort();
-      else signal?.addEventListener("abort", onAbort, { once: true });
+      unlink = stopOnAbort(signal, () => resolve({ cause: signal?.reason }));
     });
     const ended = await Promise.race([
       this.done.then(() => undefined),
       expired,
     ]);
     clearTimeout(timer);
-    signal?.removeEventListener("abort", onAbort);
+    unlink();
     if (ended !== undefined) {
       const keys = [...this.#processing.keys()];
       throw new StopTimeoutError(

@@ -7,7 +7,7 @@
 
 import type { Client } from "../apiclient/mod.ts";
 import { diagnostics } from "../_internal/diagnostics.ts";
-import { bounded } from "../_internal/signals.ts";
+import { bounded, stopOnAbort } from "../_internal/signals.ts";
 import { MAX_TIMER, within } from "../_internal/sleep.ts";
 import type { StopOptions } from "../_internal/stop_timeout.ts";
 import { Elector } from "./_elector.ts";
@@ -456,10 +456,8 @@ export class Lead implements AsyncDisposable {
   stop(options: StopOptions = {}): Promise<void> {
     const cut = (reason: unknown): void => this.#state.cut.abort(reason);
     const { signal, timeout } = options;
-    if (signal?.aborted) cut(signal.reason);
-    else {signal?.addEventListener("abort", () => cut(signal.reason), {
-        once: true,
-      });}
+    const unlink = stopOnAbort(signal, () => cut(signal?.reason));
+    void this.#end().then(unlink);
     if (typeof timeout === "number" && timeout < MAX_TIMER) {
       const timer = setTimeout(
         () =>
