@@ -1,14 +1,14 @@
-// The write hook of a client bound to a memo (Client.withMemo): each write
-// of the resource-scoped handles takes its turn in the memo's line for the
-// object and notes the resourceVersion the server answers.
+// The hook of a client bound to a memo (Client.withMemo): each write and
+// each get of the resource-scoped handles takes its turn in the memo's line
+// for the object and notes the resourceVersion the server answers.
 
 import type { Memo, ObjectRef } from "./resource.ts";
 import type { KubeObject } from "./types.ts";
 
 /**
- * Sends `request`, a write of `ref`, through `memo` when there is one: a
- * dry run and a nameless create (generateName) are not in line; a nameless
- * create notes its answer under the name the server gave.
+ * Sends `request`, a write or a get of `ref`, through `memo` when there is
+ * one: a dry run and a nameless create (generateName) are not in line; a
+ * nameless create notes its answer under the name the server gave.
  */
 export async function noted<A>(
   memo: Memo | undefined,

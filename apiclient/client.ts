@@ -239,11 +239,11 @@ export class Client implements Disposable, PathClient, RestClient {
   }
 
   /**
-   * Answers a client whose writes through the resource-scoped handles
-   * (`client.resource(r)…create`, `replace`, `patch`, `apply`, `delete`,
-   * and the same on `.status`) each take their turn in `memo` and note the
-   * resourceVersion the server answers, so a cached read through the same
-   * memo is never older than this client's own writes. A dry run is not
+   * Answers a client whose writes and gets through the resource-scoped
+   * handles (`client.resource(r)…create`, `replace`, `patch`, `apply`,
+   * `delete`, `get`, and the same on `.status`) each take their turn in
+   * `memo` and note the resourceVersion the server answers, so a cached read
+   * through the same memo is never older than what this client saw. A dry run is not
    * noted; a create with `generateName` is noted under the name it got.
    * The path-based calls (`client.create(path, …)`) are not. It replaces
    * a memo bound before.

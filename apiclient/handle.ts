@@ -184,7 +184,12 @@ export class ResourceClient<T extends KubeObject = KubeObject> {
    */
   async get(name: string, options: GetOptions = {}): Promise<T> {
     const ref = named(this.#resource, name, "get");
-    return await this.#client.get<T>(objectPath(ref), options);
+    return await noted(
+      this.#client.memo,
+      ref,
+      options,
+      () => this.#client.get<T>(objectPath(ref), options),
+    );
   }
 
   /**

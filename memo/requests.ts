@@ -90,12 +90,12 @@ export function freshGet<T extends KubeObject>(
   ref: ObjectRef,
   options: MemoOptions = {},
 ): Promise<T> {
-  const { signal } = options;
-  const handle = client.resource<T>(ref);
-  return noted(
-    ref,
-    () => handle.get(ref.name, signal === undefined ? {} : { signal }),
-    options,
+  const { signal, versions } = options;
+  // A client bound to the memo notes the version its get answers.
+  const reader = versions === undefined ? client : client.withMemo(versions);
+  return reader.resource<T>(ref).get(
+    ref.name,
+    signal === undefined ? {} : { signal },
   );
 }
 
@@ -175,25 +175,6 @@ export async function freshList<T extends KubeObject>(
     return listed;
   });
   return items;
-}
-
-// A read of `ref` in its turn in the memo, noting the version it answers
-// (writes go through a memo-bound client instead: Client.withMemo).
-async function noted<T extends KubeObject>(
-  ref: ObjectRef,
-  request: () => Promise<T>,
-  options: MemoOptions = {},
-): Promise<T> {
-  const { versions, signal } = options;
-  if (versions === undefined) return await request();
-  let answer: T | undefined;
-  await versions.send(ref, async () => {
-    answer = await request();
-    // A reply without metadata (some servers answer a bare Status) must not
-    // turn a write that landed into a thrown TypeError.
-    return answer?.metadata?.resourceVersion ?? "";
-  }, signal === undefined ? {} : { signal });
-  return answer!;
 }
 
 /**
