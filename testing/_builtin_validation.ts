@@ -10,7 +10,7 @@
  */
 import type { KubeObject } from "../apiclient/types.ts";
 import { jsonEqual } from "../_internal/json.ts";
-import { isObject } from "./_objects.ts";
+import { isObject, resourceKey } from "./_objects.ts";
 import type { FieldError } from "./_status.ts";
 import type { RegisteredResource } from "./types.ts";
 
@@ -111,10 +111,6 @@ function workloadErrors(spec: Obj): FieldError[] {
   return errors;
 }
 
-function key(resource: RegisteredResource): string {
-  return `${resource.group}/${resource.resource}`;
-}
-
 /** What is wrong with an object of a built-in kind, created or updated. */
 export function builtInErrors(
   resource: RegisteredResource,
@@ -122,7 +118,7 @@ export function builtInErrors(
 ): FieldError[] {
   const o = object as unknown as Obj;
   const spec = isObject(o.spec) ? o.spec : {};
-  const k = key(resource);
+  const k = resourceKey(resource);
   if (k === "/pods") return podSpecErrors(spec, "spec");
   if (WORKLOADS.has(k)) return workloadErrors(spec);
   if (k === "batch/jobs") {
@@ -169,7 +165,7 @@ export function builtInUpdateErrors(
   const o = old as unknown as Obj;
   const nspec = isObject(n.spec) ? n.spec : {};
   const ospec = isObject(o.spec) ? o.spec : {};
-  const k = key(resource);
+  const k = resourceKey(resource);
   const errors: FieldError[] = [];
   if (WORKLOADS.has(k) || k === "batch/jobs") {
     if (!jsonEqual(nspec.selector, ospec.selector)) {

@@ -9,7 +9,7 @@
  * @module
  */
 import type { KubeObject } from "../apiclient/types.ts";
-import { isObject } from "./_objects.ts";
+import { isObject, resourceKey } from "./_objects.ts";
 import type { RegisteredResource } from "./types.ts";
 
 type Obj = Record<string, unknown>;
@@ -348,10 +348,6 @@ const ZERO_STATUS: Record<string, () => Obj | undefined> = {
   }),
 };
 
-function key(resource: RegisteredResource): string {
-  return `${resource.group}/${resource.resource}`;
-}
-
 /**
  * Fills in the defaults of a built-in kind's object decoded from a request
  * (create, update, patch), in place; other kinds pass unchanged.
@@ -360,7 +356,7 @@ export function applyDefaults(
   resource: RegisteredResource,
   object: KubeObject,
 ): KubeObject {
-  DEFAULTS[key(resource)]?.(object as unknown as Obj);
+  DEFAULTS[resourceKey(resource)]?.(object as unknown as Obj);
   return object;
 }
 
@@ -372,9 +368,9 @@ export function initialBuiltInStatus(
   resource: RegisteredResource,
   object: KubeObject,
 ): Obj | undefined {
-  const status = ZERO_STATUS[key(resource)]?.();
+  const status = ZERO_STATUS[resourceKey(resource)]?.();
   if (status === undefined) return undefined;
-  if (key(resource) === "/pods") {
+  if (resourceKey(resource) === "/pods") {
     status.qosClass = qosClass(object);
   }
   return status;
@@ -395,7 +391,7 @@ export function prepareForCreate(
 ): void {
   const o = object as unknown as Obj;
   const meta = object.metadata;
-  switch (key(resource)) {
+  switch (resourceKey(resource)) {
     case "batch/jobs": {
       const spec = ensure(o, "spec");
       if (spec.manualSelector === true) break;
