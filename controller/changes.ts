@@ -54,6 +54,22 @@ export function meaningfulChange(old: KubeObject, object: KubeObject): boolean {
  * children by the uid of their controlling owner
  * ({@linkcode controllerUid}). A registration of the same collection on
  * shared `Collections` may ask for this index too, with that very function.
+ *
+ * @example Register a collection with the index a controller's owns uses
+ * ```ts
+ * import { Client } from "@liken/kubernetes/apiclient";
+ * import { CONTROLLER_UID_INDEX, controllerUid } from "@liken/kubernetes/controller";
+ * import { Collections } from "@liken/kubernetes/informer";
+ * import { FakeApiServer } from "@liken/kubernetes/testing";
+ *
+ * await using server = new FakeApiServer();
+ * const client = new Client(server.url, { fetch: server.fetch });
+ * await using collections = new Collections(client);
+ * await using _jobs = collections.register(
+ *   { group: "batch", version: "v1", resource: "jobs" },
+ *   { indexers: { [CONTROLLER_UID_INDEX]: controllerUid } },
+ * );
+ * ```
  */
 export const CONTROLLER_UID_INDEX = "controllerUID";
 
