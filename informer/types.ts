@@ -124,6 +124,17 @@ export interface CollectionOptions<T extends KubeObject = KubeObject>
    * to their metadata before `transform`. Default `false`.
    */
   metadataOnly?: boolean | undefined;
+  /**
+   * How the store keeps each object. `"objects"`: parsed as it arrives.
+   * `"bytes"`: as its JSON text (`managedFields` cut out), with its key and
+   * version found by a scan that builds no object; it is parsed only when
+   * read (a handler call, a store read, a cached read, an indexer), deep-
+   * frozen, and the last 1024 parsed copies are kept, so readers of the
+   * same version get the same object. A collection with `transform` or
+   * `decode` keeps objects, since they must see each object as it arrives.
+   * Default `"objects"`.
+   */
+  storage?: "objects" | "bytes" | undefined;
   /** Named index functions the store keeps (see {@linkcode Store.byIndex}). */
   indexers?: Indexers<T> | undefined;
   /**

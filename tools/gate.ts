@@ -10,7 +10,9 @@
 //
 // Steps: fmt, lint, check, doc-lint, setup (npm ci for the fidelity suite,
 // when npm is on PATH), unit (`deno task test:unit`: unit, fake-server,
-// differential, fidelity and real-server suites), counts, scaffold (a
+// differential, fidelity and real-server suites), unit-bytes (the
+// informer, cache, memo, controller and sharding tests with every
+// collection keeping bytes), counts, scaffold (a
 // generated operator project's own checks and tests), publish (dry run),
 // bench (every Deno.bench once), bench:latency, bench:scale and
 // bench:shard (their --smoke runs), then only-deno: this gate again with
@@ -321,6 +323,16 @@ const steps: [string, () => Promise<Result | undefined>][] = [
         : undefined,
   ],
   ["unit", () => run("unit", ["task", "test:unit", ...testArgs])],
+  // The informer, cache, memo, controller and sharding tests again, every
+  // collection keeping bytes (`storage: "bytes"`, issue #48).
+  [
+    "unit-bytes",
+    () =>
+      testArgs.length > 0 ? Promise.resolve(undefined) : run("unit-bytes", [
+        "task",
+        "test:bytes",
+      ]),
+  ],
   ["counts", () => run("counts", ["task", "counts"])],
   ["scaffold", () => run("scaffold", ["task", "scaffold:check"])],
   ["publish", () => run("publish", ["publish", "--dry-run", "--allow-dirty"])],
