@@ -130,9 +130,10 @@ export interface CollectionOptions<T extends KubeObject = KubeObject>
    * version found by a scan that builds no object; it is parsed only when
    * read (a handler call, a store read, a cached read, an indexer), deep-
    * frozen, and the last 1024 parsed copies are kept, so readers of the
-   * same version get the same object. A collection with `transform` or
-   * `decode` keeps objects, since they must see each object as it arrives.
-   * Default `"objects"`.
+   * same version get the same object. A handler function that declares no
+   * parameters (`update() {…}`) is called without objects, so nothing is
+   * parsed for it. A collection with `transform` or `decode` keeps objects,
+   * since they must see each object as it arrives. Default `"objects"`.
    */
   storage?: "objects" | "bytes" | undefined;
   /** Named index functions the store keeps (see {@linkcode Store.byIndex}). */
