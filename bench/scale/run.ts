@@ -91,6 +91,20 @@ const PEERS: Peer[] = [
     command: (url, n, e, _mode, kind) => [...ours(url, n, e, kind), "--meta"],
   },
   {
+    name: "ours (bytes)",
+    modes: ["paged", "stream"],
+    command: (url, n, e, _mode, kind) => [...ours(url, n, e, kind), "--bytes"],
+  },
+  {
+    name: "ours (bytes, handler reads)",
+    modes: ["paged", "stream"],
+    command: (url, n, e, _mode, kind) => [
+      ...ours(url, n, e, kind),
+      "--bytes",
+      "--reads",
+    ],
+  },
+  {
     name: "client-go",
     modes: ["paged", "stream"],
     built: { file: `${cache}/bin/client-go`, toolchain: "Go 1.26+" },
