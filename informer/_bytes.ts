@@ -37,8 +37,8 @@ export function setDefaultStorage(storage: Storage): Storage {
 /** The metadata the informer reads of an object it has not parsed. */
 export interface HeldMeta {
   name: string;
-  namespace?: string;
-  resourceVersion?: string;
+  namespace?: string | undefined;
+  resourceVersion?: string | undefined;
 }
 
 /**
@@ -46,15 +46,24 @@ export interface HeldMeta {
  * informer needs only its key and version (`metadata` has just those);
  * everything a caller sees is its parsed copy ({@linkcode Decoder.open}).
  */
-export class Encoded {
+export class Encoded implements HeldMeta {
   readonly text: string;
-  readonly metadata: HeldMeta;
+  readonly name: string;
+  readonly namespace: string | undefined;
+  readonly resourceVersion: string | undefined;
   /** The parsed copy, while the decoder's recent copies hold it. */
   decoded: KubeObject | undefined = undefined;
 
   constructor(text: string, metadata: HeldMeta) {
     this.text = text;
-    this.metadata = metadata;
+    this.name = metadata.name;
+    this.namespace = metadata.namespace;
+    this.resourceVersion = metadata.resourceVersion;
+  }
+
+  /** Its own fields: one object fewer a held object than a `metadata`. */
+  get metadata(): HeldMeta {
+    return this;
   }
 }
 

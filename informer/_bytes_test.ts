@@ -61,15 +61,13 @@ Deno.test("parsePage holds each item as its text, managedFields cut wherever it 
     assert.deepEqual(JSON.parse(item.text), expected[at]);
     assert.equal(item.text.includes("managedFields"), false);
   });
-  assert.deepEqual(list.items[1]!.metadata, {
-    name: "middle",
-    namespace: "default",
-    resourceVersion: "7",
-  });
-  assert.deepEqual(list.items[0]!.metadata, {
-    name: "first",
-    resourceVersion: "1",
-  });
+  const meta = ({ metadata: m }: Encoded): unknown[] => [
+    m.name,
+    m.namespace,
+    m.resourceVersion,
+  ];
+  assert.deepEqual(meta(list.items[1]!), ["middle", "default", "7"]);
+  assert.deepEqual(meta(list.items[0]!), ["first", undefined, "1"]);
   // No name: handed over parsed, for the informer's own checks to refuse.
   const [refused] = (parsePage(page([alone])) as { items: unknown[] }).items;
   assert.equal(refused instanceof Encoded, false);
@@ -114,14 +112,6 @@ Deno.test("parseLine scans object events and parses the rest", () => {
   const extra = `${line.slice(0, -1)},"x":1}`;
   assert.deepEqual(parseLine(extra), JSON.parse(extra));
   assert.throws(() => parseLine(line.slice(0, -2)), SyntaxError);
-});
-
-Deno.test("the held text is a copy: it does not keep the page it came from", () => {
-  const text = page([configMap("a"), configMap("b")]);
-  const [a] = (parsePage(text) as { items: Encoded[] }).items;
-  // A flat copy of the object alone, not a view of the page.
-  assert.equal(a!.text, JSON.stringify(configMap("a")));
-  assert.ok(a!.text.length < text.length / 2);
 });
 
 Deno.test("Decoder parses once, freezes, and keeps the last copies", () => {

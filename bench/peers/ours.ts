@@ -95,7 +95,7 @@ const watchS = (watchedAt - started) / 1000;
 await (await fetch(`${url}/_replay/done`, { method: "POST" })).text();
 const line = JSON.stringify({
   peer: `ours${metadataOnly ? " (metadata)" : ""}${
-    bytes ? ` (bytes${reads ? ", handler reads" : ""})` : ""
+    bytes ? ` (bytes${reads ? "+reads" : ""})` : ""
   }`,
   version: `@liken/kubernetes, deno ${Deno.version.deno}`,
   objects: collection.store.size,

@@ -96,7 +96,7 @@ const PEERS: Peer[] = [
     command: (url, n, e, _mode, kind) => [...ours(url, n, e, kind), "--bytes"],
   },
   {
-    name: "ours (bytes, handler reads)",
+    name: "ours (bytes+reads)",
     modes: ["paged", "stream"],
     command: (url, n, e, _mode, kind) => [
       ...ours(url, n, e, kind),
