@@ -189,3 +189,20 @@ function unescapeJson(
   }
   return { plain: chars.join(""), starts };
 }
+
+// An Authorization value written out: the scheme, then a token of at least
+// 8 characters (shorter ones are not real credentials, as above).
+const AUTHORIZATION = /\b(?:Bearer|Basic)\s+[A-Za-z0-9\-._~+/]{8,}=*/g;
+
+/**
+ * Removes every `Bearer` or `Basic` credential written in a text whose
+ * request is unknown (a log line), in any spelling {@linkcode redact} finds.
+ */
+export function redactCredentials(text: string): string {
+  if (!text.includes("Bearer") && !text.includes("Basic")) return text;
+  let out = text;
+  for (const found of new Set(text.match(AUTHORIZATION) ?? [])) {
+    out = redact(out, found);
+  }
+  return out;
+}

@@ -15,6 +15,7 @@ import type { Event, EventType } from "./types.ts";
  * import { EventWriteError, Recorder } from "@liken/kubernetes/events";
  * import { Client } from "@liken/kubernetes/apiclient";
  * import { FakeApiServer } from "@liken/kubernetes/testing";
+ * import { sinkLogger } from "@liken/kubernetes/log";
  *
  * await using server = new FakeApiServer();
  * server.refuse({ method: "POST", path: /\/events$/, status: 503 });
@@ -22,7 +23,7 @@ import type { Event, EventType } from "./types.ts";
  * const errors: unknown[] = [];
  * const recorder = new Recorder(client, "demo", {
  *   instance: "pod-1",
- *   onError: (error) => errors.push(error),
+ *   logger: sinkLogger((record) => errors.push(record.err), { verbosity: -1 }),
  * });
  * recorder.warning({ kind: "Machine", name: "m1" }, { reason: "StepFailed", message: "No answer" });
  * await recorder.stop(); // one try for each queued Event
@@ -85,13 +86,14 @@ export class EventWriteError extends Error {
  * import { EventDroppedError, Recorder } from "@liken/kubernetes/events";
  * import { Client } from "@liken/kubernetes/apiclient";
  * import { FakeApiServer } from "@liken/kubernetes/testing";
+ * import { sinkLogger } from "@liken/kubernetes/log";
  *
  * await using server = new FakeApiServer();
  * const client = new Client(server.url, { fetch: server.fetch });
  * const errors: unknown[] = [];
  * const recorder = new Recorder(client, "demo", {
  *   instance: "pod-1",
- *   onError: (error) => errors.push(error),
+ *   logger: sinkLogger((record) => errors.push(record.err), { verbosity: -1 }),
  * });
  * await recorder.stop();
  * recorder.normal({ kind: "Machine", name: "m1" }, { reason: "Late", message: "" });

@@ -3,6 +3,7 @@
  *
  * @module
  */
+import { type Logger, loggerOf } from "../_internal/log.ts";
 import type { KubeObject } from "../apiclient/types.ts";
 import { Denied, HandlerError, ReviewError } from "./errors.ts";
 import { base64, diff } from "./_json_patch.ts";
@@ -22,9 +23,10 @@ export interface AdmissionOptions {
   name?: string | undefined;
   /**
    * Hears what a handler threw (other than {@linkcode Denied}), as a
-   * {@linkcode HandlerError}. Default: `console.error`.
+   * {@linkcode HandlerError} on an error line. Default: the server's
+   * logger, else `console.error`.
    */
-  onError?: ((error: unknown) => void) | undefined;
+  logger?: Logger | undefined;
 }
 
 /**
@@ -58,8 +60,7 @@ const OPERATIONS = ["CREATE", "UPDATE", "DELETE", "CONNECT"];
  * warning the client sees.
  *
  * A handler that throws anything else denies the request too
- * (`allowed: false`, code 500, its message) and the error is reported to
- * `onError`: the API server's `failurePolicy: Ignore` does **not** let such
+ * (`allowed: false`, code 500, its message) and the error is logged: the API server's `failurePolicy: Ignore` does **not** let such
  * a request through, since it covers only failures to call the webhook
  * (controller-runtime answers the same way). Catch in the handler to allow
  * on your own errors.
@@ -177,10 +178,6 @@ function admissionWebhook<T extends KubeObject>(
   options: AdmissionOptions,
 ): Webhook<AdmissionReview> {
   const name = options.name ?? "admission";
-  const fallback = (error: unknown): void => {
-    // deno-lint-ignore no-console -- the default error sink; route it with onError.
-    console.error(error instanceof Error ? error.message : String(error));
-  };
   return {
     type: "admission",
     async review(body, reviewOptions = {}): Promise<AdmissionReview> {
@@ -205,8 +202,11 @@ function admissionWebhook<T extends KubeObject>(
         if (!denied) {
           try {
             if (!context.signal.aborted) {
-              (options.onError ?? reviewOptions.onError ?? fallback)(
+              loggerOf(options.logger ?? reviewOptions.logger, {
+                webhook: name,
+              }).error(
                 new HandlerError(name, request.uid, error),
+                "Webhook handler failed",
               );
             }
           } catch { /* a failing sink must not fail the answer */ }
