@@ -278,7 +278,32 @@ function json(value: unknown): string {
   }
 }
 
-/** Each line of `record` as klog's JSON format writes it. */
+/**
+ * One record as a JSON line of klog's format (what {@linkcode jsonLogger}
+ * writes), for a {@linkcode sinkLogger} that writes elsewhere or twice.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { formatJson } from "@liken/kubernetes/log";
+ *
+ * const line = formatJson({
+ *   time: 1_700_000_000_500,
+ *   caller: "controller/controller.ts:42",
+ *   msg: "Reconciler error",
+ *   v: undefined,
+ *   err: new Error("timeout"),
+ *   fields: { controller: "greeting", attempt: 2 },
+ * });
+ * assert.equal(
+ *   line,
+ *   '{"ts":1700000000.5,"caller":"controller/controller.ts:42","msg":"Reconciler error","err":"timeout","controller":"greeting","attempt":2}',
+ * );
+ * ```
+ *
+ * @param record The line.
+ * @returns Its JSON text, without a newline.
+ */
 export function formatJson(record: LogRecord): string {
   let line = `{"ts":${json(record.time / 1000)}`;
   if (record.caller !== undefined) line += `,"caller":${json(record.caller)}`;
@@ -293,7 +318,29 @@ export function formatJson(record: LogRecord): string {
 
 const pad = (n: number, width = 2): string => String(n).padStart(width, "0");
 
-/** Each line of `record` as klog's text format writes it (in UTC). */
+/**
+ * One record as a line of klog's text format, in UTC (what
+ * {@linkcode textLogger} writes).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { formatText } from "@liken/kubernetes/log";
+ *
+ * const line = formatText({
+ *   time: Date.parse("2030-01-02T03:04:05.678Z"),
+ *   caller: "controller/controller.ts:42",
+ *   msg: "Synced",
+ *   v: 0,
+ *   err: undefined,
+ *   fields: { controller: "greeting", workers: 2 },
+ * });
+ * assert.equal(line, 'I0102 03:04:05.678000 controller/controller.ts:42] "Synced" controller="greeting" workers=2');
+ * ```
+ *
+ * @param record The line.
+ * @returns Its text, without a newline.
+ */
 export function formatText(record: LogRecord): string {
   const at = new Date(record.time);
   const header = `${record.v === undefined ? "E" : "I"}${

@@ -11,6 +11,7 @@ import {
   StoppedError,
 } from "./mod.ts";
 import { FaultyLink } from "../_internal/_link_test_util.ts";
+import { testLogger } from "../_internal/_log_test_util.ts";
 
 const NAMESPACE = "default";
 const NAME = "op";
@@ -59,8 +60,10 @@ function candidate(
   const lead = new Lead(client, {
     lease: LEASE,
     pod,
-    log: (line) => lines.push(line),
-    onError: (error) => lines.push(describe(error)),
+    logger: testLogger({
+      log: (line) => lines.push(line),
+      onError: (error) => lines.push(describe(error)),
+    }),
     exit: (code) => exits.push({ code, at: Date.now() }),
     ...options,
   });
@@ -633,7 +636,7 @@ Deno.test({
     const a = new Lead(client, {
       lease: LEASE,
       pod: "op-a",
-      log: (line) => aLines.push(line),
+      logger: testLogger({ log: (line) => aLines.push(line) }),
     });
     // Real I/O only moves while the test waits in real time.
     await time.waitFor(() => a.leads());

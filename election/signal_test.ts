@@ -12,6 +12,7 @@ import {
   NotLeadingError,
   StoppedError,
 } from "./mod.ts";
+import { testLogger } from "../_internal/_log_test_util.ts";
 
 const LEASE = { namespace: "default", name: "op" };
 const START = Date.UTC(2026, 11, 2, 12, 0, 0);
@@ -34,8 +35,10 @@ function copy(
   const lead = new Lead(client, {
     lease: LEASE,
     pod,
-    log: (line) => lines.push(line),
-    onError: (error) => lines.push(describe(error)),
+    logger: testLogger({
+      log: (line) => lines.push(line),
+      onError: (error) => lines.push(describe(error)),
+    }),
     exit: (code) => void exits.push(code),
     ...options,
   });

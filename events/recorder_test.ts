@@ -24,6 +24,7 @@ import {
   setup,
   START,
 } from "./_recorder_test_util.ts";
+import { testLogger } from "../_internal/_log_test_util.ts";
 
 Deno.test("normal and warning build the Event at the call and return at once", async () => {
   using time = installFakeTime({ now: START });
@@ -520,7 +521,10 @@ Deno.test("the instance defaults to the host name, also when empty", async () =>
   assert.equal(recorder.instance, Deno.hostname());
   assert.equal(recorder.component, "c");
   await recorder.stop();
-  const empty = new Recorder(client, "c", { instance: "", log: () => {} });
+  const empty = new Recorder(client, "c", {
+    instance: "",
+    logger: testLogger({ log: () => {} }),
+  });
   assert.equal(empty.instance, Deno.hostname());
   await empty.stop();
 });
@@ -546,7 +550,10 @@ Deno.test("Event paths encode the namespace and the name", async () => {
   const recorder = new Recorder(
     new Client("http://127.0.0.1:9", { fetch }),
     "test-operator",
-    { instance: "pod-1", onError: (error) => errors.push(error) },
+    {
+      instance: "pod-1",
+      logger: testLogger({ onError: (error) => errors.push(error) }),
+    },
   );
   const odd = { kind: "Thing", namespace: "a/b c?", name: "m1" };
   recorder.warning(odd, failed);

@@ -16,6 +16,7 @@ import {
   WatchError,
 } from "./mod.ts";
 import { CM, harness, make } from "./_harness_test_util.ts";
+import { testLogger } from "../_internal/_log_test_util.ts";
 
 const SOURCE = { version: "v1", resource: "configmaps", namespace: "default" };
 const ref = (name: string) => ({ ...SOURCE, name });
@@ -29,7 +30,7 @@ async function heard(
   const errors: unknown[] = [];
   await using c = new Collection(h.client, SOURCE, {
     ...options,
-    onError: (error) => void errors.push(error),
+    logger: testLogger({ onError: (error) => void errors.push(error) }),
   });
   await h.time.settle();
   await after(c);

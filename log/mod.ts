@@ -9,7 +9,8 @@
  *   fields);
  * - {@linkcode textLogger} writes klog's readable text lines;
  * - {@linkcode sinkLogger} hands each line as a {@linkcode LogRecord} to a
- *   function (another logging library, a test);
+ *   function (another logging library, a test), which may write it with
+ *   {@linkcode formatJson} or {@linkcode formatText};
  * - {@linkcode discardLogger} writes nothing.
  *
  * An object given no logger writes no info lines and its errors to
@@ -32,6 +33,8 @@
 
 export {
   discardLogger,
+  formatJson,
+  formatText,
   jsonLogger,
   type LineLoggerOptions,
   type LogFields,
