@@ -204,7 +204,7 @@ Deno.test("with onLost campaign, a lost Lease stops the controllers, and they st
     path: /\/leases\//,
     status: 500,
   });
-  await until(h.time, () => lines.includes("campaigning again"), lines);
+  await until(h.time, () => lines.includes(`"Campaigning again" logger="manager"`), lines);
   let ended = false;
   void firstTerm.done.then(() => ended = true);
   await h.time.settle();
@@ -276,7 +276,7 @@ Deno.test("shutdown order for all controllers: reconciles, then every queued Eve
     h.server.eventsAbout({ kind: kind!, name: name! }).map((e) => e.reason)
   );
   assert.deepEqual(reasons, [["Seen"], ["Seen"]]);
-  assert.ok(lines.includes("stopping: releasing the Lease"));
+  assert.ok(lines.includes(`"Releasing the Lease" logger="manager"`));
 });
 
 Deno.test("tasks run on every replica, and end with the stop", async () => {

@@ -175,7 +175,7 @@ Deno.test({
     });
     const base = `http://127.0.0.1:${probes.port}`;
     assert.deepEqual(lines, [
-      `serving /healthz, /readyz and /metrics on 127.0.0.1:${probes.port}`,
+      `"Serving /healthz, /readyz and /metrics" server="probes" address="127.0.0.1:${probes.port}"`,
     ]);
     assert.equal((await get(base, "/")).status, 404);
     assert.equal((await get(base, "/healthz/extra")).status, 404);
