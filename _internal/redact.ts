@@ -200,9 +200,17 @@ const AUTHORIZATION = /\b(?:Bearer|Basic)\s+[A-Za-z0-9\-._~+/]{8,}=*/g;
  */
 export function redactCredentials(text: string): string {
   if (!text.includes("Bearer") && !text.includes("Basic")) return text;
+  // Found in the text unescaped too, so an escaped character does not cut
+  // a credential short; redact() then finds every spelling of it.
+  const plain = unescapeJson(unescapeJson(text).plain).plain;
+  const found = new Set([
+    ...(text.match(AUTHORIZATION) ?? []),
+    ...(plain.match(AUTHORIZATION) ?? []),
+  ]);
+  // The longest first: a credential's prefix must not leave its tail.
   let out = text;
-  for (const found of new Set(text.match(AUTHORIZATION) ?? [])) {
-    out = redact(out, found);
+  for (const value of [...found].sort((a, b) => b.length - a.length)) {
+    out = redact(out, value);
   }
   return out;
 }

@@ -204,7 +204,11 @@ Deno.test("with onLost campaign, a lost Lease stops the controllers, and they st
     path: /\/leases\//,
     status: 500,
   });
-  await until(h.time, () => lines.includes(`"Campaigning again" logger="manager"`), lines);
+  await until(
+    h.time,
+    () => lines.includes(`"Campaigning again" logger="manager"`),
+    lines,
+  );
   let ended = false;
   void firstTerm.done.then(() => ended = true);
   await h.time.settle();

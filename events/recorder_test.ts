@@ -472,7 +472,10 @@ Deno.test("stop rejects when its signal ends during a write; nothing more is sen
   assert.equal(about(server, machine).length, 0);
   assert.equal(posts(server), 0);
   assert.equal(logs.length, 1);
-  assert.match(logs[0]!, /^"The stop ended before the queue was written" .*unwritten=2$/);
+  assert.match(
+    logs[0]!,
+    /^"The stop ended before the queue was written" .*unwritten=2$/,
+  );
 });
 
 Deno.test("stop's signal ended already: it rejects and sends nothing more", async () => {
