@@ -200,7 +200,7 @@ export class Lead implements AsyncDisposable {
    * Waits until this process leads.
    *
    * Failed Lease requests (403 Forbidden too) do not end the wait; the copy
-   * retries on its schedule and hands the failure to `onError`.
+   * retries on its schedule and logs the failure as an error.
    *
    * @example
    * ```ts

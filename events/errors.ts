@@ -4,8 +4,8 @@ import type { Event, EventType } from "./types.ts";
 
 /**
  * An Event the recorder gave up on: every attempt to write it failed (or its
- * one try during {@linkcode Recorder.stop}). The recorder hands it to its
- * `onError`; the failed request's error is the `cause`. The message names
+ * one try during {@linkcode Recorder.stop}). The recorder logs it as an
+ * error; the failed request's error is the `cause`. The message names
  * the Event and the recorder that reported it (its component, and its
  * instance when the Event has one), so it reads alone in any log.
  *
@@ -78,7 +78,7 @@ export class EventWriteError extends Error {
 /**
  * An Event the recorder did not queue: the queue was full (reported for the
  * first drop only; {@linkcode Recorder.dropped} counts them all), or the
- * recorder had stopped. The recorder hands it to its `onError`.
+ * recorder had stopped. The recorder logs it as an error.
  *
  * @example
  * ```ts

@@ -58,8 +58,9 @@ export type WatchHooks = Pick<
 /**
  * Options of {@linkcode Collections.register}: those of a
  * {@linkcode Collection}. `handler`, `synced`, `reopened`, `recovered`,
- * `relisted`, `listFailed`, `onError` (for this registration's calls),
- * `log` and `signal` (stops the registration) are the registration's own.
+ * `relisted`, `listFailed`, `logger` (for this registration's calls; default:
+ * the shared collections' logger) and `signal` (stops the registration) are
+ * the registration's own.
  * The others shape the shared store and watch: `metadataOnly` is part of
  * what is shared (another value is another watch); `indexers` add to the
  * shared store's indexes (a name the store already has must come with the

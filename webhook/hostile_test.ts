@@ -330,7 +330,7 @@ Deno.test({
 });
 
 Deno.test({
-  name: "hostile: a client that resets mid-body is not reported to onError",
+  name: "hostile: a client that resets mid-body is not logged as an error",
   timeout: 20_000,
   async fn(): Promise<void> {
     const errors: unknown[] = [];
