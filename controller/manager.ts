@@ -13,8 +13,8 @@ import { Sharder } from "../shard/sharder.ts";
 import { Controller } from "./controller.ts";
 import { clamp } from "./_limiter.ts";
 import { shardSource } from "./_shard.ts";
-import { DEFAULT_STOP_TIMEOUT } from "./queue.ts";
 import type { ControllerOptions, ControllerShards } from "./types.ts";
+import { DEFAULT_STOP_TIMEOUT } from "./_defaults.ts";
 
 /** The election of a {@linkcode Manager}: one Lease for all its controllers. */
 export interface ManagerElection {
