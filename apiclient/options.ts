@@ -220,7 +220,7 @@ export interface WatchOptions {
   /**
    * The longest event line the watch takes, in characters; a longer one ends
    * the stream with a `MalformedResponseError`. Absent or 0: 32 Mi
-   * (32 Mi characters).
+   * characters.
    */
   maxLineLength?: number | undefined;
   /**
