@@ -2,8 +2,8 @@
 // where real sockets and fake timers do not mix.
 import { type Logger, loggerOf } from "../_internal/log.ts";
 import { answer, MAX_REVIEW_TIMEOUT, text } from "./_http.ts";
-import { MAX_REVIEW_BYTES } from "./server.ts";
 import type { Webhook } from "./types.ts";
+import { MAX_REVIEW_BYTES } from "./_defaults.ts";
 
 /** Options of {@linkcode webhookFetch}. */
 export interface WebhookFetchOptions {
@@ -12,7 +12,7 @@ export interface WebhookFetchOptions {
    * `HandlerError`s) and of the answers. Default: `console.error`.
    */
   logger?: Logger | undefined;
-  /** The largest review body, in bytes; beyond it 413. Default {@linkcode MAX_REVIEW_BYTES}. */
+  /** The largest review body, in bytes; beyond it 413. Default 7 MiB. */
   maxBodyBytes?: number | undefined;
 }
 

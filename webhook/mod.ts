@@ -60,4 +60,3 @@ export * from "./conversion.ts";
 export * from "./server.ts";
 export * from "./fetch.ts";
 export * from "./certificates.ts";
-export type { OwnerReference } from "../apiclient/types.ts";
