@@ -483,8 +483,21 @@ export function loggerOf(
 ): Logger {
   const base = logger === undefined
     ? textLogger({ verbosity: -1 })
-    : logger instanceof SinkLogger || logger === DISCARD
+    : logger instanceof SinkLogger || logger instanceof GuardedLogger ||
+        logger === DISCARD
     ? logger
     : new GuardedLogger(logger);
   return Object.keys(fields).length === 0 ? base : base.with(fields);
+}
+
+/**
+ * An `onError` callback for internals that report errors one by one: each
+ * becomes an error line with the message `messageOf` gives it. Declared
+ * here so that the line's caller is the code that called the callback.
+ */
+export function errorReporter(
+  logger: Logger,
+  messageOf: (error: unknown) => string,
+): (error: unknown) => void {
+  return (error) => logger.error(error, messageOf(error));
 }

@@ -1,6 +1,6 @@
 // How a collection's failures become error lines: one message per class of
 // CollectionError, the error itself (with its class) as `err`.
-import type { Logger } from "../_internal/log.ts";
+import { errorReporter, type Logger } from "../_internal/log.ts";
 import {
   DecodeError,
   EventHandlerError,
@@ -20,5 +20,5 @@ function messageOf(error: unknown): string {
 
 /** The `onError` of a collection's internals: an error line on `logger`. */
 export function reportTo(logger: Logger): (error: unknown) => void {
-  return (error) => logger.error(error, messageOf(error));
+  return errorReporter(logger, messageOf);
 }
