@@ -125,7 +125,7 @@ suite("example operator", [
       await using operator = await startOperator(client, {
         pod: "greeter-0",
         leaseNamespace: "greeting-system",
-        logger: testLogger({ log: (line) => lines.push(line) }),
+        logger: testLogger({ all: (line) => lines.push(line) }),
         exit: (code) => void exits.push(code),
       });
       await admin.create(greetingPath(namespace), newGreeting("hello", "Hi"));
