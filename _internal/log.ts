@@ -85,7 +85,10 @@ export interface LogRecord {
   fields: LogFields;
 }
 
-/** Options of {@linkcode sinkLogger}, {@linkcode jsonLogger} and {@linkcode textLogger}. */
+/**
+ * Options of {@linkcode sinkLogger}, {@linkcode jsonLogger} and
+ * {@linkcode textLogger}.
+ */
 export interface LoggerOptions {
   /**
    * The highest verbosity of info lines that are written (klog's `-v`);

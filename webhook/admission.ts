@@ -60,8 +60,9 @@ const OPERATIONS = ["CREATE", "UPDATE", "DELETE", "CONNECT"];
  * warning the client sees.
  *
  * A handler that throws anything else denies the request too
- * (`allowed: false`, code 500, its message) and the error is logged: the API server's `failurePolicy: Ignore` does **not** let such
- * a request through, since it covers only failures to call the webhook
+ * (`allowed: false`, code 500, its message) and the error is logged: the
+ * API server's `failurePolicy: Ignore` does **not** let such a request
+ * through, since it covers only failures to call the webhook
  * (controller-runtime answers the same way). Catch in the handler to allow
  * on your own errors.
  *
@@ -97,7 +98,7 @@ const OPERATIONS = ["CREATE", "UPDATE", "DELETE", "CONNECT"];
  *
  * @typeParam T The object's type.
  * @param handler Checks the request.
- * @param options The name and the error sink.
+ * @param options The name and the logger.
  * @returns The webhook, to route in a `WebhookServer`.
  */
 export function validating<T extends KubeObject = KubeObject>(
@@ -150,7 +151,7 @@ export function validating<T extends KubeObject = KubeObject>(
  *
  * @typeParam T The object's type.
  * @param handler Changes the object.
- * @param options The name and the error sink.
+ * @param options The name and the logger.
  * @returns The webhook, to route in a `WebhookServer`.
  */
 export function mutating<T extends KubeObject = KubeObject>(

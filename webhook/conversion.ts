@@ -119,7 +119,7 @@ export interface ConversionOptions {
  *
  * @param definition The definition whose versions are converted.
  * @param convert Converts one object.
- * @param options The name, decoding and the error sink.
+ * @param options The name, decoding and the logger.
  * @returns The webhook, to route in a `WebhookServer`.
  */
 export function conversion(
