@@ -11,7 +11,18 @@ import { runOnReal, writeGolden } from "./_runner.ts";
 import { SCENARIOS } from "./scenarios.ts";
 
 const only = new Set(Deno.args);
-await using plane = await RealControlPlane.start({ noWatchCache: true });
+// The control plane's controllers, plus the one that writes the type
+// checking of ValidatingAdmissionPolicies into their status.
+await using plane = await RealControlPlane.start({
+  noWatchCache: true,
+  controllers: [
+    "garbage-collector-controller",
+    "namespace-controller",
+    "serviceaccount-controller",
+    "serviceaccount-token-controller",
+    "validatingadmissionpolicy-status-controller",
+  ].join(","),
+});
 const { server, version } = plane.ready;
 // deno-lint-ignore no-console
 console.log(`recording against kube-apiserver ${version} at ${server}`);

@@ -18,6 +18,7 @@ import { CUSTOM_RESOURCES } from "./scenarios/custom_resources.ts";
 import { WEBHOOKS } from "./scenarios/webhooks.ts";
 import { CONVERSION } from "./scenarios/conversion.ts";
 import { BUILTINS } from "./scenarios/builtins.ts";
+import { POLICIES } from "./scenarios/policies.ts";
 
 export type { Hooks, Scenario } from "./scenarios/_common.ts";
 
@@ -33,4 +34,5 @@ export const SCENARIOS: readonly Scenario[] = [
   ...WEBHOOKS,
   ...CONVERSION,
   ...BUILTINS,
+  ...POLICIES,
 ];
