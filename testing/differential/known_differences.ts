@@ -141,4 +141,9 @@ export const KNOWN_DIFFERENCES: Readonly<Record<string, string>> = {
     "the recording control plane runs the apiextensions controllers in one binary named control-plane, so the status entry's manager is `control-plane`; kube-apiserver, and the fake, name it `kube-apiserver`",
   "custom-resource-parts/a validation rule refuses": NO_CEL,
   "custom-resource-parts/a scale beyond a validation rule": NO_CEL,
+  "validating-admission-policies/create policy": BUILTIN_OWNERS,
+  "validating-admission-policies/create binding": SETS,
+  "validating-admission-policies/type checking in the status": BUILTIN_OWNERS,
+  "validating-admission-policies/a policy that type-checks": BUILTIN_OWNERS,
+  "mutating-admission-policies/create policy": BUILTIN_OWNERS,
 };

@@ -130,9 +130,9 @@ async function validating(r: Run): Promise<void> {
     body: configMap("limits", { max: "2" }),
     quiet: true,
   });
-  for (const [name, max] of [["set-a", "3"], ["set-b", "1"]]) {
+  for (const [name, max] of [["set-a", "3"], ["set-b", "1"]] as const) {
     await r.send("param set", "POST", cms, {
-      body: configMap(name, { max: max! }, { labels: { param: "set" } }),
+      body: configMap(name, { max }, { labels: { param: "set" } }),
       quiet: true,
     });
   }

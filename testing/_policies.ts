@@ -1,0 +1,643 @@
+/**
+ * Admission policies as kube-apiserver (1.37) runs them on a write:
+ * ValidatingAdmissionPolicy and MutatingAdmissionPolicy with their
+ * bindings, matched by `matchConstraints` and the binding's
+ * `matchResources` (rules, `excludeResourceRules`, namespace and object
+ * selectors), `matchConditions`, params (`paramKind`, `paramRef` by name or
+ * selector, `parameterNotFoundAction`), `variables`, and the answers worded
+ * as `k8s.io/apiserver/pkg/admission/plugin/policy` words them (recorded in
+ * the differential goldens). Expressions run on the package's CEL engine
+ * (`_internal/cel`); `_webhooks.ts` calls these at the points of the write
+ * where the API server's plugins run.
+ *
+ * The API server reads policies, bindings and params from informers, so
+ * one takes effect shortly after it is written; here at once.
+ *
+ * @module
+ */
+import type { KubeObject } from "../apiclient/types.ts";
+import {
+  CelCompileError,
+  type CelProgram,
+  compile,
+} from "../_internal/cel/mod.ts";
+import { isObject, resourceKey, storeKey } from "./_objects.ts";
+import { clone, jsonPatch } from "./_patch.ts";
+import { failure, qualified, StatusError } from "./_status.ts";
+import type { ServerState } from "./_state.ts";
+import {
+  type Attributes,
+  isEmptySelector,
+  namespaceMatches,
+  reviewOf,
+  ruleMatches,
+  selectorMatches,
+} from "./_webhook_call.ts";
+import { ADMISSION_GROUP } from "./_webhook_config.ts";
+import { celObjects } from "./_policy_syntax.ts";
+import type { RegisteredResource } from "./types.ts";
+
+type Obj = Record<string, unknown>;
+
+/** A policy and one of its bindings that match a write. */
+export interface PolicyMatch {
+  /** `validating` or `mutating`. */
+  kind: "validating" | "mutating";
+  /** The policy. */
+  policy: KubeObject & { spec?: Obj };
+  /** The binding. */
+  binding: KubeObject & { spec?: Obj };
+  /** Its identity for reinvocation. */
+  key: string;
+}
+
+function collection(
+  state: ServerState,
+  resource: string,
+): RegisteredResource | undefined {
+  return state.resources.find((r) =>
+    r.group === ADMISSION_GROUP && r.resource === resource
+  );
+}
+
+function stored(state: ServerState, resource: string): KubeObject[] {
+  const found = collection(state, resource);
+  if (found === undefined) return [];
+  return state.store.all(resourceKey(found)).map(([, object]) => object)
+    .sort((a, b) => (a.metadata.name ?? "") < (b.metadata.name ?? "") ? -1 : 1);
+}
+
+/** Whether any policy binding is stored (else writes skip the policies). */
+export function anyPolicyBinding(state: ServerState): boolean {
+  return ["validating", "mutating"].some((kind) => {
+    const found = collection(state, `${kind}admissionpolicybindings`);
+    return found !== undefined &&
+      state.store.all(resourceKey(found)).length > 0;
+  });
+}
+
+/**
+ * The policies of one kind that match a write, each with each binding of
+ * it that matches, policies in name order, bindings in name order.
+ */
+export function matchingPolicies(
+  state: ServerState,
+  kind: "validating" | "mutating",
+  a: Attributes,
+): PolicyMatch[] {
+  const bindings = stored(state, `${kind}admissionpolicybindings`);
+  if (bindings.length === 0) return [];
+  const out: PolicyMatch[] = [];
+  for (const policy of stored(state, `${kind}admissionpolicies`)) {
+    const spec = specOf(policy);
+    if (!constraintsMatch(state, spec.matchConstraints, a, true)) continue;
+    for (const binding of bindings) {
+      const bound = specOf(binding);
+      if (bound.policyName !== policy.metadata.name) continue;
+      if (
+        bound.matchResources !== undefined &&
+        !constraintsMatch(state, bound.matchResources, a, false)
+      ) continue;
+      out.push({
+        kind,
+        policy: policy as PolicyMatch["policy"],
+        binding: binding as PolicyMatch["binding"],
+        key: `${kind}/${policy.metadata.name}/${binding.metadata.name}`,
+      });
+    }
+  }
+  return out;
+}
+
+function specOf(object: KubeObject): Obj {
+  const spec = (object as { spec?: unknown }).spec;
+  return isObject(spec) ? spec : {};
+}
+
+// matchConstraints (the policy's: rules required) or matchResources (the
+// binding's: no rules means every resource the policy matches).
+function constraintsMatch(
+  state: ServerState,
+  constraints: unknown,
+  a: Attributes,
+  rulesRequired: boolean,
+): boolean {
+  if (!isObject(constraints)) return !rulesRequired;
+  const rules = Array.isArray(constraints.resourceRules)
+    ? constraints.resourceRules
+    : [];
+  if (rules.length > 0 || rulesRequired) {
+    if (!rules.some((rule) => namedRuleMatches(rule, a))) return false;
+  }
+  const excluded = Array.isArray(constraints.excludeResourceRules)
+    ? constraints.excludeResourceRules
+    : [];
+  if (excluded.some((rule) => namedRuleMatches(rule, a))) return false;
+  if (!namespaceMatches(state, constraints.namespaceSelector, a)) return false;
+  const selector = constraints.objectSelector;
+  if (isEmptySelector(selector)) return true;
+  return [a.object, a.old].some((o) =>
+    o !== undefined && selectorMatches(selector, o.metadata.labels ?? {})
+  );
+}
+
+function namedRuleMatches(rule: unknown, a: Attributes): boolean {
+  if (!isObject(rule) || !ruleMatches(rule, a)) return false;
+  const names = Array.isArray(rule.resourceNames) ? rule.resourceNames : [];
+  return names.length === 0 || names.includes(a.name);
+}
+
+// ---- expressions ----
+
+const DECLARED = {
+  object: "dyn",
+  oldObject: "dyn",
+  request: "dyn",
+  params: "dyn",
+  namespaceObject: "dyn",
+  variables: "dyn",
+} as const;
+
+const programs = new Map<string, CelProgram | CelCompileError>();
+
+function program(expression: string): CelProgram {
+  let found = programs.get(expression);
+  if (found === undefined) {
+    try {
+      found = compile(celObjects(expression), { variables: DECLARED });
+    } catch (error) {
+      if (!(error instanceof CelCompileError)) throw error;
+      found = error;
+    }
+    if (programs.size > 1000) programs.clear();
+    programs.set(expression, found);
+  }
+  if (found instanceof CelCompileError) {
+    throw new EvalError(`compilation failed: ${found.message}`);
+  }
+  return found;
+}
+
+/** An expression's failure, in the API server's words. */
+class EvalError extends Error {}
+
+/** The variables of one evaluation: lazy `variables.<name>`. */
+class Context {
+  readonly activation: Record<string, unknown>;
+  constructor(
+    state: ServerState,
+    a: Attributes,
+    params: KubeObject | null,
+    variables: unknown,
+  ) {
+    this.activation = {
+      object: a.object === undefined ? null : clone(a.object),
+      oldObject: a.old === undefined ? null : clone(a.old),
+      request: reviewOf(a).request,
+      params: params === null ? null : clone(params),
+      namespaceObject: namespaceObject(state, a),
+      variables: {},
+    };
+    const values: Record<string, unknown> = {};
+    for (const variable of Array.isArray(variables) ? variables : []) {
+      if (!isObject(variable) || typeof variable.name !== "string") continue;
+      // Each variable sees the ones before it. The API server evaluates
+      // them lazily; an unused one that fails fails nothing there.
+      try {
+        values[variable.name] = fromCel(
+          this.run(String(variable.expression ?? "")),
+        );
+      } catch {
+        // Left out: an expression naming it fails with no such key.
+      }
+      this.activation.variables = { ...values };
+    }
+  }
+
+  /** Evaluates one expression; throws EvalError in the server's words. */
+  run(expression: string): unknown {
+    const compiled = program(expression);
+    try {
+      return compiled.run(this.activation);
+    } catch (error) {
+      throw new EvalError((error as Error).message);
+    }
+  }
+}
+
+function namespaceObject(state: ServerState, a: Attributes): unknown {
+  if (!a.resource.namespaced || a.namespace === "") return null;
+  const namespaces = state.resources.find((r) =>
+    r.group === "" && r.resource === "namespaces"
+  );
+  if (namespaces === undefined) return null;
+  const found = state.store.peek(
+    resourceKey(namespaces),
+    storeKey(namespaces, undefined, a.namespace),
+  );
+  return found === undefined ? null : clone(found);
+}
+
+/** A CEL value as JSON: maps and objects as objects, ints as numbers. */
+export function fromCel(value: unknown): unknown {
+  if (typeof value === "bigint") return Number(value);
+  if (value instanceof Date) return value.toISOString().replace(".000Z", "Z");
+  if (Array.isArray(value)) return value.map(fromCel);
+  if (value instanceof Map) {
+    const out: Obj = {};
+    for (const [key, item] of value) out[String(key)] = fromCel(item);
+    return out;
+  }
+  if (value !== null && typeof value === "object") {
+    if (value instanceof Uint8Array) {
+      return btoa(String.fromCharCode(...value));
+    }
+    const out: Obj = {};
+    for (const [key, item] of Object.entries(value)) out[key] = fromCel(item);
+    return out;
+  }
+  return value;
+}
+
+// ---- params ----
+
+type Params = { found: (KubeObject | null)[] } | { error: string };
+
+function paramsOf(
+  state: ServerState,
+  match: PolicyMatch,
+  a: Attributes,
+): Params {
+  const kind = specOf(match.policy).paramKind;
+  if (!isObject(kind)) return { found: [null] };
+  const ref = specOf(match.binding).paramRef;
+  const [group, version] = String(kind.apiVersion ?? "").includes("/")
+    ? String(kind.apiVersion).split("/") as [string, string]
+    : ["", String(kind.apiVersion ?? "")];
+  const resource =
+    state.resources.find((r) =>
+      r.group === group && r.version === version && r.kind === kind.kind
+    ) ?? state.resources.find((r) => r.group === group && r.kind === kind.kind);
+  if (resource === undefined) {
+    return {
+      error:
+        `failed to configure policy: failed to find resource referenced by paramKind: '${
+          group === "" ? version : `${group}/${version}`
+        }, Kind=${String(kind.kind)}'`,
+    };
+  }
+  if (!isObject(ref)) {
+    return {
+      error:
+        "failed to configure binding: paramRef is required when paramKind is set",
+    };
+  }
+  const namespace = !resource.namespaced
+    ? undefined
+    : typeof ref.namespace === "string" && ref.namespace !== ""
+    ? ref.namespace
+    : a.namespace;
+  let found: KubeObject[];
+  if (typeof ref.name === "string" && ref.name !== "") {
+    const one = state.store.peek(
+      resourceKey(resource),
+      storeKey(resource, namespace, ref.name),
+    );
+    found = one === undefined ? [] : [one];
+  } else {
+    found = state.store.all(resourceKey(resource)).map(([, o]) => o)
+      .filter((o) =>
+        (namespace === undefined || o.metadata.namespace === namespace) &&
+        selectorMatches(ref.selector, o.metadata.labels ?? {})
+      )
+      .sort((x, y) =>
+        (x.metadata.name ?? "") < (y.metadata.name ?? "") ? -1 : 1
+      );
+  }
+  if (found.length > 0) return { found: found.map(clone) };
+  if (ref.parameterNotFoundAction === "Deny") {
+    return {
+      error:
+        "failed to configure binding: no params found for policy binding with `Deny` parameterNotFoundAction",
+    };
+  }
+  return { found: [] };
+}
+
+// matchConditions: false when one is false, else the error when one fails.
+function conditionsHold(
+  spec: Obj,
+  context: Context,
+): boolean | string {
+  const conditions = Array.isArray(spec.matchConditions)
+    ? spec.matchConditions
+    : [];
+  const errors: string[] = [];
+  for (const condition of conditions) {
+    if (!isObject(condition)) continue;
+    const name = String(condition.name ?? "");
+    let value: unknown;
+    try {
+      value = context.run(String(condition.expression ?? ""));
+    } catch (error) {
+      errors.push(
+        `expression '${name}' resulted in error: ${(error as Error).message}`,
+      );
+      continue;
+    }
+    if (value === false) return false;
+    if (value !== true) {
+      errors.push(
+        `expression '${name}' resulted in error: no such overload: must evaluate to bool`,
+      );
+    }
+  }
+  if (errors.length === 0) return true;
+  return `failed to evaluate match conditions: ${errors.join(", ")}`;
+}
+
+// ---- validating ----
+
+/** What the validating policies made of a write that they let through. */
+export interface Validated {
+  /** The `Warning` texts of the bindings with the Warn action. */
+  warnings: string[];
+  /** The audit annotations (the Audit action's failures, `auditAnnotations`). */
+  annotations: Record<string, string>;
+}
+
+interface Decision {
+  match: PolicyMatch;
+  message: string;
+  reason: string;
+  index: number;
+}
+
+const CODES: Record<string, number> = {
+  Unauthorized: 401,
+  Forbidden: 403,
+  Invalid: 422,
+  RequestEntityTooLarge: 413,
+};
+
+/**
+ * Runs the validating policies on a write (its object as it would be
+ * stored). Throws the API server's refusal for the first failure of a
+ * binding with the Deny action (after noting every warning in `warnings`).
+ */
+export function validateWithPolicies(
+  state: ServerState,
+  a: Attributes,
+  warnings: string[],
+): Validated {
+  const annotations: Record<string, string> = {};
+  const denied: Decision[] = [];
+  const audited: Obj[] = [];
+  for (const match of matchingPolicies(state, "validating", a)) {
+    const spec = specOf(match.policy);
+    const actions = specOf(match.binding).validationActions;
+    const has = (action: string): boolean =>
+      Array.isArray(actions) && actions.includes(action);
+    const ignore = spec.failurePolicy === "Ignore";
+    const decisions: Decision[] = [];
+    const fail = (message: string, index = 0): void => {
+      if (!ignore) decisions.push({ match, message, reason: "", index });
+    };
+    const params = paramsOf(state, match, a);
+    if ("error" in params) fail(params.error);
+    else {
+      for (const param of params.found) {
+        const context = new Context(state, a, param, spec.variables);
+        const held = conditionsHold(spec, context);
+        if (held === false) continue;
+        if (typeof held === "string") {
+          fail(held);
+          continue;
+        }
+        decisions.push(...validations(match, spec, context, ignore));
+        for (const entry of asList(spec.auditAnnotations)) {
+          try {
+            const value = context.run(String(entry.valueExpression ?? ""));
+            if (typeof value === "string") {
+              annotations[`${match.policy.metadata.name}/${entry.key}`] = value;
+            }
+          } catch {
+            // The API server logs it and goes on.
+          }
+        }
+      }
+    }
+    const policy = match.policy.metadata.name;
+    const binding = match.binding.metadata.name;
+    for (const decision of decisions) {
+      if (has("Deny")) denied.push(decision);
+      if (has("Warn")) {
+        warnings.push(
+          `Validation failed for ValidatingAdmissionPolicy '${policy}' with binding '${binding}': ${decision.message}`,
+        );
+      }
+      if (has("Audit")) {
+        audited.push({
+          message: decision.message,
+          policy,
+          binding,
+          expressionIndex: decision.index,
+          validationActions: ["Audit"],
+        });
+      }
+    }
+  }
+  if (audited.length > 0) {
+    annotations["validation.policy.admission.k8s.io/validation_failure"] = JSON
+      .stringify(audited);
+  }
+  const first = denied[0];
+  if (first !== undefined) throw refusal(first, a);
+  return { warnings, annotations };
+}
+
+function asList(value: unknown): Obj[] {
+  return Array.isArray(value) ? value.filter(isObject) : [];
+}
+
+function validations(
+  match: PolicyMatch,
+  spec: Obj,
+  context: Context,
+  ignore: boolean,
+): Decision[] {
+  const out: Decision[] = [];
+  for (const [index, validation] of asList(spec.validations).entries()) {
+    const expression = String(validation.expression ?? "");
+    let value: unknown;
+    try {
+      value = context.run(expression);
+    } catch (error) {
+      if (!ignore) {
+        out.push({
+          match,
+          message: `expression '${expression}' resulted in error: ${
+            (error as Error).message
+          }`,
+          reason: "",
+          index,
+        });
+      }
+      continue;
+    }
+    if (value === true) continue;
+    if (value !== false) {
+      if (!ignore) {
+        out.push({
+          match,
+          message:
+            `expression '${expression}' resulted in error: no such overload: must evaluate to bool`,
+          reason: "",
+          index,
+        });
+      }
+      continue;
+    }
+    out.push({
+      match,
+      message: messageOf(validation, expression, context),
+      reason: typeof validation.reason === "string" ? validation.reason : "",
+      index,
+    });
+  }
+  return out;
+}
+
+function messageOf(
+  validation: Obj,
+  expression: string,
+  context: Context,
+): string {
+  if (typeof validation.messageExpression === "string") {
+    try {
+      const text = context.run(validation.messageExpression);
+      if (
+        typeof text === "string" && text.trim() !== "" && !text.includes("\n")
+      ) {
+        return text;
+      }
+    } catch {
+      // The static message stands in, as on the API server.
+    }
+  }
+  if (typeof validation.message === "string" && validation.message !== "") {
+    return validation.message;
+  }
+  return `failed expression: ${expression.trim()}`;
+}
+
+// admission.NewForbidden, with the decision's reason and its code.
+function refusal(decision: Decision, a: Attributes): StatusError {
+  const message =
+    `ValidatingAdmissionPolicy '${decision.match.policy.metadata.name}' with binding '${decision.match.binding.metadata.name}' denied request: ${decision.message}`;
+  const reason = decision.reason || "Invalid";
+  const what = qualified(a.resource);
+  const name = a.name;
+  const full = name === ""
+    ? `${what} is forbidden: ${message}`
+    : `${what} ${JSON.stringify(name)} is forbidden: ${message}`;
+  return new StatusError(failure(CODES[reason] ?? 422, reason, full, {
+    name,
+    ...(a.resource.group === "" ? {} : { group: a.resource.group }),
+    kind: a.resource.resource,
+    causes: [{ message }],
+  }));
+}
+
+// ---- mutating ----
+
+/**
+ * Runs one mutating policy's binding on a write: each param in turn, each
+ * mutation on the object the one before it left. Answers the object (the
+ * same when nothing applied); throws the API server's refusal when an
+ * expression fails under `failurePolicy: Fail`.
+ */
+export function mutateWithPolicy(
+  state: ServerState,
+  match: PolicyMatch,
+  a: Attributes,
+): KubeObject | undefined {
+  const spec = specOf(match.policy);
+  const ignore = spec.failurePolicy === "Ignore";
+  const start = a.object;
+  if (start === undefined) return undefined;
+  const fail = (message: string): KubeObject => {
+    if (ignore) return start;
+    throw mutationRefusal(match, message, a);
+  };
+  const params = paramsOf(state, match, a);
+  if ("error" in params) return fail(params.error);
+  let object = start;
+  for (const param of params.found) {
+    const attributes = { ...a, object };
+    const context = new Context(state, attributes, param, spec.variables);
+    const held = conditionsHold(spec, context);
+    if (held === false) continue;
+    if (typeof held === "string") return fail(held);
+    for (const mutation of asList(spec.mutations)) {
+      const config = mutation.patchType === "JSONPatch"
+        ? mutation.jsonPatch
+        : mutation.applyConfiguration;
+      const expression = isObject(config)
+        ? String(config.expression ?? "")
+        : "";
+      let value: unknown;
+      try {
+        value = fromCel(
+          new Context(state, { ...a, object }, param, spec.variables).run(
+            expression,
+          ),
+        );
+      } catch (error) {
+        return fail(
+          `expression '${expression}' resulted in error: ${
+            (error as Error).message
+          }`,
+        );
+      }
+      try {
+        object = mutation.patchType === "JSONPatch"
+          ? jsonPatch(clone(object), value) as KubeObject
+          : merged(object, value) as KubeObject;
+      } catch (error) {
+        return fail(
+          `expression '${expression}' resulted in error: ${
+            (error as Error).message
+          }`,
+        );
+      }
+    }
+  }
+  return object;
+}
+
+// An apply configuration merged into the object: maps merge, anything else
+// (lists too: the fake reads no list types here) replaces.
+function merged(target: unknown, config: unknown): unknown {
+  if (!isObject(config) || !isObject(target)) return clone(config);
+  const out: Obj = { ...target };
+  for (const [key, value] of Object.entries(config)) {
+    out[key] = key in target ? merged(target[key], value) : clone(value);
+  }
+  return out;
+}
+
+function mutationRefusal(
+  match: PolicyMatch,
+  detail: string,
+  a: Attributes,
+): StatusError {
+  const message =
+    `policy '${match.policy.metadata.name}' with binding '${match.binding.metadata.name}' denied request: ${detail}`;
+  return new StatusError(failure(403, "Invalid", message, {
+    name: a.name,
+    ...(a.resource.group === "" ? {} : { group: a.resource.group }),
+    kind: a.resource.resource,
+    causes: [{ message }],
+  }));
+}

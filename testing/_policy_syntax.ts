@@ -1,0 +1,122 @@
+/**
+ * The object construction of mutating policies' expressions
+ * (`Object{metadata: Object.metadata{labels: {...}}}`, `JSONPatch{op: ...}`)
+ * read as map literals (`{'metadata': {'labels': {...}}}`), which the CEL
+ * engine evaluates without the kind's declared types: the API server
+ * type-checks the fields against the kind's schema, the fake takes any.
+ *
+ * @module
+ */
+
+const IDENT = /[A-Za-z_][A-Za-z0-9_]*/y;
+const SPACE = /\s*/y;
+
+type Frame = "(" | "[" | "map" | "object";
+
+/**
+ * Rewrites `Object…{field: x}` and `JSONPatch{field: x}` into
+ * `{'field': x}`, leaving string literals and everything else as written.
+ */
+export function celObjects(expression: string): string {
+  if (!/\b(Object|JSONPatch)\b/.test(expression)) return expression;
+  let out = "";
+  const frames: Frame[] = [];
+  // Whether the next identifier may be a field name (after `{` or `,` of
+  // an object construction).
+  let fieldStart = false;
+  let i = 0;
+  while (i < expression.length) {
+    const c = expression[i]!;
+    const quoted = stringAt(expression, i);
+    if (quoted > i) {
+      out += expression.slice(i, quoted);
+      i = quoted;
+      fieldStart = false;
+      continue;
+    }
+    if (/\s/.test(c)) {
+      out += c;
+      i++;
+      continue;
+    }
+    IDENT.lastIndex = i;
+    const ident = IDENT.exec(expression);
+    if (ident !== null) {
+      const word = ident[0];
+      let end = i + word.length;
+      if (fieldStart && frames.at(-1) === "object") {
+        SPACE.lastIndex = end;
+        SPACE.exec(expression);
+        if (expression[SPACE.lastIndex] === ":") {
+          out += `'${word}'`;
+          i = end;
+          fieldStart = false;
+          continue;
+        }
+      }
+      if (word === "Object" || word === "JSONPatch") {
+        // A type name, dotted (`Object.spec.template`), then `{`.
+        let at = end;
+        for (;;) {
+          SPACE.lastIndex = at;
+          SPACE.exec(expression);
+          const dot = SPACE.lastIndex;
+          if (word === "JSONPatch" || expression[dot] !== ".") break;
+          SPACE.lastIndex = dot + 1;
+          SPACE.exec(expression);
+          IDENT.lastIndex = SPACE.lastIndex;
+          const next = IDENT.exec(expression);
+          if (next === null) break;
+          at = IDENT.lastIndex;
+        }
+        SPACE.lastIndex = at;
+        SPACE.exec(expression);
+        if (expression[SPACE.lastIndex] === "{") {
+          out += "{";
+          frames.push("object");
+          i = SPACE.lastIndex + 1;
+          fieldStart = true;
+          continue;
+        }
+        end = i + word.length;
+      }
+      out += word;
+      i = end;
+      fieldStart = false;
+      continue;
+    }
+    if (c === "{") frames.push("map");
+    else if (c === "(" || c === "[") frames.push(c);
+    else if (c === "}" || c === ")" || c === "]") frames.pop();
+    fieldStart = c === "," && frames.at(-1) === "object";
+    out += c;
+    i++;
+  }
+  return out;
+}
+
+// The end of a string or bytes literal that starts at `i`, else `i`.
+function stringAt(text: string, i: number): number {
+  let j = i;
+  let raw = false;
+  while (j < i + 2 && /[rRbB]/.test(text[j] ?? "")) {
+    if (/[rR]/.test(text[j]!)) raw = true;
+    j++;
+  }
+  const quote = text[j];
+  if (quote !== "'" && quote !== '"') return i;
+  if (j > i && /[A-Za-z0-9_]/.test(text[i - 1] ?? "")) return i;
+  const triple = text.startsWith(quote.repeat(3), j);
+  const close = triple ? quote.repeat(3) : quote;
+  let k = j + close.length;
+  while (k < text.length) {
+    if (!raw && text[k] === "\\") {
+      k += 2;
+      continue;
+    }
+    if (text.startsWith(close, k)) return k + close.length;
+    if (!triple && text[k] === "\n") break;
+    k++;
+  }
+  return text.length;
+}
