@@ -7,21 +7,13 @@
  */
 
 import { RealControlPlane } from "../real_control_plane.ts";
-import { runOnReal, writeGolden } from "./_runner.ts";
+import { RECORDING_CONTROLLERS, runOnReal, writeGolden } from "./_runner.ts";
 import { SCENARIOS } from "./scenarios.ts";
 
 const only = new Set(Deno.args);
-// The control plane's controllers, plus the one that writes the type
-// checking of ValidatingAdmissionPolicies into their status.
 await using plane = await RealControlPlane.start({
   noWatchCache: true,
-  controllers: [
-    "garbage-collector-controller",
-    "namespace-controller",
-    "serviceaccount-controller",
-    "serviceaccount-token-controller",
-    "validatingadmissionpolicy-status-controller",
-  ].join(","),
+  controllers: RECORDING_CONTROLLERS,
 });
 const { server, version } = plane.ready;
 // deno-lint-ignore no-console
