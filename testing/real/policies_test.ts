@@ -1,0 +1,180 @@
+// Admission policies written with the manifests module (the example
+// operator's ValidatingAdmissionPolicy, and a MutatingAdmissionPolicy from
+// mutatingPolicy) enforced identically by kube-apiserver and by the fake:
+// the same writes on both, the same answers (issue 47).
+import assert from "node:assert/strict";
+import { mutatingPolicy } from "../../manifests/mod.ts";
+import { GREETING } from "../../examples/greeting.ts";
+import { BLANK_MESSAGE, GREETING_POLICY } from "../../examples/policy.ts";
+import { FakeApiServer } from "../mod.ts";
+import { eventually } from "./_eventually.ts";
+import { suite } from "./_plane.ts";
+
+const LABEL_POLICY = mutatingPolicy({
+  name: "greeting-team.demo.liken.dev",
+  resources: [GREETING],
+  operations: ["CREATE"],
+  mutations: [{
+    applyConfiguration:
+      "Object{metadata: Object.metadata{labels: {'team': 'greeters'}}}",
+  }],
+});
+
+interface Server {
+  url: string;
+  fetch(request: Request): Promise<Response>;
+}
+
+interface Answer {
+  status: number;
+  body: Record<string, unknown>;
+}
+
+async function send(
+  server: Server,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<Answer> {
+  const response = await server.fetch(
+    new Request(`${server.url}${path}`, {
+      method,
+      headers: { "content-type": "application/json" },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    }),
+  );
+  return { status: response.status, body: await response.json() };
+}
+
+function greeting(name: string, message: string): unknown {
+  return {
+    apiVersion: GREETING.apiVersion,
+    kind: GREETING.kind,
+    metadata: { name },
+    spec: { message },
+  };
+}
+
+/**
+ * Installs the CRD and the policies, waits until they are in force (at
+ * once on the fake), and answers what the same writes get.
+ */
+async function exercise(server: Server, namespace: string): Promise<unknown[]> {
+  const made = await send(
+    server,
+    "POST",
+    "/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
+    GREETING.crd(),
+  );
+  assert.equal(made.status, 201, JSON.stringify(made.body));
+  const path =
+    `/apis/${GREETING.group}/${GREETING.version}/namespaces/${namespace}/${GREETING.resource}`;
+  await eventually("the CRD to be served", async () => {
+    return (await send(server, "GET", path)).status === 200;
+  });
+  const admission = "/apis/admissionregistration.k8s.io/v1";
+  for (const object of [...GREETING_POLICY, ...LABEL_POLICY]) {
+    const plural = object.kind.toLowerCase().replace(/y$/, "ie") + "s";
+    const answer = await send(server, "POST", `${admission}/${plural}`, object);
+    assert.equal(answer.status, 201, JSON.stringify(answer.body));
+  }
+  let probe = 0;
+  await eventually("the policies to be in force", async () => {
+    const blank = await send(
+      server,
+      "POST",
+      path,
+      greeting(`probe-${probe++}`, " "),
+    );
+    if (blank.status !== 422) return false;
+    const fine = await send(
+      server,
+      "POST",
+      path,
+      greeting(`probe-${probe++}`, "hi"),
+    );
+    const labels = (fine.body.metadata as { labels?: Record<string, string> })
+      ?.labels;
+    return labels?.team === "greeters";
+  });
+  const summary = (answer: Answer): unknown => ({
+    status: answer.status,
+    message: answer.body.message ?? null,
+    reason: answer.body.reason ?? null,
+    labels:
+      (answer.body.metadata as { labels?: unknown } | undefined)?.labels ??
+        null,
+    spec: answer.body.spec ?? null,
+  });
+  const out: unknown[] = [];
+  out.push(summary(await send(server, "POST", path, greeting("blank", "   "))));
+  const fine = await send(server, "POST", path, greeting("fine", "Hello"));
+  out.push(summary(fine));
+  out.push(
+    summary(
+      await send(server, "PUT", `${path}/fine`, {
+        ...fine.body,
+        spec: { message: "" },
+      }),
+    ),
+  );
+  return out;
+}
+
+const EXPECTED = [{
+  status: 422,
+  message:
+    `greetings.${GREETING.group} "blank" is forbidden: ValidatingAdmissionPolicy '${
+      GREETING_POLICY[0].metadata.name
+    }' with binding '${
+      GREETING_POLICY[1].metadata.name
+    }' denied request: ${BLANK_MESSAGE}`,
+  reason: "Invalid",
+  labels: null,
+  spec: null,
+}, {
+  status: 201,
+  message: null,
+  reason: null,
+  labels: { team: "greeters" },
+  spec: { message: "Hello" },
+}, {
+  status: 422,
+  message:
+    `greetings.${GREETING.group} "fine" is forbidden: ValidatingAdmissionPolicy '${
+      GREETING_POLICY[0].metadata.name
+    }' with binding '${
+      GREETING_POLICY[1].metadata.name
+    }' denied request: ${BLANK_MESSAGE}`,
+  reason: "Invalid",
+  labels: null,
+  spec: null,
+}];
+
+Deno.test("policies: the fake enforces the manifests' policies as recorded from kube-apiserver", async () => {
+  await using fake = new FakeApiServer();
+  const answers = await exercise(
+    { url: fake.url, fetch: (request) => fake.fetch(request) },
+    "default",
+  );
+  assert.deepEqual(answers, EXPECTED);
+});
+
+suite("admission policies from the manifests module", [
+  [
+    "kube-apiserver enforces them as the fake does",
+    async ({ plane, namespace }) => {
+      const real = await exercise({
+        url: plane.ready.server,
+        fetch: (request) => plane.fetch(request),
+      }, namespace);
+      await using fake = new FakeApiServer();
+      const mine = await exercise(
+        { url: fake.url, fetch: (request) => fake.fetch(request) },
+        namespace,
+      );
+      assert.deepEqual(real, EXPECTED);
+      assert.deepEqual(mine, real);
+    },
+  ],
+]);
