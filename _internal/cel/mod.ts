@@ -56,6 +56,14 @@ import {
 } from "@marcbachmann/cel-js";
 import type { CelType } from "./_types.ts";
 import { libraries } from "./_library.ts";
+import {
+  CelCompileError,
+  CelCostError,
+  celEqual,
+  CelRuntimeError,
+} from "./_values.ts";
+
+export { CelCompileError, CelCostError, CelRuntimeError } from "./_values.ts";
 
 export { schemaType, typeName } from "./_types.ts";
 export type { CelType } from "./_types.ts";
@@ -72,28 +80,15 @@ export const PER_CALL_LIMIT = 1_000_000;
  */
 export const RUNTIME_COST_BUDGET = 10_000_000;
 
-/** An expression that does not compile, in cel-go's words. */
-export class CelCompileError extends Error {
-  override name = "CelCompileError";
-}
-
-/** An error while evaluating, in cel-go's words. */
-export class CelRuntimeError extends Error {
-  override name = "CelRuntimeError";
-}
-
-/** The evaluation reached its cost limit. */
-export class CelCostError extends CelRuntimeError {
-  override name = "CelCostError";
-  constructor() {
-    super("operation cancelled: actual cost limit exceeded");
-  }
-}
-
 /** Options of {@linkcode compile}. */
 export interface CompileOptions {
   /** The variables the expression may name, with their types. */
   readonly variables: { readonly [name: string]: CelType };
+  /**
+   * Whether list and map literals must hold one type, as the API server
+   * requires (`cel.HomogeneousAggregateLiterals`). Default: true.
+   */
+  readonly homogeneousLiterals?: boolean;
 }
 
 /** Options of {@linkcode CelProgram.run}. */
@@ -126,7 +121,7 @@ function base(): Environment {
   baseEnvironment ??= libraries(
     new Environment({
       enableOptionalTypes: true,
-      homogeneousAggregateLiterals: false,
+      homogeneousAggregateLiterals: true,
       limits: {
         maxAstNodes: 100_000,
         maxDepth: 250,
@@ -153,7 +148,11 @@ export function compile(
   expression: string,
   options: CompileOptions,
 ): CelProgram {
-  const environment = base().clone();
+  const environment = base().clone(
+    options.homogeneousLiterals === false
+      ? { homogeneousAggregateLiterals: false }
+      : undefined,
+  );
   const converters: Record<string, Convert> = {};
   const declared = new Declarations(environment);
   for (const [name, type] of Object.entries(options.variables)) {
@@ -356,10 +355,11 @@ export function toDyn(value: unknown): unknown {
   return value;
 }
 
+/** A plain JSON object (not a value of the engine's own classes). */
 function isRecord(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === "object" && !Array.isArray(value) &&
-    !(value instanceof Map) && !(value instanceof Uint8Array) &&
-    !(value instanceof Date);
+  if (value === null || typeof value !== "object") return false;
+  const prototype = Object.getPrototypeOf(value);
+  return prototype === Object.prototype || prototype === null;
 }
 
 function timestampOf(text: string): unknown {
@@ -391,43 +391,6 @@ function bytesOf(text: string): unknown {
   } catch {
     return text;
   }
-}
-
-/** CEL's equality of two values, deep, for the declared object types. */
-function celEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (
-    typeof a === "bigint" || typeof b === "bigint" || typeof a === "number" ||
-    typeof b === "number"
-  ) {
-    return (typeof a === "bigint" || typeof a === "number") &&
-      (typeof b === "bigint" || typeof b === "number") &&
-      Number(a) === Number(b) &&
-      // deno-lint-ignore eqeqeq
-      a == b;
-  }
-  if (
-    a === null || b === null || typeof a !== "object" || typeof b !== "object"
-  ) return false;
-  if (Array.isArray(a) || Array.isArray(b)) {
-    return Array.isArray(a) && Array.isArray(b) && a.length === b.length &&
-      a.every((item, i) => celEqual(item, b[i]));
-  }
-  if (a instanceof Uint8Array || b instanceof Uint8Array) {
-    return a instanceof Uint8Array && b instanceof Uint8Array &&
-      a.length === b.length && a.every((x, i) => x === b[i]);
-  }
-  if (a instanceof Date || b instanceof Date) {
-    return a instanceof Date && b instanceof Date &&
-      a.getTime() === b.getTime();
-  }
-  const left = a instanceof Map ? a : new Map(Object.entries(a));
-  const right = b instanceof Map ? b : new Map(Object.entries(b));
-  if (left.size !== right.size) return false;
-  for (const [key, value] of left) {
-    if (!right.has(key) || !celEqual(value, right.get(key))) return false;
-  }
-  return true;
 }
 
 interface EngineError {
