@@ -64,6 +64,11 @@ import {
 } from "./_values.ts";
 
 export { CelCompileError, CelCostError, CelRuntimeError } from "./_values.ts";
+export {
+  CelUnsupportedError,
+  compileMatchCondition,
+  MATCH_CONDITION_VARIABLES,
+} from "./_admission.ts";
 
 export { schemaType, typeName } from "./_types.ts";
 export type { CelType } from "./_types.ts";
@@ -427,11 +432,40 @@ function compileError(expression: string, error: unknown): CelCompileError {
   ) {
     message = overloadMessage(summary);
   } else if (error instanceof ParseError) {
-    message = `Syntax error: ${summary}`;
+    message = `Syntax error: ${syntaxMessage(summary)}`;
   } else {
     message = summary;
   }
   return new CelCompileError(located(expression, start, message));
+}
+
+const TOKENS: Record<string, string> = {
+  EOF: "'<EOF>'",
+  RPAREN: "')'",
+  LPAREN: "'('",
+  RBRACKET: "']'",
+  LBRACKET: "'['",
+  RBRACE: "'}'",
+  LBRACE: "'{'",
+  COMMA: "','",
+  DOT: "'.'",
+  COLON: "':'",
+  QUESTION: "'?'",
+};
+
+/** The engine's parse error in the words of cel-go's parser (ANTLR). */
+function syntaxMessage(summary: string): string {
+  const expected = /^Expected (\w+), got (\w+)$/.exec(summary);
+  if (expected) {
+    const want = TOKENS[expected[1]!] ?? expected[1]!;
+    const got = TOKENS[expected[2]!] ?? expected[2]!;
+    return `mismatched input ${got} expecting ${want}`;
+  }
+  const unexpected = /^Unexpected token: (\w+)$/.exec(summary);
+  if (unexpected) {
+    return `mismatched input ${TOKENS[unexpected[1]!] ?? unexpected[1]!}`;
+  }
+  return summary;
 }
 
 function overloadMessage(summary: string): string {
@@ -469,9 +503,15 @@ function located(expression: string, offset: number, message: string): string {
   }^`;
 }
 
-const RUNTIME_MESSAGES: Record<string, (summary: string) => string> = {
-  "no_such_key": (s) => s.replace(/^No such key: /, "no such key: "),
-};
+/** The engine's runtime messages as cel-go words them. */
+const RUNTIME_MESSAGES: [RegExp, string][] = [
+  [
+    /^No such key: index out of bounds, index (-?\d+) .*$/,
+    "index out of bounds: $1",
+  ],
+  [/^No such key: (.*)$/, "no such key: $1"],
+  [/^no such overload: .*$/, "no such overload"],
+];
 
 function runtimeError(error: unknown): CelRuntimeError {
   if (error instanceof CelRuntimeError) return error;
@@ -482,8 +522,12 @@ function runtimeError(error: unknown): CelRuntimeError {
   if (error instanceof EvaluationError || error instanceof EngineTypeError) {
     const e = error as unknown as EngineError;
     const summary = e.message.split("\n")[0] ?? "";
-    const known = e.code ? RUNTIME_MESSAGES[e.code] : undefined;
-    return new CelRuntimeError(known ? known(summary) : lowerFirst(summary));
+    for (const [pattern, words] of RUNTIME_MESSAGES) {
+      if (pattern.test(summary)) {
+        return new CelRuntimeError(summary.replace(pattern, words));
+      }
+    }
+    return new CelRuntimeError(lowerFirst(summary));
   }
   return new CelRuntimeError(
     error instanceof Error ? error.message : String(error),
