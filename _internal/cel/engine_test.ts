@@ -21,7 +21,11 @@ const spec = schemaType({
       items: { type: "object", properties: { n: { type: "integer" } } },
     },
     labels: { type: "object", additionalProperties: { type: "string" } },
-    extra: { type: "object", "x-kubernetes-preserve-unknown-fields": true },
+    extra: {
+      type: "object",
+      "x-kubernetes-preserve-unknown-fields": true,
+      properties: { known: { type: "integer" } },
+    },
     at: { type: "string", format: "date-time" },
     every: { type: "string", format: "duration" },
   },
@@ -45,7 +49,7 @@ Deno.test("compile: nested objects, lists, maps and dyn convert by type", () => 
   );
   assert.equal(run("self.items[1].n", { items: [{ n: 1 }, { n: 2 }] }), 2n);
   assert.equal(run("self.labels.app == 'x'", { labels: { app: "x" } }), true);
-  assert.equal(run("self.extra.a.b == 1", { extra: { a: { b: 1 } } }), true);
+  assert.equal(run("self.extra.known == 1", { extra: { known: 1 } }), true);
   assert.equal(run("self.ratio > 0.5", { ratio: 1 }), true);
   assert.equal(run("has(self.name)", {}), false);
   assert.equal(
@@ -118,4 +122,198 @@ Deno.test("run: the cost limit stops a runaway expression", () => {
   });
   assert.equal(program.run({ self: { tags: ["a"] } }), true);
   assert.ok(program.lastCost > 0 && program.lastCost < 100);
+  // An error absorbed by `||` does not hide the cost limit.
+  const absorbed = compile(
+    "self.tags.all(a, self.tags.all(b, a + b != '')) || true",
+    { variables: { self: spec } },
+  );
+  assert.throws(
+    () => absorbed.run({ self: { tags } }, { costLimit: 1000 }),
+    CelCostError,
+  );
+});
+
+Deno.test("schemaType: the API server's mapping of a structural schema", () => {
+  assert.deepEqual(
+    schemaType({
+      type: "object",
+      properties: {
+        "foo-bar": { type: "string" },
+        namespace: { type: "string" },
+        "a.b/c__d": { type: "integer" },
+        "9lives": { type: "string" },
+        "white space": { type: "string" },
+        any: { "x-kubernetes-preserve-unknown-fields": true },
+        port: { "x-kubernetes-int-or-string": true },
+        raw: { type: "string", format: "byte" },
+        day: { type: "string", format: "date" },
+        tags: {
+          type: "array",
+          items: { type: "string" },
+          "x-kubernetes-list-type": "set",
+        },
+        ports: {
+          type: "array",
+          items: { type: "object", properties: { port: { type: "integer" } } },
+          "x-kubernetes-list-type": "map",
+          "x-kubernetes-list-map-keys": ["port"],
+        },
+        labels: { type: "object", additionalProperties: { type: "string" } },
+        template: {
+          type: "object",
+          "x-kubernetes-embedded-resource": true,
+          "x-kubernetes-preserve-unknown-fields": true,
+        },
+      },
+    }),
+    {
+      object: {
+        foo__dash__bar: "string",
+        __namespace__: "string",
+        a__dot__b__slash__c__underscores__d: "int",
+        port: "dyn",
+        raw: "bytes",
+        day: "timestamp",
+        tags: { list: "string", listType: "set" },
+        ports: {
+          list: { object: { port: "int" } },
+          listType: "map",
+          mapKeys: ["port"],
+        },
+        labels: { map: "string" },
+        template: {
+          object: {
+            kind: "string",
+            apiVersion: "string",
+            metadata: { object: { name: "string", generateName: "string" } },
+          },
+        },
+      },
+    },
+  );
+  assert.deepEqual(
+    schemaType({
+      type: "object",
+      properties: {
+        metadata: {
+          type: "object",
+          properties: { labels: { type: "object" } },
+        },
+        spec: { type: "object" },
+      },
+    }, { resourceRoot: true }),
+    {
+      object: {
+        metadata: { object: { name: "string", generateName: "string" } },
+        spec: { object: {} },
+        kind: "string",
+        apiVersion: "string",
+      },
+    },
+  );
+});
+
+Deno.test("run: escaped fields read their properties; unknown ones stay hidden", () => {
+  const self = schemaType({
+    type: "object",
+    properties: {
+      "foo-bar": { type: "string" },
+      namespace: { type: "string" },
+    },
+    "x-kubernetes-preserve-unknown-fields": true,
+  });
+  const program = compile("self.foo__dash__bar + self.__namespace__", {
+    variables: { self },
+  });
+  assert.equal(program.run({ self: { "foo-bar": "a", namespace: "b" } }), "ab");
+  assert.throws(
+    () => compile("self.other == 1", { variables: { self } }),
+    CelCompileError,
+  );
+});
+
+Deno.test("run: set and map lists compare regardless of order", () => {
+  const self = schemaType({
+    type: "object",
+    properties: {
+      tags: {
+        type: "array",
+        items: { type: "string" },
+        "x-kubernetes-list-type": "set",
+      },
+      order: { type: "array", items: { type: "string" } },
+      ports: {
+        type: "array",
+        items: {
+          type: "object",
+          properties: { port: { type: "integer" }, name: { type: "string" } },
+        },
+        "x-kubernetes-list-type": "map",
+        "x-kubernetes-list-map-keys": ["port"],
+      },
+    },
+  });
+  const same = compile("self == oldSelf", {
+    variables: { self, oldSelf: self },
+  });
+  assert.equal(
+    same.run({ self: { tags: ["a", "b"] }, oldSelf: { tags: ["b", "a"] } }),
+    true,
+  );
+  assert.equal(
+    same.run({ self: { order: ["a", "b"] }, oldSelf: { order: ["b", "a"] } }),
+    false,
+  );
+  const ports = (...items: [number, string][]) => ({
+    ports: items.map(([port, name]) => ({ port, name })),
+  });
+  assert.equal(
+    same.run({
+      self: ports([1, "a"], [2, "b"]),
+      oldSelf: ports([2, "b"], [1, "a"]),
+    }),
+    true,
+  );
+  assert.equal(
+    same.run({
+      self: ports([1, "a"], [2, "b"]),
+      oldSelf: ports([2, "a"], [1, "b"]),
+    }),
+    false,
+  );
+});
+
+Deno.test("run: deep nesting and huge inputs neither overflow the stack nor hang", () => {
+  let deep: unknown = 1;
+  for (let i = 0; i < 100_000; i++) deep = { a: deep };
+  const self = schemaType({
+    type: "object",
+    properties: { any: { "x-kubernetes-int-or-string": true } },
+  });
+  const equal = compile("self == oldSelf", {
+    variables: { self, oldSelf: self },
+  });
+  assert.throws(
+    () => equal.run({ self: { any: deep }, oldSelf: { any: deep } }),
+    CelRuntimeError,
+  );
+  // A deeply nested expression is refused when compiled, as cel-go's
+  // parser refuses it past its recursion limit.
+  assert.throws(
+    () =>
+      compile("(".repeat(300) + "1" + ")".repeat(300) + " == 1", {
+        variables: {},
+      }),
+    CelCompileError,
+  );
+  // A long list scanned in a nested loop: the cost limit ends the scan.
+  const list = schemaType({
+    type: "object",
+    properties: { items: { type: "array", items: { type: "integer" } } },
+  });
+  const scan = compile("self.items.all(i, self.items.exists(j, j == i))", {
+    variables: { self: list },
+  });
+  const items = Array.from({ length: 100_000 }, (_, i) => i);
+  assert.throws(() => scan.run({ self: { items } }), CelCostError);
 });

@@ -54,13 +54,14 @@ import {
   ParseError,
   TypeError as EngineTypeError,
 } from "@marcbachmann/cel-js";
-import type { CelType } from "./_types.ts";
+import { type CelType, unescapeField } from "./_types.ts";
 import { libraries } from "./_library.ts";
 import {
   CelCompileError,
   CelCostError,
   celEqual,
   CelRuntimeError,
+  LIST_TYPE,
 } from "./_values.ts";
 
 export { CelCompileError, CelCostError, CelRuntimeError } from "./_values.ts";
@@ -70,8 +71,8 @@ export {
   MATCH_CONDITION_VARIABLES,
 } from "./_admission.ts";
 
-export { schemaType, typeName } from "./_types.ts";
-export type { CelType } from "./_types.ts";
+export { escapeField, schemaType, typeName } from "./_types.ts";
+export type { CelType, SchemaTypeOptions } from "./_types.ts";
 
 /**
  * The API server's cost limit of one CRD validation rule's evaluation
@@ -140,7 +141,7 @@ function base(): Environment {
 }
 
 /** The counter of the evaluation under way (evaluation is synchronous). */
-let meter: { spent: number; limit: number } | undefined;
+let meter: { spent: number; limit: number; error?: CelCostError } | undefined;
 
 type Convert = (value: unknown) => unknown;
 
@@ -182,21 +183,24 @@ export function compile(
       return lastCost;
     },
     run(activation, options = {}): unknown {
-      const context: Record<string, unknown> = {};
-      for (const [name, value] of Object.entries(activation)) {
-        const convert = converters[name];
-        if (convert && value !== undefined) context[name] = convert(value);
-      }
       const outer = meter;
-      const mine = {
+      const mine: { spent: number; limit: number; error?: CelCostError } = {
         spent: 0,
         limit: options.costLimit ?? PER_CALL_LIMIT,
       };
       meter = mine;
       try {
-        return parsed(context);
+        const context: Record<string, unknown> = {};
+        for (const [name, value] of Object.entries(activation)) {
+          const convert = converters[name];
+          if (convert && value !== undefined) context[name] = convert(value);
+        }
+        const result = parsed(context);
+        // A cost error absorbed on the way (`x || true`) still ends it.
+        if (mine.error) throw mine.error;
+        return result;
       } catch (error) {
-        throw runtimeError(error);
+        throw mine.error ?? runtimeError(error);
       } finally {
         meter = outer;
         lastCost = mine.spent;
@@ -228,7 +232,10 @@ function meterNodes(root: unknown): void {
       const counted = function (this: unknown, ...args: unknown[]): unknown {
         const current = meter;
         if (current && ++current.spent > current.limit) {
-          throw new CelCostError();
+          // One error, thrown again by every later node: the engine's
+          // `all` and `exists` go on past an error, so each remaining
+          // item must end at once (and without building a new stack).
+          throw current.error ??= new CelCostError();
         }
         return inner.apply(this, args);
       };
@@ -256,6 +263,8 @@ function meterNodes(root: unknown): void {
 class Declarations {
   #environment: Environment;
   #count = 0;
+  // One engine type per structure: `self` and `oldSelf` compare.
+  #objects = new Map<string, [string, Convert]>();
   constructor(environment: Environment) {
     this.#environment = environment;
   }
@@ -265,10 +274,17 @@ class Declarations {
     if (typeof type === "string") return scalar(type);
     if ("list" in type) {
       const [inner, convert] = this.declare(type.list);
-      return [
-        `list<${inner}>`,
-        (value) => Array.isArray(value) ? value.map(convert) : toDyn(value),
-      ];
+      const kind = type.listType === "set" || type.listType === "map"
+        ? { type: type.listType, keys: type.mapKeys ?? [] }
+        : undefined;
+      return [`list<${inner}>`, (value) => {
+        if (!Array.isArray(value)) return toDyn(value);
+        const list = value.map(convert);
+        if (kind) {
+          Object.defineProperty(list, LIST_TYPE, { value: kind });
+        }
+        return list;
+      }];
     }
     if ("map" in type) {
       const [inner, convert] = this.declare(type.map);
@@ -281,6 +297,9 @@ class Declarations {
         return out;
       }];
     }
+    const key = JSON.stringify(type);
+    const known = this.#objects.get(key);
+    if (known) return known;
     const name = `object${++this.#count}`;
     const fields: Record<string, string> = {};
     const convertField: Record<string, Convert> = {};
@@ -295,21 +314,26 @@ class Declarations {
       `${name} == ${name}`,
       (a: unknown, b: unknown) => celEqual(a, b),
     );
-    return [name, (value) => {
+    const properties = Object.keys(convertField).map((
+      field,
+    ) => [field, unescapeField(field)] as const);
+    const declared: [string, Convert] = [name, (value) => {
       if (!isRecord(value)) return toDyn(value);
       const out = new ctor();
-      for (const [key, item] of Object.entries(value)) {
-        const convert = convertField[key];
-        // A field the schema does not name stays hidden (pruned anyway).
-        if (convert && item !== null && item !== undefined) {
-          Object.defineProperty(out, key, {
-            value: convert(item),
-            enumerable: true,
-          });
-        }
+      // Only the fields the schema names are visible.
+      for (const [field, property] of properties) {
+        if (!Object.hasOwn(value, property)) continue;
+        const item = value[property];
+        if (item === null || item === undefined) continue;
+        Object.defineProperty(out, field, {
+          value: convertField[field]!(item),
+          enumerable: true,
+        });
       }
       return out;
     }];
+    this.#objects.set(key, declared);
+    return declared;
   }
 }
 
@@ -461,6 +485,8 @@ function syntaxMessage(summary: string): string {
     const got = TOKENS[expected[2]!] ?? expected[2]!;
     return `mismatched input ${got} expecting ${want}`;
   }
+  const depth = /^Exceeded maxDepth \((\d+)\)$/.exec(summary);
+  if (depth) return `expression recursion limit exceeded: ${depth[1]}`;
   const unexpected = /^Unexpected token: (\w+)$/.exec(summary);
   if (unexpected) {
     return `mismatched input ${TOKENS[unexpected[1]!] ?? unexpected[1]!}`;
