@@ -16,7 +16,8 @@
  * - cel-go `ext.TwoVarComprehensions`: `all`, `exists`, `existsOne`,
  *   `transformList`, `transformMap`, `transformMapEntry` over two
  *   variables;
- * - Kubernetes regex: `find`, `findAll` (`matches` is the engine's);
+ * - Kubernetes regex: `find`, `findAll`; `matches` runs on RE2
+ *   (`_nodes.ts`);
  * - the Kubernetes types in `_kube.ts` (quantity, URL, IP, CIDR, semver,
  *   format);
  * - `bytes` ordering, and CEL's numeric equality across `int`, `uint` and
@@ -27,6 +28,7 @@
 
 import { type Environment, Optional } from "@marcbachmann/cel-js";
 import { kubernetesTypes } from "./_kube.ts";
+import { re2 } from "./_nodes.ts";
 import { celEqual, celError, compareValues, regex } from "./_values.ts";
 
 /** The engine's declared type of a value, as its checker holds it. */
@@ -718,13 +720,26 @@ function twoVariables(
   };
 }
 
+/**
+ * `find` and `findAll`: RE2 (linear time) decides whether there is a match
+ * and refuses what Go's regexp refuses; only then does the JavaScript
+ * engine, on the pattern rewritten, give the matched text.
+ */
 function regexes(environment: Environment): void {
+  const matching = (text: string, pattern: string): boolean => {
+    try {
+      return re2(pattern).test(text);
+    } catch (error) {
+      throw celError(`Illegal regex: ${(error as Error).message}`);
+    }
+  };
   environment.registerFunction(
     "string.find(string): string",
-    (text: string, pattern: string) => regex(pattern).exec(text)?.[0] ?? "",
+    (text: string, pattern: string) =>
+      matching(text, pattern) ? regex(pattern).exec(text)?.[0] ?? "" : "",
   );
   const findAll = (text: string, pattern: string, limit: bigint): string[] => {
-    if (limit === 0n) return [];
+    if (limit === 0n || !matching(text, pattern)) return [];
     const re = regex(pattern, "g");
     const out: string[] = [];
     for (const match of text.matchAll(re)) {

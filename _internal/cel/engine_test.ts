@@ -317,3 +317,49 @@ Deno.test("run: deep nesting and huge inputs neither overflow the stack nor hang
   const items = Array.from({ length: 100_000 }, (_, i) => i);
   assert.throws(() => scan.run({ self: { items } }), CelCostError);
 });
+
+Deno.test("matches: RE2 in linear time, and its syntax", () => {
+  const self = schemaType({
+    type: "object",
+    properties: { name: { type: "string" } },
+  });
+  const run = (expression: string, name: string): unknown =>
+    compile(expression, { variables: { self } }).run({ self: { name } });
+  // Catastrophic for a backtracking engine; RE2 answers at once.
+  const started = performance.now();
+  assert.equal(
+    run("self.name.matches('^(a+)+$')", "a".repeat(40) + "b"),
+    false,
+  );
+  assert.ok(performance.now() - started < 2000);
+  assert.equal(run("self.name.matches('(?i)^ABC$')", "abc"), true);
+  assert.equal(run("self.name.find('[0-9]+')", "ab12cd34"), "12");
+  assert.deepEqual(run("self.name.findAll('[0-9]+')", "ab12cd34"), [
+    "12",
+    "34",
+  ]);
+  // A literal pattern Go's regexp refuses does not compile.
+  assert.throws(
+    () => compile("self.name.matches('(')", { variables: { self } }),
+    {
+      name: "CelCompileError",
+      message:
+        "ERROR: <input>:1:19: invalid matches argument\n | self.name.matches('(')\n | ..................^",
+    },
+  );
+  // A pattern built at run time fails when evaluated.
+  assert.throws(
+    () => run("self.name.matches(self.name)", "("),
+    {
+      name: "CelRuntimeError",
+      message: /^error parsing regexp: missing closing \)/,
+    },
+  );
+  assert.throws(
+    () => compile("duration('1x') > duration('1s')", { variables: {} }),
+    {
+      name: "CelCompileError",
+      message: /invalid duration argument/,
+    },
+  );
+});

@@ -56,9 +56,9 @@ import {
 } from "@marcbachmann/cel-js";
 import { type CelType, unescapeField } from "./_types.ts";
 import { libraries } from "./_library.ts";
+import { instrument, metered } from "./_nodes.ts";
 import {
   CelCompileError,
-  CelCostError,
   celEqual,
   CelRuntimeError,
   LIST_TYPE,
@@ -140,9 +140,6 @@ function base(): Environment {
   return baseEnvironment;
 }
 
-/** The counter of the evaluation under way (evaluation is synchronous). */
-let meter: { spent: number; limit: number; error?: CelCostError } | undefined;
-
 type Convert = (value: unknown) => unknown;
 
 /**
@@ -174,7 +171,16 @@ export function compile(
   }
   const checked = parsed.check();
   if (!checked.valid) throw compileError(expression, checked.error);
-  meterNodes(parsed.ast);
+  try {
+    instrument(
+      parsed.ast,
+      (offset, message) => located(expression, offset, message),
+    );
+  } catch (error) {
+    throw error instanceof CelCompileError
+      ? error
+      : compileError(expression, error);
+  }
   let lastCost = 0;
   return {
     expression,
@@ -183,80 +189,19 @@ export function compile(
       return lastCost;
     },
     run(activation, options = {}): unknown {
-      const outer = meter;
-      const mine: { spent: number; limit: number; error?: CelCostError } = {
-        spent: 0,
-        limit: options.costLimit ?? PER_CALL_LIMIT,
-      };
-      meter = mine;
-      try {
+      const outcome = metered(options.costLimit ?? PER_CALL_LIMIT, () => {
         const context: Record<string, unknown> = {};
         for (const [name, value] of Object.entries(activation)) {
           const convert = converters[name];
           if (convert && value !== undefined) context[name] = convert(value);
         }
-        const result = parsed(context);
-        // A cost error absorbed on the way (`x || true`) still ends it.
-        if (mine.error) throw mine.error;
-        return result;
-      } catch (error) {
-        throw mine.error ?? runtimeError(error);
-      } finally {
-        meter = outer;
-        lastCost = mine.spent;
-      }
+        return parsed(context);
+      });
+      lastCost = outcome.spent;
+      if ("error" in outcome) throw runtimeError(outcome.error);
+      return outcome.result;
     },
   };
-}
-
-/**
- * Wraps every node's evaluation with a count. The engine reassigns a node's
- * `evaluate` after its first call (to skip a dispatch); the setter keeps
- * the count around whatever it installs.
- */
-function meterNodes(root: unknown): void {
-  const seen = new Set<object>();
-  const Node = (root as object).constructor;
-  const visit = (value: unknown): void => {
-    if (value === null || typeof value !== "object" || seen.has(value)) {
-      return;
-    }
-    seen.add(value);
-    if (Array.isArray(value)) {
-      for (const item of value) visit(item);
-      return;
-    }
-    if (value instanceof Node) {
-      const node = value as { evaluate: unknown; meta: unknown; args: unknown };
-      let inner = node.evaluate as (...args: unknown[]) => unknown;
-      const counted = function (this: unknown, ...args: unknown[]): unknown {
-        const current = meter;
-        if (current && ++current.spent > current.limit) {
-          // One error, thrown again by every later node: the engine's
-          // `all` and `exists` go on past an error, so each remaining
-          // item must end at once (and without building a new stack).
-          throw current.error ??= new CelCostError();
-        }
-        return inner.apply(this, args);
-      };
-      Object.defineProperty(node, "evaluate", {
-        get: () => counted,
-        set: (next) => {
-          inner = next;
-        },
-        configurable: true,
-      });
-      visit(node.args);
-      const meta = node.meta as Record<string, unknown>;
-      visit(meta.alternate);
-      visit(meta.macro);
-      return;
-    }
-    if (Object.getPrototypeOf(value) === Object.prototype) {
-      for (const item of Object.values(value)) visit(item);
-    }
-  };
-  visit(root);
 }
 
 /** The engine's types for the declared object types of one compilation. */
