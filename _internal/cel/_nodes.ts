@@ -141,6 +141,19 @@ function wrap(
   let fixed = false;
   if (call) {
     const [name, args] = call;
+    const receiver = args[0] as Node | undefined;
+    if (
+      name === "bind" && node.op === "rcall" && receiver?.op === "id" &&
+      receiver.args === "cel"
+    ) {
+      // The API server's environment has no bindings extension.
+      throw new CelCompileError(
+        locate(
+          receiver.start,
+          "undeclared reference to 'cel' (in container '')",
+        ),
+      );
+    }
     const text = literal(args[args.length - 1]);
     const at = (args[args.length - 1] as Node)?.start ?? node.start;
     if (name === "matches" && args.length === 2) {

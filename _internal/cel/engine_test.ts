@@ -363,3 +363,75 @@ Deno.test("matches: RE2 in linear time, and its syntax", () => {
     },
   );
 });
+
+Deno.test("compile: what the API server's environment lacks is refused", () => {
+  assert.throws(() => compile("['a', 1].size() == 2", { variables: {} }), {
+    name: "CelCompileError",
+    message: /^ERROR: <input>:1:7: expected type 'string' but found 'int'/,
+  });
+  assert.throws(() => compile("cel.bind(x, 1, x == 1)", { variables: {} }), {
+    name: "CelCompileError",
+    message: /^ERROR: <input>:1:1: undeclared reference to 'cel'/,
+  });
+  assert.throws(() => compile("math.greatest(1, 2) == 2", { variables: {} }), {
+    name: "CelCompileError",
+    message: /^ERROR: <input>:1:1: undeclared reference to 'math'/,
+  });
+});
+
+Deno.test("libraries: the Kubernetes environment's functions", () => {
+  const cases: [string, unknown][] = [
+    ["'a-b'.replace('-', '_')", "a_b"],
+    ["'abc'.charAt(1)", "b"],
+    ["'%s has %d items'.format([dyn('list'), dyn(3)])", "list has 3 items"],
+    ["strings.quote('a\"b')", '"a\\"b"'],
+    ["[3, 1, 2].sort() == [1, 2, 3]", true],
+    ["[1, 2, 3].sum()", 6n],
+    ["[1, 2, 3].isSorted() && [1, 2].indexOf(2) == 1", true],
+    ["lists.range(3) == [0, 1, 2] && [[1], [2]].flatten() == [1, 2]", true],
+    ["[1, 2, 2].distinct().size() == 2 && [1, 2, 3].slice(1, 2) == [2]", true],
+    ["sets.contains([1, 2], [2]) && sets.intersects([1], [1, 3])", true],
+    ["{'a': 1}.transformMap(k, v, v + 1)['a']", 2n],
+    ["[1, 2].transformList(i, v, i + v) == [1, 3]", true],
+    ["quantity('1Gi').isGreaterThan(quantity('1G'))", true],
+    ["quantity('500m').add(quantity('1.5')).asInteger()", 2n],
+    ["isQuantity('1Xi')", false],
+    ["url('https://example.com:8443/a?x=1').getPort()", "8443"],
+    ["url('https://[::1]:80/').getHostname()", "::1"],
+    ["ip('10.0.0.1').family() == 4 && ip('::1').isLoopback()", true],
+    ["cidr('10.0.0.0/8').containsIP(ip('10.1.2.3'))", true],
+    ["cidr('10.0.0.0/8').containsCIDR('10.1.0.0/16')", true],
+    ["string(cidr('192.168.1.7/24').masked())", "192.168.1.0/24"],
+    ["ip.isCanonical('2001:db8::1') && !ip.isCanonical('2001:DB8::1')", true],
+    ["semver('1.2.3').isLessThan(semver('1.10.0'))", true],
+    ["semver('v1.2', true).minor()", 2n],
+    ["format.dns1123Label().validate('ok-name').hasValue()", false],
+    ["format.dns1123Label().validate('Not_OK').hasValue()", true],
+    ["format.named('uuid').hasValue()", true],
+  ];
+  for (const [source, expected] of cases) {
+    assert.deepEqual(
+      compile(source, { variables: {} }).run({}),
+      expected,
+      source,
+    );
+  }
+  const failing: [string, string][] = [
+    [
+      "quantity('x')",
+      "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'",
+    ],
+    [
+      "ip('::ffff:1.2.3.4')",
+      'IPv4-mapped IPv6 address "::ffff:1.2.3.4" is not allowed',
+    ],
+    ["[].max()", "max called on empty list"],
+    ["quantity('1.5').asInteger()", "cannot convert value to integer"],
+  ];
+  for (const [source, message] of failing) {
+    assert.throws(() => compile(source, { variables: {} }).run({}), {
+      name: "CelRuntimeError",
+      message,
+    }, source);
+  }
+});

@@ -400,6 +400,8 @@ function compileError(expression: string, error: unknown): CelCompileError {
     e.code === "no_such_overload" || e.code === "no_matching_overload"
   ) {
     message = overloadMessage(summary);
+  } else if (/must have the same type, expected type/.test(summary)) {
+    message = summary.replace(/^.*must have the same type, /, "");
   } else if (error instanceof ParseError) {
     message = `Syntax error: ${syntaxMessage(summary)}`;
   } else {
