@@ -100,11 +100,13 @@ function literal(node: unknown): string | undefined {
 /**
  * Instruments the nodes of a checked expression; a literal argument the
  * API server refuses throws {@linkcode CelCompileError} (`invalid matches
- * argument`), worded by `locate`.
+ * argument`), worded by `locate`, and so does what a new (not `stored`)
+ * expression may not use yet.
  */
 export function instrument(
   root: unknown,
   locate: (offset: number, message: string) => string,
+  stored: boolean,
 ): void {
   const seen = new Set<object>();
   const Node = (root as object).constructor;
@@ -118,7 +120,7 @@ export function instrument(
       return;
     }
     if (value instanceof Node) {
-      wrap(value as Node, locate);
+      wrap(value as Node, locate, stored);
       const node = value as Node;
       visit(node.args);
       visit(node.meta.alternate);
@@ -135,6 +137,7 @@ export function instrument(
 function wrap(
   node: Node,
   locate: (offset: number, message: string) => string,
+  stored: boolean,
 ): void {
   let inner = node.evaluate;
   const call = callOf(node);
@@ -151,6 +154,15 @@ function wrap(
         locate(
           receiver.start,
           "undeclared reference to 'cel' (in container '')",
+        ),
+      );
+    }
+    if (name === "includes" && node.op === "rcall" && !stored) {
+      // New in 1.37's environment: a new expression compiles against 1.36's.
+      throw new CelCompileError(
+        locate(
+          node.start,
+          "undeclared reference to 'includes' (in container '')",
         ),
       );
     }

@@ -373,6 +373,15 @@ Deno.test("compile: what the API server's environment lacks is refused", () => {
     name: "CelCompileError",
     message: /^ERROR: <input>:1:1: undeclared reference to 'cel'/,
   });
+  // New in 1.37: only an expression already stored may use it.
+  assert.throws(() => compile("[1].includes(1)", { variables: {} }), {
+    name: "CelCompileError",
+    message: /undeclared reference to 'includes'/,
+  });
+  assert.equal(
+    compile("[1].includes(1)", { variables: {}, stored: true }).run({}),
+    true,
+  );
   assert.throws(() => compile("math.greatest(1, 2) == 2", { variables: {} }), {
     name: "CelCompileError",
     message: /^ERROR: <input>:1:1: undeclared reference to 'math'/,

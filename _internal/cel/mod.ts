@@ -1,7 +1,9 @@
 /**
  * The package's one CEL engine: CEL as the Kubernetes API server (1.37)
  * compiles and evaluates it, for the fake API server (CRD validation
- * rules, admission webhooks' `matchConditions`).
+ * rules, admission webhooks' `matchConditions`). Only the fake loads it:
+ * nothing an operator imports in a cluster (`controller`, `resource`,
+ * the root module) reaches this folder.
  *
  * ```ts ignore
  * const program = compile("self.min <= self.max", {
@@ -10,40 +12,69 @@
  * program.run({ self: { min: 1, max: 2 } }); // true
  * ```
  *
- * - {@linkcode compile} type-checks an expression against declared
- *   variables; a bad one throws {@linkcode CelCompileError} whose message
- *   is cel-go's (`ERROR: <input>:1:1: undeclared reference to 'x' (in
- *   container '')` and a caret line), which the API server wraps as
- *   `compilation failed: …`.
+ * - {@linkcode compile} parses and type-checks an expression against
+ *   declared variables; a bad one throws {@linkcode CelCompileError} whose
+ *   message is cel-go's (`ERROR: <input>:1:1: undeclared reference to 'x'
+ *   (in container '')` and its two snippet lines), which the API server
+ *   wraps as `compilation failed: …`. `stored` picks the environment of an
+ *   expression already stored (1.37's) rather than of a new one (1.36's).
  * - {@linkcode CelProgram.run} evaluates with JSON values (as decoded from
  *   a request), converted by the declared types (an `int` field's `1` is
- *   CEL's `1`, a `timestamp` field's string a timestamp). It returns a CEL
- *   value (`bigint` for `int`, `string`, `boolean`, arrays, ...) or throws
- *   {@linkcode CelRuntimeError} in cel-go's words (`no such key: x`), or
- *   {@linkcode CelCostError} when the cost limit is reached.
+ *   CEL's `1`, a `timestamp` field's string a timestamp, an object's
+ *   unnamed fields hidden). It returns a CEL value (`bigint` for `int`,
+ *   `number` for `double`, `string`, `boolean`, arrays, `Map`s, ...) or
+ *   throws {@linkcode CelRuntimeError} in cel-go's words (`no such key:
+ *   x`), or {@linkcode CelCostError} (`operation cancelled: actual cost
+ *   limit exceeded`) when its cost limit is reached.
  * - {@linkcode schemaType} is the API server's CEL type of a structural
- *   schema, for `self` and `oldSelf`.
+ *   schema, for `self` and `oldSelf`; {@linkcode compileMatchCondition}
+ *   the environment of admission `matchConditions`.
  *
- * **Engine.** The evaluator is `@marcbachmann/cel-js` (pinned in
+ * **Engine.** The evaluator is `@marcbachmann/cel-js` 8.0.0 (pinned in
  * deno.json), extended only through its extension points (registered
- * functions, operators, macros and types) by this folder. Measured against
- * the cel-spec conformance data (`@bufbuild/cel-spec` 0.6.1), against
- * `@bufbuild/cel` 0.6.1: Buf's engine passes more of the core sections
- * when not type-checked, but has no type checker in its API (the API server
- * refuses a rule that does not type-check when the CRD is written), no
- * optional syntax (`a.?b`, `{?k: v}`: its parser has none) and no way to
- * add macros (`cel.bind`, two-variable comprehensions), which an extension
- * cannot give it; cel-js has a checker, the optional syntax, macros as an
- * extension point, no dependency, and is maintained with frequent
- * releases. The conformance test (`conformance_test.ts`) keeps the counts.
+ * functions, operators, macros, types and constants, and a wrapper around
+ * each parsed node's `evaluate`) by this folder. Measured with the same
+ * harness on the cel-spec conformance data (`@bufbuild/cel-spec` 0.6.1),
+ * `@bufbuild/cel` 0.6.1 passes more of the core sections (comparisons,
+ * conversions, integer math) when nothing is type-checked, but its API has
+ * no type checker (the API server refuses a rule that does not type-check
+ * when the CRD is written), its parser has no optional syntax (`a.?b`),
+ * and it has no way to add macros (two-variable comprehensions, `optMap`),
+ * none of which an extension can give it; cel-js has a checker, the
+ * optional syntax, macros as an extension point and no dependency, and is
+ * released often. `@bufbuild/re2` (RE2, linear time, as Go's regexp) runs
+ * `matches`. The conformance test (`conformance_test.ts`) keeps the counts
+ * per section.
+ *
+ * **The environment** (k8s.io/apiserver/pkg/cel/environment/base.go at
+ * 1.37): CEL's standard library; homogeneous aggregate literals; optional
+ * types; cross-type numeric comparison; cel-go strings extension version
+ * 2, lists extension version 3, sets, two-variable comprehensions; the
+ * Kubernetes libraries: lists (version 0 for new expressions, 1 with
+ * `includes` for stored ones), regex (`find`, `findAll`), URLs, quantity,
+ * IP, CIDR, format, semver (version 1); the validators of regex, duration
+ * and timestamp literals. Not covered: the authorizer library (`authz`,
+ * `authz selectors`: for admission policies), the parser's `[?x]` and
+ * `{?k: v}` optional entries, and backquoted field names.
  *
  * **Bounded evaluation.** JavaScript cannot interrupt a running function,
  * so the cost is counted inside the evaluation: every evaluated node of the
- * expression costs 1 (cel-go's runtime cost is close to that, with extra
- * cost for string and list sizes that is not counted here), and reaching
- * the limit throws `operation cancelled: actual cost limit exceeded`. The
- * API server also estimates the cost statically when a CRD is written; the
- * engine does not (a known difference).
+ * expression costs 1, and reaching the limit ({@linkcode PER_CALL_LIMIT}
+ * unless told) throws {@linkcode CelCostError}, even where the expression
+ * would have absorbed an error. A deeper expression than the parser's 250
+ * levels does not compile; a value nested too deep to convert is a runtime
+ * error.
+ *
+ * **Known differences.** cel-go's runtime cost also weighs string and list
+ * sizes, so a rule near the limit can end on one side here and the other
+ * there; the API server also estimates the cost statically when a CRD is
+ * written (refusing a rule whose worst case is over the limit), which the
+ * engine does not. Timestamps are JavaScript dates (milliseconds, not
+ * nanoseconds). `find` and `findAll` extract with JavaScript's regular
+ * expressions after RE2 has found a match. `self == oldSelf` on a `set` or
+ * `map` list compares regardless of order only where the list is a field
+ * of an object. Some errors' words are the engine's own where cel-go's are
+ * not known (a syntax error other than a missing or unexpected token).
  *
  * @module
  */
@@ -95,6 +126,14 @@ export interface CompileOptions {
    * requires (`cel.HomogeneousAggregateLiterals`). Default: true.
    */
   readonly homogeneousLiterals?: boolean;
+  /**
+   * Whether the expression is already stored (unchanged in an update):
+   * it then compiles against the whole 1.37 environment. A new one
+   * compiles against the previous release's, as the API server's
+   * `NewExpressions` environment does: `list.includes` (Kubernetes lists
+   * version 1, new in 1.37) is refused. Default: false.
+   */
+  readonly stored?: boolean;
 }
 
 /** Options of {@linkcode CelProgram.run}. */
@@ -175,6 +214,7 @@ export function compile(
     instrument(
       parsed.ast,
       (offset, message) => located(expression, offset, message),
+      options.stored ?? false,
     );
   } catch (error) {
     throw error instanceof CelCompileError
