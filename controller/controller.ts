@@ -276,11 +276,8 @@ export class Controller<T extends KubeObject = KubeObject>
       client: this.#client,
       versions: this.versions,
     };
-    const outer = options.signal;
-    if (outer?.aborted) void this.stop();
-    else {
-      outer?.addEventListener("abort", () => void this.stop(), { once: true });
-    }
+    const unlink = stopOnAbort(options.signal, () => void this.stop());
+    void this.done.then(unlink, unlink);
     void this.#run();
   }
 
