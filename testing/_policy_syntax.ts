@@ -11,11 +11,12 @@
 const IDENT = /[A-Za-z_][A-Za-z0-9_]*/y;
 const SPACE = /\s*/y;
 
-type Frame = "(" | "[" | "map" | "object";
+type Frame = "(" | "[" | "map" | "object" | "value";
 
 /**
  * Rewrites `Object…{field: x}` and `JSONPatch{field: x}` into
- * `{'field': x}`, leaving string literals and everything else as written.
+ * `{'field': dyn(x)}` (the fields' types differ, a map literal's may not),
+ * leaving string literals and everything else as written.
  */
 export function celObjects(expression: string): string {
   if (!/\b(Object|JSONPatch)\b/.test(expression)) return expression;
@@ -48,8 +49,10 @@ export function celObjects(expression: string): string {
         SPACE.lastIndex = end;
         SPACE.exec(expression);
         if (expression[SPACE.lastIndex] === ":") {
-          out += `'${word}'`;
-          i = end;
+          out += `'${word}': dyn(`;
+          // The value runs to the object's next `,` or `}`.
+          frames.push("value");
+          i = SPACE.lastIndex + 1;
           fieldStart = false;
           continue;
         }
@@ -84,6 +87,10 @@ export function celObjects(expression: string): string {
       i = end;
       fieldStart = false;
       continue;
+    }
+    if ((c === "," || c === "}") && frames.at(-1) === "value") {
+      frames.pop();
+      out += ")";
     }
     if (c === "{") frames.push("map");
     else if (c === "(" || c === "[") frames.push(c);
