@@ -442,7 +442,7 @@ export function validateWithPolicies(
           policy,
           binding,
           expressionIndex: decision.index,
-          validationActions: ["Audit"],
+          validationActions: [...(actions as string[])],
         });
       }
     }

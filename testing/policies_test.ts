@@ -256,7 +256,7 @@ Deno.test("policies: audit annotations, a Warn binding, a DELETE refused, in for
       policy: "audited",
       binding: "audited",
       expressionIndex: 0,
-      validationActions: ["Audit"],
+      validationActions: ["Audit", "Warn"],
     }]),
   });
 
