@@ -178,6 +178,21 @@ function program(expression: string): CelProgram {
   return found;
 }
 
+/**
+ * The type of an expression's result as the API server compiles a policy's
+ * expressions, or its compile error in cel-go's words.
+ */
+export function expressionType(
+  expression: string,
+): { type: string; error?: undefined } | { type?: undefined; error: string } {
+  try {
+    return { type: program(expression).resultType };
+  } catch (error) {
+    if (!(error instanceof EvalError)) throw error;
+    return { error: error.message.replace(/^compilation failed: /, "") };
+  }
+}
+
 /** An expression's failure, in the API server's words. */
 class EvalError extends Error {}
 
@@ -324,7 +339,8 @@ function paramsOf(
   return { found: [] };
 }
 
-// matchConditions: false when one is false, else the error when one fails.
+// matchConditions: false when one is false, else the error when one fails
+// (worded as a failed validation is, by the expression).
 function conditionsHold(
   spec: Obj,
   context: Context,
@@ -335,25 +351,27 @@ function conditionsHold(
   const errors: string[] = [];
   for (const condition of conditions) {
     if (!isObject(condition)) continue;
-    const name = String(condition.name ?? "");
+    const expression = String(condition.expression ?? "");
     let value: unknown;
     try {
-      value = context.run(String(condition.expression ?? ""));
+      value = context.run(expression);
     } catch (error) {
       errors.push(
-        `expression '${name}' resulted in error: ${(error as Error).message}`,
+        `expression '${expression}' resulted in error: ${
+          (error as Error).message
+        }`,
       );
       continue;
     }
     if (value === false) return false;
     if (value !== true) {
       errors.push(
-        `expression '${name}' resulted in error: no such overload: must evaluate to bool`,
+        `expression '${expression}' resulted in error: no such overload: must evaluate to bool`,
       );
     }
   }
   if (errors.length === 0) return true;
-  return `failed to evaluate match conditions: ${errors.join(", ")}`;
+  return errors.join(", ");
 }
 
 // ---- validating ----

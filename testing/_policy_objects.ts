@@ -8,6 +8,7 @@
 import type { KubeObject } from "../apiclient/types.ts";
 import { isObject } from "./_objects.ts";
 import type { FieldError } from "./_status.ts";
+import { expressionType } from "./_policies.ts";
 
 type Obj = Record<string, unknown>;
 
@@ -50,6 +51,35 @@ export function policyErrors(
         }];
       }
       return [];
+    case `${GROUP}/validatingadmissionpolicies`: {
+      const errors: FieldError[] = [];
+      const validations = Array.isArray(s.validations) ? s.validations : [];
+      validations.forEach((v, i) => {
+        if (!isObject(v)) return;
+        for (
+          const [field, wanted] of [["expression", "bool"], [
+            "messageExpression",
+            "string",
+          ]] as const
+        ) {
+          const text = v[field];
+          if (typeof text !== "string") continue;
+          const found = expressionType(text);
+          const message = found.error !== undefined
+            ? `compilation failed: ${found.error}`
+            : found.type !== wanted
+            ? `must evaluate to ${wanted} but got ${found.type}`
+            : undefined;
+          if (message === undefined) continue;
+          errors.push({
+            field: `spec.validations[${i}].${field}`,
+            reason: "FieldValueInvalid",
+            message: `Invalid value: ${JSON.stringify(text)}: ${message}`,
+          });
+        }
+      });
+      return errors;
+    }
     case `${GROUP}/validatingadmissionpolicybindings`: {
       const actions = Array.isArray(s.validationActions)
         ? s.validationActions

@@ -62,6 +62,15 @@ class Made {
     return answer.body as Obj;
   }
 
+  /** POSTs `body` to `collection` as a recorded step, whatever it answers. */
+  async attempt(step: string, collection: string, body: Obj): Promise<void> {
+    const path = `${ADMISSION}/${collection}`;
+    const answer = await this.#run.send(step, "POST", path, { body });
+    if (answer.status === 201) {
+      this.#paths.push(`${path}/${(body.metadata as { name: string }).name}`);
+    }
+  }
+
   async [Symbol.asyncDispose](): Promise<void> {
     for (const path of this.#paths.reverse()) {
       await this.#run.send("cleanup", "DELETE", path, { quiet: true });
@@ -222,6 +231,92 @@ async function validating(r: Run): Promise<void> {
     validations: [{ expression: "object.data.k == 1" }],
   });
   await bind("typecheck");
+  await made.attempt(
+    "policy that does not compile",
+    "validatingadmissionpolicies",
+    {
+      metadata: { name: `${r.namespace}-syntax` },
+      spec: {
+        matchConstraints: constraints(r, "syntax"),
+        validations: [{ expression: "object.data.(" }, {
+          expression: "true",
+          messageExpression: "'a' +",
+        }],
+      },
+    },
+  );
+  await vap("condition-error", {
+    matchConditions: [{
+      name: "broken",
+      expression: "object.data.missing == 'x'",
+    }],
+    validations: noForbidden,
+  });
+  await bind("condition-error");
+  await vap("condition-error-ignore", {
+    failurePolicy: "Ignore",
+    matchConditions: [{
+      name: "broken",
+      expression: "object.data.missing == 'x'",
+    }],
+    validations: noForbidden,
+  });
+  await bind("condition-error-ignore");
+  await vap("message-error", {
+    validations: [{
+      expression: "!('forbidden' in object.data)",
+      messageExpression: "'value ' + object.data.missing",
+      message: "the static message",
+    }, {
+      expression: "object.data.k != 'second'",
+      messageExpression: "string(object.data.missing)",
+    }],
+  });
+  await bind("message-error");
+  await made.attempt(
+    "policy whose messageExpression is not a string",
+    "validatingadmissionpolicies",
+    {
+      metadata: { name: `${r.namespace}-message-dyn` },
+      spec: {
+        matchConstraints: constraints(r, "message-dyn"),
+        validations: [{
+          expression: "true",
+          messageExpression: "object.data.missing",
+        }],
+      },
+    },
+  );
+  await made.attempt(
+    "policy whose expression is not a bool",
+    "validatingadmissionpolicies",
+    {
+      metadata: { name: `${r.namespace}-not-bool` },
+      spec: {
+        matchConstraints: constraints(r, "not-bool"),
+        validations: [{ expression: "object.data.k" }, {
+          expression: "'a'",
+        }],
+      },
+    },
+  );
+  await vap("delete", {
+    matchConstraints: {
+      ...constraints(r, "delete"),
+      resourceRules: [{
+        apiGroups: [""],
+        apiVersions: ["v1"],
+        operations: ["DELETE"],
+        resources: ["configmaps"],
+      }],
+    },
+    validations: [{
+      expression: "object == null && oldObject.data.k != 'keep'",
+      messageExpression: "'keep ' + oldObject.metadata.name",
+      reason: "Forbidden",
+    }],
+  });
+  await bind("delete");
   await vap("update", {
     matchConstraints: constraints(r, "update"),
     validations: [{
@@ -383,6 +478,30 @@ async function validating(r: Run): Promise<void> {
       binding: "none-deny",
     }),
   });
+  await r.send("matchConditions error, Fail", "POST", cms, {
+    body: labelled("condition-error", "condition-error", forbidden),
+  });
+  await r.send("matchConditions error, Ignore", "POST", cms, {
+    body: labelled(
+      "condition-error-ignore",
+      "condition-error-ignore",
+      forbidden,
+    ),
+  });
+  await r.send("messageExpression fails, message stands in", "POST", cms, {
+    body: labelled("message-error", "message-error", forbidden),
+  });
+  await r.send("messageExpression fails, no message", "POST", cms, {
+    body: labelled("message-error-2", "message-error", { k: "second" }),
+  });
+  await r.send("delete, create", "POST", cms, {
+    body: labelled("delete", "delete", { k: "keep" }),
+  });
+  await r.send("delete refused", "DELETE", `${cms}/delete`);
+  await r.send("delete, create another", "POST", cms, {
+    body: labelled("delete-ok", "delete", { k: "go" }),
+  });
+  await r.send("delete allowed", "DELETE", `${cms}/delete-ok`);
   await r.send("dry run denied", "POST", `${cms}?dryRun=All`, {
     body: labelled("dry", "deny", forbidden),
   });
