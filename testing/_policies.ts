@@ -85,6 +85,11 @@ export function matchingPolicies(
   kind: "validating" | "mutating",
   a: Attributes,
 ): PolicyMatch[] {
+  // Policies never judge policies and bindings (a circular dependency).
+  if (
+    a.resource.group === ADMISSION_GROUP &&
+    /admissionpolic(y|ies)/.test(a.resource.resource)
+  ) return [];
   const bindings = stored(state, `${kind}admissionpolicybindings`);
   if (bindings.length === 0) return [];
   const out: PolicyMatch[] = [];
@@ -276,8 +281,12 @@ export function fromCel(value: unknown): unknown {
 
 // ---- params ----
 
-type Params = { found: (KubeObject | null)[] } | { error: string };
+/** The params of a binding, or a configuration error (of the policy's or the binding's). */
+type Params =
+  | { found: (KubeObject | null)[] }
+  | { error: string; policy: boolean };
 
+// generic.CollectParams, with the policy source's resolution of paramKind.
 function paramsOf(
   state: ServerState,
   match: PolicyMatch,
@@ -285,33 +294,44 @@ function paramsOf(
 ): Params {
   const kind = specOf(match.policy).paramKind;
   if (!isObject(kind)) return { found: [null] };
-  const ref = specOf(match.binding).paramRef;
   const [group, version] = String(kind.apiVersion ?? "").includes("/")
     ? String(kind.apiVersion).split("/") as [string, string]
     : ["", String(kind.apiVersion ?? "")];
-  const resource =
-    state.resources.find((r) =>
-      r.group === group && r.version === version && r.kind === kind.kind
-    ) ?? state.resources.find((r) => r.group === group && r.kind === kind.kind);
+  const resource = state.resources.find((r) =>
+    r.group === group && r.version === version && r.kind === kind.kind
+  );
   if (resource === undefined) {
     return {
       error:
-        `failed to configure policy: failed to find resource referenced by paramKind: '${
-          group === "" ? version : `${group}/${version}`
-        }, Kind=${String(kind.kind)}'`,
+        `failed to configure policy: failed to find resource referenced by paramKind: '${group}/${version}, Kind=${
+          String(kind.kind)
+        }'`,
+      policy: true,
     };
   }
-  if (!isObject(ref)) {
-    return {
-      error:
-        "failed to configure binding: paramRef is required when paramKind is set",
-    };
-  }
-  const namespace = !resource.namespaced
-    ? undefined
-    : typeof ref.namespace === "string" && ref.namespace !== ""
+  const ref = specOf(match.binding).paramRef;
+  // A binding without paramRef validates with null params.
+  if (!isObject(ref)) return { found: [null] };
+  const binding = (error: string): Params => ({
+    error: `failed to configure binding: ${error}`,
+    policy: false,
+  });
+  const given = typeof ref.namespace === "string" && ref.namespace !== ""
     ? ref.namespace
-    : a.namespace;
+    : undefined;
+  let namespace: string | undefined;
+  if (resource.namespaced) {
+    namespace = given ?? (a.namespace || undefined);
+    if (namespace === undefined) {
+      return binding(
+        "cannot use namespaced paramRef in policy binding that matches cluster-scoped resources",
+      );
+    }
+  } else if (given !== undefined) {
+    return binding(
+      "paramRef.namespace must not be provided for a cluster-scoped `paramKind`",
+    );
+  }
   let found: KubeObject[];
   if (typeof ref.name === "string" && ref.name !== "") {
     const one = state.store.peek(
@@ -319,7 +339,7 @@ function paramsOf(
       storeKey(resource, namespace, ref.name),
     );
     found = one === undefined ? [] : [one];
-  } else {
+  } else if (isObject(ref.selector)) {
     found = state.store.all(resourceKey(resource)).map(([, o]) => o)
       .filter((o) =>
         (namespace === undefined || o.metadata.namespace === namespace) &&
@@ -328,13 +348,14 @@ function paramsOf(
       .sort((x, y) =>
         (x.metadata.name ?? "") < (y.metadata.name ?? "") ? -1 : 1
       );
+  } else {
+    return binding("one of name or selector must be provided");
   }
   if (found.length > 0) return { found: found.map(clone) };
   if (ref.parameterNotFoundAction === "Deny") {
-    return {
-      error:
-        "failed to configure binding: no params found for policy binding with `Deny` parameterNotFoundAction",
-    };
+    return binding(
+      "no params found for policy binding with `Deny` parameterNotFoundAction",
+    );
   }
   return { found: [] };
 }
@@ -389,6 +410,24 @@ interface Decision {
   message: string;
   reason: string;
   index: number;
+  /** A configuration error of the policy itself, named without its binding. */
+  unbound?: boolean;
+  /** A configuration error (params): it denies whatever the actions. */
+  configuration?: boolean;
+}
+
+/** The longest audit annotation value kept (the rest is cut). */
+const MAX_ANNOTATION = 10 * 1024;
+
+/** A CEL value's type name, as an error names it. */
+function celTypeName(value: unknown): string {
+  if (typeof value === "bigint") return "int";
+  if (typeof value === "number") return "double";
+  if (typeof value === "boolean") return "bool";
+  if (Array.isArray(value)) return "list";
+  if (value instanceof Map) return "map";
+  if (value instanceof Uint8Array) return "bytes";
+  return typeof value === "object" ? "object" : typeof value;
 }
 
 const CODES: Record<string, number> = {
@@ -418,36 +457,83 @@ export function validateWithPolicies(
       Array.isArray(actions) && actions.includes(action);
     const ignore = spec.failurePolicy === "Ignore";
     const decisions: Decision[] = [];
-    const fail = (message: string, index = 0): void => {
-      if (!ignore) decisions.push({ match, message, reason: "", index });
+    // Denials whatever the binding's actions (audit annotations that fail).
+    const forced: Decision[] = [];
+    const fail = (message: string, unbound = false): void => {
+      if (!ignore) {
+        decisions.push({
+          match,
+          message,
+          reason: "",
+          index: 0,
+          unbound,
+          configuration: true,
+        });
+      }
     };
     const params = paramsOf(state, match, a);
-    if ("error" in params) fail(params.error);
+    if ("error" in params) fail(params.error, params.policy);
     else {
       for (const param of params.found) {
         const context = new Context(state, a, param, spec.variables);
         const held = conditionsHold(spec, context);
         if (held === false) continue;
         if (typeof held === "string") {
-          fail(held);
+          // Judged by the binding's actions, as a failed validation is.
+          if (!ignore) {
+            decisions.push({ match, message: held, reason: "", index: 0 });
+          }
           continue;
         }
         decisions.push(...validations(match, spec, context, ignore));
         for (const entry of asList(spec.auditAnnotations)) {
+          const expression = String(entry.valueExpression ?? "");
+          let value: unknown;
           try {
-            const value = context.run(String(entry.valueExpression ?? ""));
-            if (typeof value === "string") {
-              annotations[`${match.policy.metadata.name}/${entry.key}`] = value;
+            value = context.run(expression);
+          } catch (error) {
+            if (!ignore) {
+              forced.push({
+                match,
+                message: `expression '${expression}' resulted in error: ${
+                  (error as Error).message
+                }`,
+                reason: "",
+                index: 0,
+              });
             }
-          } catch {
-            // The API server logs it and goes on.
+            continue;
           }
+          if (value === null) continue;
+          if (typeof value !== "string") {
+            if (!ignore) {
+              forced.push({
+                match,
+                message:
+                  `valueExpression '${expression}' resulted in unsupported return type: ${
+                    celTypeName(value)
+                  }. Return type must be either string or null.`,
+                reason: "",
+                index: 0,
+              });
+            }
+            continue;
+          }
+          const text = value.trim();
+          if (text === "") continue;
+          annotations[`${match.policy.metadata.name}/${entry.key}`] = text
+            .slice(0, MAX_ANNOTATION);
         }
       }
     }
     const policy = match.policy.metadata.name;
     const binding = match.binding.metadata.name;
     for (const decision of decisions) {
+      // A configuration error denies whatever the binding's actions.
+      if (decision.configuration) {
+        denied.push(decision);
+        continue;
+      }
       if (has("Deny")) denied.push(decision);
       if (has("Warn")) {
         warnings.push(
@@ -464,6 +550,7 @@ export function validateWithPolicies(
         });
       }
     }
+    denied.push(...forced);
   }
   if (audited.length > 0) {
     annotations["validation.policy.admission.k8s.io/validation_failure"] = JSON
@@ -534,25 +621,26 @@ function messageOf(
   if (typeof validation.messageExpression === "string") {
     try {
       const text = context.run(validation.messageExpression);
-      if (
-        typeof text === "string" && text.trim() !== "" && !text.includes("\n")
-      ) {
-        return text;
-      }
+      const trimmed = typeof text === "string" ? text.trim() : "";
+      if (trimmed !== "" && !trimmed.includes("\n")) return trimmed;
     } catch {
       // The static message stands in, as on the API server.
     }
   }
-  if (typeof validation.message === "string" && validation.message !== "") {
-    return validation.message;
-  }
+  const message = typeof validation.message === "string"
+    ? validation.message.trim()
+    : "";
+  if (message !== "") return message;
   return `failed expression: ${expression.trim()}`;
 }
 
 // admission.NewForbidden, with the decision's reason and its code.
 function refusal(decision: Decision, a: Attributes): StatusError {
-  const message =
-    `ValidatingAdmissionPolicy '${decision.match.policy.metadata.name}' with binding '${decision.match.binding.metadata.name}' denied request: ${decision.message}`;
+  const policy =
+    `ValidatingAdmissionPolicy '${decision.match.policy.metadata.name}'`;
+  const message = decision.unbound
+    ? `${policy} denied request: ${decision.message}`
+    : `${policy} with binding '${decision.match.binding.metadata.name}' denied request: ${decision.message}`;
   const reason = decision.reason || "Invalid";
   const what = qualified(a.resource);
   const name = a.name;
@@ -584,12 +672,18 @@ export function mutateWithPolicy(
   const ignore = spec.failurePolicy === "Ignore";
   const start = a.object;
   if (start === undefined) return undefined;
-  const fail = (message: string): KubeObject => {
+  // Configuration errors keep NewForbidden's reason; evaluation errors
+  // are Invalid (still 403).
+  const fail = (
+    message: string,
+    reason = "Invalid",
+    bound = true,
+  ): KubeObject => {
     if (ignore) return start;
-    throw mutationRefusal(match, message, a);
+    throw mutationRefusal(match, message, a, reason, bound);
   };
   const params = paramsOf(state, match, a);
-  if ("error" in params) return fail(params.error);
+  if ("error" in params) return fail(params.error, "Forbidden", !params.policy);
   let object = start;
   for (const param of params.found) {
     const attributes = { ...a, object };
@@ -645,14 +739,19 @@ function merged(target: unknown, config: unknown): unknown {
   return out;
 }
 
+// generic.PolicyError: the policy (and binding) and the error, in a 403.
 function mutationRefusal(
   match: PolicyMatch,
   detail: string,
   a: Attributes,
+  reason: string,
+  bound: boolean,
 ): StatusError {
-  const message =
-    `policy '${match.policy.metadata.name}' with binding '${match.binding.metadata.name}' denied request: ${detail}`;
-  return new StatusError(failure(403, "Invalid", message, {
+  const name = match.policy.metadata.name ?? "";
+  const message = bound
+    ? `policy '${name}' with binding '${match.binding.metadata.name}' denied request: ${detail}`
+    : `policy ${JSON.stringify(name)} denied request: ${detail}`;
+  return new StatusError(failure(403, reason, message, {
     name: a.name,
     ...(a.resource.group === "" ? {} : { group: a.resource.group }),
     kind: a.resource.resource,

@@ -78,6 +78,27 @@ export function policyErrors(
           });
         }
       });
+      const annotations = Array.isArray(s.auditAnnotations)
+        ? s.auditAnnotations
+        : [];
+      annotations.forEach((entry, i) => {
+        if (!isObject(entry) || typeof entry.valueExpression !== "string") {
+          return;
+        }
+        const text = entry.valueExpression;
+        const found = expressionType(text);
+        const message = found.error !== undefined
+          ? `compilation failed: ${found.error}`
+          : found.type !== "string" && found.type !== "null"
+          ? `must evaluate to one of [string null_type] but got ${found.type}`
+          : undefined;
+        if (message === undefined) return;
+        errors.push({
+          field: `spec.auditAnnotations[${i}].valueExpression`,
+          reason: "FieldValueInvalid",
+          message: `Invalid value: ${JSON.stringify(text)}: ${message}`,
+        });
+      });
       return errors;
     }
     case `${GROUP}/validatingadmissionpolicybindings`: {

@@ -233,6 +233,10 @@ Deno.test("policies: audit annotations, a Warn binding, a DELETE refused, in for
   await using f = await fixture();
   await trails(f);
   await policy(f, "Validating", "audited", {
+    // On DELETE `object` is null: the annotation would fail, and deny.
+    matchConstraints: {
+      resourceRules: [{ ...RULES[0], operations: ["CREATE"] }],
+    },
     validations: [{
       expression: "object.spec.steps.size() < 2",
       message: "too long",

@@ -367,6 +367,67 @@ async function validating(r: Run): Promise<void> {
     selector: { matchLabels: { param: "none" } },
     parameterNotFoundAction: "Deny",
   });
+  await vap("unknown-params", {
+    paramKind: { apiVersion: "example.com/v1", kind: "Nothing" },
+    validations: noForbidden,
+  });
+  await bind("unknown-params");
+  await vap("no-ref", {
+    paramKind: { apiVersion: "v1", kind: "ConfigMap" },
+    validations: [{
+      expression: "params == null && !('forbidden' in object.data)",
+      message: "  padded message  ",
+    }],
+  });
+  await bind("no-ref");
+  await made.make("validatingadmissionpolicybindings", {
+    metadata: { name: `${r.namespace}-missing-warn` },
+    spec: {
+      policyName: `${r.namespace}-params`,
+      validationActions: ["Warn"],
+      paramRef: {
+        namespace: r.namespace,
+        name: "absent",
+        parameterNotFoundAction: "Deny",
+      },
+      matchResources: {
+        objectSelector: { matchLabels: { binding: "missing-warn" } },
+      },
+    },
+  });
+  await made.attempt(
+    "policy whose audit annotation is not a string",
+    "validatingadmissionpolicies",
+    {
+      metadata: { name: `${r.namespace}-annotation-int` },
+      spec: {
+        matchConstraints: constraints(r, "annotation-int"),
+        validations: [{ expression: "true" }],
+        auditAnnotations: [{
+          key: "number",
+          valueExpression: "object.data.size()",
+        }, {
+          key: "any",
+          valueExpression: "object.data.missing",
+        }],
+      },
+    },
+  );
+  await vap("annotation-error", {
+    validations: [{ expression: "true" }],
+    auditAnnotations: [{
+      key: "broken",
+      valueExpression: "string(object.data.missing)",
+    }],
+  });
+  await bind("annotation-error", { validationActions: ["Warn"] });
+  await vap("message-space", {
+    validations: [{
+      expression: "!('forbidden' in object.data)",
+      messageExpression: "'  spaced  '",
+    }],
+  });
+  await bind("message-space");
   // The last made: when it is in force, so are the others.
   await vap("sentinel", { validations: noForbidden });
   await bind("sentinel");
@@ -502,6 +563,23 @@ async function validating(r: Run): Promise<void> {
     body: labelled("delete-ok", "delete", { k: "go" }),
   });
   await r.send("delete allowed", "DELETE", `${cms}/delete-ok`);
+  await r.send("paramKind unknown", "POST", cms, {
+    body: labelled("unknown-params", "unknown-params", forbidden),
+  });
+  await r.send("binding without paramRef", "POST", cms, {
+    body: labelled("no-ref", "no-ref", forbidden),
+  });
+  await r.send("params missing, Deny, Warn binding", "POST", cms, {
+    body: labelled("missing-warn", "params", { a: "1" }, {
+      binding: "missing-warn",
+    }),
+  });
+  await r.send("audit annotation fails", "POST", cms, {
+    body: labelled("annotation-error", "annotation-error"),
+  });
+  await r.send("messageExpression trimmed", "POST", cms, {
+    body: labelled("message-space", "message-space", forbidden),
+  });
   await r.send("dry run denied", "POST", `${cms}?dryRun=All`, {
     body: labelled("dry", "deny", forbidden),
   });
@@ -629,6 +707,17 @@ async function mutatingPolicies(r: Run): Promise<void> {
   await bind("params", {
     paramRef: {
       name: "mutation-params",
+      namespace: r.namespace,
+      parameterNotFoundAction: "Deny",
+    },
+  });
+  await map("params-missing", {
+    paramKind: { apiVersion: "v1", kind: "ConfigMap" },
+    mutations: [apply("Object{data: {'p': params.data.value}}")],
+  });
+  await bind("params-missing", {
+    paramRef: {
+      name: "absent",
       namespace: r.namespace,
       parameterNotFoundAction: "Deny",
     },
@@ -761,6 +850,9 @@ async function mutatingPolicies(r: Run): Promise<void> {
   });
   await r.send("runtime error, Ignore", "POST", cms, {
     body: labelled("error-ignore", "error-ignore"),
+  });
+  await r.send("params missing, Deny", "POST", cms, {
+    body: labelled("params-missing", "params-missing"),
   });
   await r.send("mutated then validated", "POST", cms, {
     body: labelled("both", "both"),
