@@ -10,6 +10,9 @@
  * (`_internal/cel`); `_webhooks.ts` calls these at the points of the write
  * where the API server's plugins run.
  *
+ * An apply configuration merges as server-side apply does here (maps key
+ * by key, list maps and sets by item, other lists replaced).
+ *
  * The API server reads policies, bindings and params from informers, so
  * one takes effect shortly after it is written; here at once.
  *
@@ -23,6 +26,7 @@ import {
 } from "../_internal/cel/mod.ts";
 import { isObject, resourceKey, storeKey } from "./_objects.ts";
 import { clone, jsonPatch } from "./_patch.ts";
+import { mergeApplied, Schema as FieldSchema } from "./_fields.ts";
 import { failure, qualified, StatusError } from "./_status.ts";
 import type { ServerState } from "./_state.ts";
 import {
@@ -715,7 +719,11 @@ export function mutateWithPolicy(
       try {
         object = mutation.patchType === "JSONPatch"
           ? jsonPatch(clone(object), value) as KubeObject
-          : merged(object, value) as KubeObject;
+          : mergeApplied(
+            object,
+            value,
+            new FieldSchema(a.resource),
+          ) as KubeObject;
       } catch (error) {
         return fail(
           `expression '${expression}' resulted in error: ${
@@ -726,17 +734,6 @@ export function mutateWithPolicy(
     }
   }
   return object;
-}
-
-// An apply configuration merged into the object: maps merge, anything else
-// (lists too: the fake reads no list types here) replaces.
-function merged(target: unknown, config: unknown): unknown {
-  if (!isObject(config) || !isObject(target)) return clone(config);
-  const out: Obj = { ...target };
-  for (const [key, value] of Object.entries(config)) {
-    out[key] = key in target ? merged(target[key], value) : clone(value);
-  }
-  return out;
 }
 
 // generic.PolicyError: the policy (and binding) and the error, in a 403.

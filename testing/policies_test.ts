@@ -285,3 +285,55 @@ Deno.test("policies: audit annotations, a Warn binding, a DELETE refused, in for
     GROUP,
   );
 });
+
+Deno.test("policies: an apply configuration merges a list map by its keys", async () => {
+  await using f = await fixture();
+  const made = await f.send(
+    "POST",
+    `${ADMISSION}/mutatingadmissionpolicies`,
+    {
+      metadata: { name: "sidecar" },
+      spec: {
+        matchConstraints: {
+          resourceRules: [{
+            apiGroups: [""],
+            apiVersions: ["v1"],
+            operations: ["CREATE"],
+            resources: ["pods"],
+          }],
+        },
+        reinvocationPolicy: "Never",
+        mutations: [{
+          patchType: "ApplyConfiguration",
+          applyConfiguration: {
+            expression:
+              "Object{spec: Object.spec{containers: [Object.spec.containers{name: 'main', image: 'main:2'}, Object.spec.containers{name: 'sidecar', image: 'side:1'}]}}",
+          },
+        }],
+      },
+    },
+  );
+  assert.equal(made.status, 201, JSON.stringify(made.body));
+  const bound = await f.send(
+    "POST",
+    `${ADMISSION}/mutatingadmissionpolicybindings`,
+    { metadata: { name: "sidecar" }, spec: { policyName: "sidecar" } },
+  );
+  assert.equal(bound.status, 201, JSON.stringify(bound.body));
+  const pod = await f.send("POST", "/api/v1/namespaces/default/pods", {
+    apiVersion: "v1",
+    kind: "Pod",
+    metadata: { name: "p" },
+    spec: {
+      containers: [{ name: "main", image: "main:1", command: ["run"] }],
+    },
+  });
+  assert.equal(pod.status, 201, JSON.stringify(pod.body));
+  const containers = (pod.body.spec as {
+    containers: { name: string; image: string; command?: string[] }[];
+  }).containers;
+  assert.deepEqual(
+    containers.map((c) => [c.name, c.image, c.command ?? null]),
+    [["main", "main:2", ["run"]], ["sidecar", "side:1", null]],
+  );
+});

@@ -805,6 +805,24 @@ async function mutatingPolicies(r: Run): Promise<void> {
       timeoutSeconds: 5,
     }],
   });
+  // An apply configuration merges a list map (containers) by its key.
+  await map("sidecar", {
+    matchConstraints: {
+      ...constraints(r, "sidecar"),
+      resourceRules: [{
+        apiGroups: ["apps"],
+        apiVersions: ["v1"],
+        operations: ["CREATE"],
+        resources: ["deployments"],
+      }],
+    },
+    mutations: [apply(
+      "Object{spec: Object.spec{template: Object.spec.template{spec: Object.spec.template.spec{containers: [" +
+        "Object.spec.template.spec.containers{name: 'main', image: 'main:2'}, " +
+        "Object.spec.template.spec.containers{name: 'sidecar', image: 'side:1'}]}}}}",
+    )],
+  });
+  await bind("sidecar");
   await map("sentinel", {
     mutations: [
       apply("Object{metadata: Object.metadata{labels: {'sentinel': 'seen'}}}"),
@@ -862,6 +880,40 @@ async function mutatingPolicies(r: Run): Promise<void> {
   });
   await r.send("apply configuration, update", "PUT", `${cms}/apply`, {
     body: labelled("apply", "apply", { k: "w" }),
+  });
+  const deployment = await r.send(
+    "list map merged, create",
+    "POST",
+    r.path("deployments", "apps/v1"),
+    {
+      body: {
+        apiVersion: "apps/v1",
+        kind: "Deployment",
+        metadata: { name: "sidecar", labels: { policy: "sidecar" } },
+        spec: {
+          selector: { matchLabels: { app: "sidecar" } },
+          template: {
+            metadata: { labels: { app: "sidecar" } },
+            spec: {
+              containers: [{ name: "main", image: "main:1", args: ["run"] }],
+            },
+          },
+        },
+      },
+      quiet: true,
+    },
+  );
+  r.steps.push({
+    step: "list map merged",
+    request: "CONTAINERS sidecar",
+    status: deployment.status,
+    body: ((deployment.body as {
+      spec?: { template?: { spec?: { containers?: Obj[] } } };
+    }).spec?.template?.spec?.containers ?? []).map((c) => ({
+      name: c.name,
+      image: c.image,
+      args: c.args ?? null,
+    })),
   });
   await r.send("policy reinvoked after a webhook", "POST", cms, {
     body: labelled("cross", "cross"),
