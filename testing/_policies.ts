@@ -38,7 +38,7 @@ import {
   selectorMatches,
 } from "./_webhook_call.ts";
 import { ADMISSION_GROUP } from "./_webhook_config.ts";
-import { celObjects } from "./_policy_syntax.ts";
+import { celObjectsMapped } from "./_policy_syntax.ts";
 import type { RegisteredResource } from "./types.ts";
 
 type Obj = Record<string, unknown>;
@@ -172,11 +172,14 @@ const programs = new Map<string, CelProgram | CelCompileError>();
 function program(expression: string): CelProgram {
   let found = programs.get(expression);
   if (found === undefined) {
+    const { text, source } = celObjectsMapped(expression);
     try {
-      found = compile(celObjects(expression), { variables: DECLARED });
+      found = compile(text, { variables: DECLARED });
     } catch (error) {
       if (!(error instanceof CelCompileError)) throw error;
-      found = error;
+      found = text === expression
+        ? error
+        : relocated(error, expression, text, source);
     }
     if (programs.size > 1000) programs.clear();
     programs.set(expression, found);
@@ -200,6 +203,35 @@ export function expressionType(
     if (!(error instanceof EvalError)) throw error;
     return { error: error.message.replace(/^compilation failed: /, "") };
   }
+}
+
+/**
+ * A compile error of the rewritten text, placed in the text as written:
+ * `ERROR: <input>:L:C: …` and its snippet and caret lines.
+ */
+function relocated(
+  error: CelCompileError,
+  expression: string,
+  text: string,
+  source: number[],
+): CelCompileError {
+  const found = /^ERROR: <input>:(\d+):(\d+): ([^\n]*)/.exec(error.message);
+  if (found === null) return error;
+  const lines = text.split("\n");
+  let offset = Number(found[2]) - 1;
+  for (let l = 0; l < Number(found[1]) - 1; l++) {
+    offset += (lines[l]?.length ?? 0) + 1;
+  }
+  const at = source[offset] ?? expression.length;
+  const before = expression.slice(0, at);
+  const line = before.split("\n").length;
+  const column = at - (before.lastIndexOf("\n") + 1);
+  const snippet = expression.split("\n")[line - 1] ?? "";
+  return new CelCompileError(
+    `ERROR: <input>:${line}:${column + 1}: ${found[3]}\n | ${snippet}\n | ${
+      ".".repeat(column)
+    }^`,
+  );
 }
 
 /** An expression's failure, in the API server's words. */

@@ -19,8 +19,29 @@ type Frame = "(" | "[" | "map" | "object" | "value";
  * leaving string literals and everything else as written.
  */
 export function celObjects(expression: string): string {
-  if (!/\b(Object|JSONPatch)\b/.test(expression)) return expression;
-  let out = "";
+  return celObjectsMapped(expression).text;
+}
+
+/**
+ * {@linkcode celObjects}, with where each character of the result comes
+ * from in the expression (an error's position is then placed in the text
+ * as written).
+ */
+export function celObjectsMapped(
+  expression: string,
+): { text: string; source: number[] } {
+  if (!/\b(Object|JSONPatch)\b/.test(expression)) {
+    return { text: expression, source: [...expression].map((_, i) => i) };
+  }
+  let text = "";
+  const source: number[] = [];
+  // Appends `piece`, copied from `from` on (or inserted there).
+  const emit = (piece: string, from: number, copied = true): void => {
+    text += piece;
+    for (let k = 0; k < piece.length; k++) {
+      source.push(copied ? from + k : from);
+    }
+  };
   const frames: Frame[] = [];
   // Whether the next identifier may be a field name (after `{` or `,` of
   // an object construction).
@@ -30,13 +51,13 @@ export function celObjects(expression: string): string {
     const c = expression[i]!;
     const quoted = stringAt(expression, i);
     if (quoted > i) {
-      out += expression.slice(i, quoted);
+      emit(expression.slice(i, quoted), i);
       i = quoted;
       fieldStart = false;
       continue;
     }
     if (/\s/.test(c)) {
-      out += c;
+      emit(c, i);
       i++;
       continue;
     }
@@ -49,10 +70,18 @@ export function celObjects(expression: string): string {
         SPACE.lastIndex = end;
         SPACE.exec(expression);
         if (expression[SPACE.lastIndex] === ":") {
-          out += `'${word}': dyn(`;
-          // The value runs to the object's next `,` or `}`.
-          frames.push("value");
-          i = SPACE.lastIndex + 1;
+          const colon = SPACE.lastIndex;
+          SPACE.lastIndex = colon + 1;
+          SPACE.exec(expression);
+          if (/^[,}]?$/.test(expression[SPACE.lastIndex] ?? "")) {
+            // No value: left for the parser to refuse where it is.
+            emit(`'${word}':`, i, false);
+          } else {
+            emit(`'${word}': dyn(`, i, false);
+            // The value runs to the object's next `,` or `}`.
+            frames.push("value");
+          }
+          i = colon + 1;
           fieldStart = false;
           continue;
         }
@@ -75,7 +104,7 @@ export function celObjects(expression: string): string {
         SPACE.lastIndex = at;
         SPACE.exec(expression);
         if (expression[SPACE.lastIndex] === "{") {
-          out += "{";
+          emit("{", i, false);
           frames.push("object");
           i = SPACE.lastIndex + 1;
           fieldStart = true;
@@ -83,23 +112,23 @@ export function celObjects(expression: string): string {
         }
         end = i + word.length;
       }
-      out += word;
+      emit(word, i);
       i = end;
       fieldStart = false;
       continue;
     }
     if ((c === "," || c === "}") && frames.at(-1) === "value") {
       frames.pop();
-      out += ")";
+      emit(")", i, false);
     }
     if (c === "{") frames.push("map");
     else if (c === "(" || c === "[") frames.push(c);
     else if (c === "}" || c === ")" || c === "]") frames.pop();
     fieldStart = c === "," && frames.at(-1) === "object";
-    out += c;
+    emit(c, i);
     i++;
   }
-  return out;
+  return { text, source };
 }
 
 // The end of a string or bytes literal that starts at `i`, else `i`.

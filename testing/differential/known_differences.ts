@@ -21,6 +21,9 @@ const NO_CEL =
 const EMPTY_OWNERS =
   "the API server records no managedFields for an update of an object that has none (it was created with no fields but name); the fake records the update's entry";
 
+const CEL_SYNTAX =
+  "the CEL engine's parser (`_internal/cel`, #46) words a syntax error as its own, not as cel-go's ANTLR parser (`no viable alternative at input`, the list of expected tokens); the status, causes, fields, positions and carets match";
+
 /** `scenario/step` → why the fake differs there. */
 export const KNOWN_DIFFERENCES: Readonly<Record<string, string>> = {
   "list-paging/bad token":
@@ -145,8 +148,12 @@ export const KNOWN_DIFFERENCES: Readonly<Record<string, string>> = {
   "validating-admission-policies/create binding": SETS,
   "validating-admission-policies/type checking in the status": BUILTIN_OWNERS,
   "validating-admission-policies/a policy that type-checks": BUILTIN_OWNERS,
-  "validating-admission-policies/policy that does not compile":
-    "the CEL engine's parser (`_internal/cel`, #46) words a syntax error as its own, not as cel-go's ANTLR parser (`no viable alternative at input`, the list of expected tokens); the status, causes, fields, positions and carets match",
+  "validating-admission-policies/policy that does not compile": CEL_SYNTAX,
+  "validating-admission-policies/policy whose matchCondition or variable does not compile":
+    CEL_SYNTAX,
+  "mutating-admission-policies/mutation that does not compile": CEL_SYNTAX,
+  "mutating-admission-policies/matchCondition and variable that do not compile":
+    CEL_SYNTAX,
   "validating-admission-policies/the type checking":
     "the CEL engine (`_internal/cel`, #46) places the type error of an operator at the start of its expression, cel-go at the operator (column and caret of the warning)",
   "mutating-admission-policies/create policy": BUILTIN_OWNERS,

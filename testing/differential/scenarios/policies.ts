@@ -396,6 +396,22 @@ async function validating(r: Run): Promise<void> {
     },
   });
   await made.attempt(
+    "policy whose matchCondition or variable does not compile",
+    "validatingadmissionpolicies",
+    {
+      metadata: { name: `${r.namespace}-conditions` },
+      spec: {
+        matchConstraints: constraints(r, "conditions-invalid"),
+        matchConditions: [{ name: "bad", expression: "object.(" }, {
+          name: "not-bool",
+          expression: "'a'",
+        }],
+        variables: [{ name: "v", expression: "1 +" }],
+        validations: [{ expression: "true" }],
+      },
+    },
+  );
+  await made.attempt(
     "policy whose audit annotation is not a string",
     "validatingadmissionpolicies",
     {
@@ -662,6 +678,37 @@ async function mutatingPolicies(r: Run): Promise<void> {
           mutations: [apply("Object{}")],
         },
       },
+    },
+  );
+  const invalid = (step: string, name: string, spec: Obj): Promise<void> =>
+    made.attempt(step, "mutatingadmissionpolicies", {
+      metadata: { name: `${r.namespace}-${name}` },
+      spec: {
+        matchConstraints: constraints(r, name),
+        reinvocationPolicy: "Never",
+        ...spec,
+      },
+    });
+  await invalid("mutation that does not compile", "syntax", {
+    mutations: [apply("Object{data: {'a': }}"), jsonPatch("[JSONPatch{op: }]")],
+  });
+  await invalid("mutation of the wrong type", "types", {
+    mutations: [
+      apply("{'a': 'b'}"),
+      jsonPatch("JSONPatch{op: 'add', path: '/a', value: 'b'}"),
+      apply("Object{data: {'a': 'b'}}.data"),
+    ],
+  });
+  await invalid(
+    "matchCondition and variable that do not compile",
+    "conditions",
+    {
+      matchConditions: [{ name: "bad", expression: "object.(" }, {
+        name: "not-bool",
+        expression: "'a'",
+      }],
+      variables: [{ name: "v", expression: "1 +" }],
+      mutations: [apply("Object{}")],
     },
   );
   await map("apply", {
