@@ -17,6 +17,9 @@ import type { Schema } from "../schema/types.ts";
  *   regardless of order, a `map` list by its items' keys (as the API
  *   server compares them), when the list is a field of an object;
  * - `{ map }`: a map from strings to the value type;
+ * - `{ optional }`: an optional value of the type (`oldSelf` of a rule
+ *   with `optionalOldSelf`): a value left out, or `null`, is
+ *   `optional.none()`;
  * - `{ object }`: an object with named fields (`has(self.x)` tests
  *   presence, a missing field reads as `no such key: x`). A field's name
  *   is the API server's escaped name of the JSON property (`foo-bar` is
@@ -39,7 +42,8 @@ export type CelType =
     readonly mapKeys?: readonly string[];
   }
   | { readonly map: CelType }
-  | { readonly object: { readonly [field: string]: CelType } };
+  | { readonly object: { readonly [field: string]: CelType } }
+  | { readonly optional: CelType };
 
 /** Options of {@linkcode schemaType}. */
 export interface SchemaTypeOptions {
@@ -235,5 +239,6 @@ export function typeName(type: CelType): string {
   }
   if ("list" in type) return `list(${typeName(type.list)})`;
   if ("map" in type) return `map(string, ${typeName(type.map)})`;
+  if ("optional" in type) return `optional_type(${typeName(type.optional)})`;
   return "object";
 }

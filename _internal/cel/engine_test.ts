@@ -465,3 +465,22 @@ Deno.test("run: the cost counts evaluated nodes, literals free", () => {
   assert.equal(constant.run({}), true);
   assert.equal(constant.lastCost, 2);
 });
+
+Deno.test("run: an optional variable (optionalOldSelf) is none when left out", () => {
+  const self = schemaType({
+    type: "object",
+    properties: { size: { type: "integer" } },
+  });
+  const program = compile(
+    "oldSelf.hasValue() ? self.size >= oldSelf.value().size : self.size > 0",
+    { variables: { self, oldSelf: { optional: self } } },
+  );
+  assert.equal(program.run({ self: { size: 1 } }), true);
+  assert.equal(program.run({ self: { size: 1 }, oldSelf: { size: 2 } }), false);
+  assert.equal(
+    compile("oldSelf.orValue(self) == self", {
+      variables: { self, oldSelf: { optional: self } },
+    }).run({ self: { size: 1 }, oldSelf: null }),
+    true,
+  );
+});

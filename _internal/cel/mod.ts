@@ -82,6 +82,7 @@
 import {
   Environment,
   EvaluationError,
+  Optional,
   ParseError,
   TypeError as EngineTypeError,
 } from "@marcbachmann/cel-js";
@@ -197,7 +198,8 @@ export function compile(
   );
   const converters: Record<string, Convert> = {};
   const declared = new Declarations(environment);
-  for (const [name, type] of Object.entries(options.variables)) {
+  const variables = options.variables;
+  for (const [name, type] of Object.entries(variables)) {
     const [typeText, convert] = declared.declare(type);
     environment.registerVariable(name, typeText);
     converters[name] = convert;
@@ -235,6 +237,15 @@ export function compile(
           const convert = converters[name];
           if (convert && value !== undefined) context[name] = convert(value);
         }
+        for (const [name, type] of Object.entries(variables)) {
+          // An optional variable left out is `optional.none()`.
+          if (
+            typeof type === "object" && "optional" in type &&
+            activation[name] === undefined
+          ) {
+            context[name] = converters[name]!(undefined);
+          }
+        }
         return parsed(context);
       });
       lastCost = outcome.spent;
@@ -257,6 +268,16 @@ class Declarations {
   /** The engine's type text of a type, and the conversion of a JSON value to it. */
   declare(type: CelType): [string, Convert] {
     if (typeof type === "string") return scalar(type);
+    if ("optional" in type) {
+      const [inner, convert] = this.declare(type.optional);
+      return [
+        `optional<${inner}>`,
+        (value) =>
+          value === undefined || value === null
+            ? Optional.none()
+            : Optional.of(convert(value)),
+      ];
+    }
     if ("list" in type) {
       const [inner, convert] = this.declare(type.list);
       const kind = type.listType === "set" || type.listType === "map"
