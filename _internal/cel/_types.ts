@@ -13,6 +13,8 @@ import type { Schema } from "../schema/types.ts";
  *
  * - the scalars: `int`, `uint`, `double`, `string`, `bool`, `bytes`,
  *   `null_type`, `timestamp`, `duration`, and `dyn` (any value);
+ * - `authorizer`: the authorizer library's `authorizer` (its value a
+ *   `CelAuthorizer`);
  * - `{ list }`: a list of the element type; a `set` list compares
  *   regardless of order, a `map` list by its items' keys (as the API
  *   server compares them), when the list is a field of an object;
@@ -36,6 +38,7 @@ export type CelType =
   | "timestamp"
   | "duration"
   | "dyn"
+  | "authorizer"
   | {
     readonly list: CelType;
     readonly listType?: "atomic" | "set" | "map";

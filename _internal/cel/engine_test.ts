@@ -484,3 +484,46 @@ Deno.test("run: an optional variable (optionalOldSelf) is none when left out", (
     true,
   );
 });
+
+Deno.test("authz: checks go to the authorizer passed in", () => {
+  const asked: unknown[] = [];
+  const authorizer = {
+    authorize(attributes: { verb: string; resource?: string }) {
+      asked.push(attributes);
+      return attributes.resource === "secrets"
+        ? { decision: "deny" as const, reason: "no secrets" }
+        : { decision: "allow" as const };
+    },
+    requestResource: { group: "apps", resource: "deployments" },
+  };
+  const run = (expression: string): unknown =>
+    compile(expression, { variables: { authorizer: "authorizer" } }).run({
+      authorizer,
+    });
+  assert.equal(
+    run(
+      "authorizer.group('').resource('pods').namespace('a').check('get').allowed()",
+    ),
+    true,
+  );
+  assert.equal(
+    run("authorizer.group('').resource('secrets').check('list').reason()"),
+    "no secrets",
+  );
+  assert.equal(
+    run("authorizer.requestResource.check('update').allowed()"),
+    true,
+  );
+  assert.equal(
+    run(
+      "authorizer.serviceAccount('ns', 'sa').path('/healthz').check('get').errored()",
+    ),
+    false,
+  );
+  assert.deepEqual(asked, [
+    { group: "", resource: "pods", namespace: "a", verb: "get" },
+    { group: "", resource: "secrets", verb: "list" },
+    { group: "apps", resource: "deployments", verb: "update" },
+    { path: "/healthz", user: { namespace: "ns", name: "sa" }, verb: "get" },
+  ]);
+});

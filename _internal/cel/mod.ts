@@ -52,10 +52,11 @@
  * 2, lists extension version 3, sets, two-variable comprehensions; the
  * Kubernetes libraries: lists (version 0 for new expressions, 1 with
  * `includes` for stored ones), regex (`find`, `findAll`), URLs, quantity,
- * IP, CIDR, format, semver (version 1); the validators of regex, duration
- * and timestamp literals. Not covered: the authorizer library (`authz`,
- * `authz selectors`: for admission policies), the parser's `[?x]` and
- * `{?k: v}` optional entries, and backquoted field names.
+ * IP, CIDR, format, semver (version 1), the authorizer with its selectors
+ * (decided by a {@linkcode CelAuthorizer} the caller passes); the
+ * validators of regex, duration and timestamp literals. Not covered: the
+ * parser's `[?x]` and `{?k: v}` optional entries, and backquoted field
+ * names.
  *
  * **Bounded evaluation.** JavaScript cannot interrupt a running function,
  * so the cost is counted inside the evaluation: every evaluated node of the
@@ -90,6 +91,11 @@ import { type CelType, unescapeField } from "./_types.ts";
 import { libraries } from "./_library.ts";
 import { instrument, metered } from "./_nodes.ts";
 import {
+  AUTHORIZER_TYPE,
+  authorizerValue,
+  type CelAuthorizer,
+} from "./_authz.ts";
+import {
   CelCompileError,
   celEqual,
   CelRuntimeError,
@@ -97,6 +103,11 @@ import {
 } from "./_values.ts";
 
 export { CelCompileError, CelCostError, CelRuntimeError } from "./_values.ts";
+export type {
+  AuthorizationAttributes,
+  AuthorizationDecision,
+  CelAuthorizer,
+} from "./_authz.ts";
 export {
   CelUnsupportedError,
   compileMatchCondition,
@@ -350,6 +361,11 @@ function objectClass(name: string): new () => object {
 
 function scalar(type: string): [string, Convert] {
   switch (type) {
+    case "authorizer":
+      return [
+        AUTHORIZER_TYPE,
+        (v) => authorizerValue(v as CelAuthorizer),
+      ];
     case "int":
       return [
         "int",
