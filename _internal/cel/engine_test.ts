@@ -488,11 +488,13 @@ Deno.test("run: an optional variable (optionalOldSelf) is none when left out", (
 Deno.test("authz: checks go to the authorizer passed in", () => {
   const asked: unknown[] = [];
   const authorizer = {
-    authorize(attributes: { verb: string; resource?: string }) {
+    authorize(
+      attributes: { verb: string; resource?: string },
+    ): { decision: "allow" | "deny"; reason?: string } {
       asked.push(attributes);
       return attributes.resource === "secrets"
-        ? { decision: "deny" as const, reason: "no secrets" }
-        : { decision: "allow" as const };
+        ? { decision: "deny", reason: "no secrets" }
+        : { decision: "allow" };
     },
     requestResource: { group: "apps", resource: "deployments" },
   };
