@@ -529,3 +529,19 @@ Deno.test("authz: checks go to the authorizer passed in", () => {
     { path: "/healthz", user: { namespace: "ns", name: "sa" }, verb: "get" },
   ]);
 });
+
+Deno.test("run: arithmetic errors and regex matches in cel-go's terms", () => {
+  const failing: [string, string][] = [
+    ["9223372036854775807 + 1 > 0", "integer overflow"],
+    ["1 % 0 == 0", "modulus by zero"],
+    ["1 / 0 == 0", "division by zero"],
+  ];
+  for (const [source, message] of failing) {
+    assert.throws(() => compile(source, { variables: {} }).run({}), {
+      name: "CelRuntimeError",
+      message,
+    }, source);
+  }
+  // Code points, as RE2 finds them.
+  assert.equal(compile("'😀x'.find('.')", { variables: {} }).run({}), "😀");
+});

@@ -71,7 +71,9 @@
  * there; the API server also estimates the cost statically when a CRD is
  * written (refusing a rule whose worst case is over the limit), which the
  * engine does not. Timestamps are JavaScript dates (milliseconds, not
- * nanoseconds). `find` and `findAll` extract with JavaScript's regular
+ * nanoseconds). The engine's `substring`, `indexOf` and `lastIndexOf`
+ * count UTF-16 units where cel-go counts code points (they differ past
+ * U+FFFF only); `size()` and `charAt` count code points. `find` and `findAll` extract with JavaScript's regular
  * expressions after RE2 has found a match. `self == oldSelf` on a `set` or
  * `map` list compares regardless of order only where the list is a field
  * of an object. Some errors' words are the engine's own where cel-go's are
@@ -561,6 +563,8 @@ const RUNTIME_MESSAGES: [RegExp, string][] = [
   ],
   [/^No such key: (.*)$/, "no such key: $1"],
   [/^no such overload: .*$/, "no such overload"],
+  [/^integer overflow: .*$/, "integer overflow"],
+  [/^modulo by zero$/, "modulus by zero"],
 ];
 
 function runtimeError(error: unknown): CelRuntimeError {
