@@ -30,6 +30,14 @@
  *   schema, for `self` and `oldSelf`; {@linkcode compileMatchCondition}
  *   the environment of admission `matchConditions`.
  *
+ * For a CRD's rules, as the API server runs them: `self` (and `oldSelf`, or
+ * `{ optional: … }` under `optionalOldSelf`) typed by `schemaType(node,
+ * { resourceRoot })`; each rule run with `costLimit: Math.min(
+ * PER_CALL_LIMIT, remaining)`, its `lastCost` taken from what remains of
+ * {@linkcode RUNTIME_COST_BUDGET} for the object; a program compiled once
+ * per rule and kept (compiling costs tens of microseconds, evaluating a
+ * few).
+ *
  * **Engine.** The evaluator is `@marcbachmann/cel-js` 8.0.0 (pinned in
  * deno.json), extended only through its extension points (registered
  * functions, operators, macros, types and constants, and a wrapper around
