@@ -10,8 +10,7 @@
  */
 
 import type { CelType } from "./_types.ts";
-import type { CelProgram } from "./mod.ts";
-import { compile } from "./mod.ts";
+import { type CelProgram, compile } from "./_compile.ts";
 import { CelCompileError } from "./_values.ts";
 
 const GROUP_VERSION_KIND: CelType = {
