@@ -20,9 +20,12 @@
  */
 import type { KubeObject } from "../apiclient/types.ts";
 import {
+  type CelAuthorizer,
   CelCompileError,
   type CelProgram,
+  type CelType,
   compile,
+  MATCH_CONDITION_VARIABLES,
 } from "../_internal/cel/mod.ts";
 import { isObject, resourceKey, storeKey } from "./_objects.ts";
 import { clone, jsonPatch } from "./_patch.ts";
@@ -158,23 +161,39 @@ function namedRuleMatches(rule: unknown, a: Attributes): boolean {
 
 // ---- expressions ----
 
-const DECLARED = {
+// The variables of a policy's expressions: the request typed as the
+// API server's `AdmissionRequest`, the objects and params `dyn`, and the
+// authorizer (the fake authorizes everything, so it allows every check).
+const DECLARED: { readonly [name: string]: CelType } = {
   object: "dyn",
   oldObject: "dyn",
-  request: "dyn",
+  request: MATCH_CONDITION_VARIABLES.request!,
   params: "dyn",
   namespaceObject: "dyn",
   variables: "dyn",
-} as const;
+  authorizer: "authorizer",
+};
+
+/** The variables of a policy's expressions, `object` typed as given. */
+export function policyVariables(
+  object: CelType,
+): { readonly [name: string]: CelType } {
+  return { ...DECLARED, object, oldObject: object };
+}
 
 const programs = new Map<string, CelProgram | CelCompileError>();
 
-function program(expression: string): CelProgram {
-  let found = programs.get(expression);
+/**
+ * A policy's expression compiled (`stored`: as stored, against the whole
+ * environment; else as a new expression, against the previous release's).
+ */
+function program(expression: string, stored = true): CelProgram {
+  const key = `${stored ? "s" : "n"}:${expression}`;
+  let found = programs.get(key);
   if (found === undefined) {
     const { text, source } = celObjectsMapped(expression);
     try {
-      found = compile(text, { variables: DECLARED });
+      found = compile(text, { variables: DECLARED, stored });
     } catch (error) {
       if (!(error instanceof CelCompileError)) throw error;
       found = text === expression
@@ -182,7 +201,7 @@ function program(expression: string): CelProgram {
         : relocated(error, expression, text, source);
     }
     if (programs.size > 1000) programs.clear();
-    programs.set(expression, found);
+    programs.set(key, found);
   }
   if (found instanceof CelCompileError) {
     throw new EvalError(`compilation failed: ${found.message}`);
@@ -191,14 +210,15 @@ function program(expression: string): CelProgram {
 }
 
 /**
- * The type of an expression's result as the API server compiles a policy's
- * expressions, or its compile error in cel-go's words.
+ * The type of a new expression's result as the API server compiles a
+ * policy's expressions when it is written, or its compile error in cel-go's
+ * words.
  */
 export function expressionType(
   expression: string,
 ): { type: string; error?: undefined } | { type?: undefined; error: string } {
   try {
-    return { type: program(expression).resultType };
+    return { type: program(expression, false).resultType };
   } catch (error) {
     if (!(error instanceof EvalError)) throw error;
     return { error: error.message.replace(/^compilation failed: /, "") };
@@ -253,6 +273,7 @@ class Context {
       params: params === null ? null : clone(params),
       namespaceObject: namespaceObject(state, a),
       variables: {},
+      authorizer: authorizer(a),
     };
     const values: Record<string, unknown> = {};
     for (const variable of Array.isArray(variables) ? variables : []) {
@@ -279,6 +300,20 @@ class Context {
       throw new EvalError((error as Error).message);
     }
   }
+}
+
+// The fake authorizes every request, so every check is allowed.
+function authorizer(a: Attributes): CelAuthorizer {
+  return {
+    authorize: () => ({ decision: "allow" }),
+    requestResource: {
+      group: a.resource.group,
+      resource: a.resource.resource,
+      ...(a.subresource === "" ? {} : { subresource: a.subresource }),
+      ...(a.namespace === "" ? {} : { namespace: a.namespace }),
+      ...(a.name === "" ? {} : { name: a.name }),
+    },
+  };
 }
 
 function namespaceObject(state: ServerState, a: Attributes): unknown {

@@ -24,6 +24,7 @@ import type { ServerState } from "./_state.ts";
 import { ADMISSION_GROUP } from "./_webhook_config.ts";
 import type { RegisteredResource } from "./types.ts";
 import { celObjects } from "./_policy_syntax.ts";
+import { policyVariables } from "./_policies.ts";
 
 type Obj = Record<string, unknown>;
 
@@ -91,16 +92,7 @@ function typeChecking(state: ServerState, policy: KubeObject): Obj {
       let warning = "";
       for (const [gvk, type] of kinds) {
         try {
-          compile(celObjects(text), {
-            variables: {
-              object: type,
-              oldObject: type,
-              request: "dyn",
-              params: "dyn",
-              namespaceObject: "dyn",
-              variables: "dyn",
-            },
-          });
+          compile(celObjects(text), { variables: policyVariables(type) });
         } catch (error) {
           if (!(error instanceof CelCompileError)) throw error;
           warning += `${gvk}: ${error.message}\n`;

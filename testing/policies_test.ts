@@ -337,3 +337,35 @@ Deno.test("policies: an apply configuration merges a list map by its keys", asyn
     [["main", "main:2", ["run"]], ["sidecar", "side:1", null]],
   );
 });
+
+Deno.test("policies: the authorizer allows every check, as the fake authorizes every request", async () => {
+  await using f = await fixture();
+  await trails(f);
+  await policy(f, "Validating", "authorized", {
+    validations: [{
+      expression:
+        "authorizer.group('').resource('secrets').namespace('default').check('get').allowed() && " +
+        "authorizer.requestResource.check('create').allowed() && request.operation == 'CREATE'",
+      message: "not allowed",
+    }],
+  });
+  const made = await f.send("POST", TRAILS, trail("t", []));
+  assert.equal(made.status, 201, JSON.stringify(made.body));
+  // A typed request: an operation is a string.
+  const refused = await f.send(
+    "POST",
+    `${ADMISSION}/validatingadmissionpolicies`,
+    {
+      metadata: { name: "typed" },
+      spec: {
+        matchConstraints: { resourceRules: RULES },
+        validations: [{ expression: "request.operation == 1" }],
+      },
+    },
+  );
+  assert.equal(refused.status, 422);
+  assert.match(
+    String(refused.body.message),
+    /found no matching overload for '_==_' applied to '\(string, int\)'/,
+  );
+});

@@ -9,6 +9,7 @@
  * @module
  */
 
+import { discardLogger } from "../../../log/mod.ts";
 import { testCerts } from "../../certs.ts";
 import { mutating, WebhookServer } from "../../../webhook/mod.ts";
 import type { Run } from "../_target.ts";
@@ -437,6 +438,14 @@ async function validating(r: Run): Promise<void> {
     }],
   });
   await bind("annotation-error", { validationActions: ["Warn"] });
+  await vap("authorizer", {
+    validations: [{
+      expression:
+        "authorizer.group('').resource('secrets').namespace(request.namespace).check('get').allowed() && authorizer.requestResource.check('create').allowed() && !('forbidden' in object.data)",
+      message: "authorized, not forbidden",
+    }],
+  });
+  await bind("authorizer");
   await vap("message-space", {
     validations: [{
       expression: "!('forbidden' in object.data)",
@@ -593,6 +602,12 @@ async function validating(r: Run): Promise<void> {
   await r.send("audit annotation fails", "POST", cms, {
     body: labelled("annotation-error", "annotation-error"),
   });
+  await r.send("authorizer allows", "POST", cms, {
+    body: labelled("authorizer", "authorizer"),
+  });
+  await r.send("authorizer allows, refused", "POST", cms, {
+    body: labelled("authorizer-refused", "authorizer", forbidden),
+  });
   await r.send("messageExpression trimmed", "POST", cms, {
     body: labelled("message-space", "message-space", forbidden),
   });
@@ -627,7 +642,7 @@ async function mutatingPolicies(r: Run): Promise<void> {
     port: 0,
     cert: testCerts.serverCert,
     key: testCerts.serverKey,
-    onError: () => {},
+    logger: discardLogger(),
     webhooks: {
       "/hook": mutating((request) => {
         const object = request.object as unknown as {
