@@ -446,6 +446,14 @@ async function validating(r: Run): Promise<void> {
     }],
   });
   await bind("authorizer");
+  const hundred = `[${Array.from({ length: 100 }, (_, i) => i).join(", ")}]`;
+  await vap("costly", {
+    validations: [{
+      expression:
+        `${hundred}.all(x, ${hundred}.all(y, ${hundred}.all(z, x + y + z >= 0)))`,
+    }],
+  });
+  await bind("costly");
   await vap("message-space", {
     validations: [{
       expression: "!('forbidden' in object.data)",
@@ -607,6 +615,9 @@ async function validating(r: Run): Promise<void> {
   });
   await r.send("authorizer allows, refused", "POST", cms, {
     body: labelled("authorizer-refused", "authorizer", forbidden),
+  });
+  await r.send("over the cost limit", "POST", cms, {
+    body: labelled("costly", "costly"),
   });
   await r.send("messageExpression trimmed", "POST", cms, {
     body: labelled("message-space", "message-space", forbidden),
