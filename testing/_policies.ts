@@ -260,6 +260,8 @@ class EvalError extends Error {}
 /** The variables of one evaluation: lazy `variables.<name>`. */
 class Context {
   readonly activation: Record<string, unknown>;
+  /** The variables that failed, with their errors. */
+  readonly #failed = new Map<string, string>();
   constructor(
     state: ServerState,
     a: Attributes,
@@ -279,13 +281,18 @@ class Context {
     for (const variable of Array.isArray(variables) ? variables : []) {
       if (!isObject(variable) || typeof variable.name !== "string") continue;
       // Each variable sees the ones before it. The API server evaluates
-      // them lazily; an unused one that fails fails nothing there.
+      // them lazily: one that fails fails only the expressions naming it.
       try {
         values[variable.name] = fromCel(
           this.run(String(variable.expression ?? "")),
         );
-      } catch {
-        // Left out: an expression naming it fails with no such key.
+      } catch (error) {
+        this.#failed.set(
+          variable.name,
+          `composited variable ${
+            JSON.stringify(variable.name)
+          } fails to evaluate: ${(error as Error).message}`,
+        );
       }
       this.activation.variables = { ...values };
     }
@@ -293,6 +300,11 @@ class Context {
 
   /** Evaluates one expression; throws EvalError in the server's words. */
   run(expression: string): unknown {
+    for (const [name, message] of this.#failed) {
+      if (new RegExp(`\\bvariables\\s*\\.\\s*${name}\\b`).test(expression)) {
+        throw new EvalError(message);
+      }
+    }
     const compiled = program(expression);
     try {
       return compiled.run(this.activation);

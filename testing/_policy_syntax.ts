@@ -4,6 +4,7 @@
  * read as map literals (`{'metadata': {'labels': {...}}}`), which the CEL
  * engine evaluates without the kind's declared types: the API server
  * type-checks the fields against the kind's schema, the fake takes any.
+ * `jsonpatch.escapeKey(k)` reads as the two replacements it makes.
  *
  * @module
  */
@@ -11,7 +12,9 @@
 const IDENT = /[A-Za-z_][A-Za-z0-9_]*/y;
 const SPACE = /\s*/y;
 
-type Frame = "(" | "[" | "map" | "object" | "value";
+type Frame = "(" | "[" | "map" | "object" | "value" | "escape";
+
+const ESCAPE_KEY = /jsonpatch\s*\.\s*escapeKey\s*\(/y;
 
 /**
  * Rewrites `Object…{field: x}` and `JSONPatch{field: x}` into
@@ -30,7 +33,7 @@ export function celObjects(expression: string): string {
 export function celObjectsMapped(
   expression: string,
 ): { text: string; source: number[] } {
-  if (!/\b(Object|JSONPatch)\b/.test(expression)) {
+  if (!/\b(Object|JSONPatch|jsonpatch)\b/.test(expression)) {
     return { text: expression, source: [...expression].map((_, i) => i) };
   }
   let text = "";
@@ -59,6 +62,15 @@ export function celObjectsMapped(
     if (/\s/.test(c)) {
       emit(c, i);
       i++;
+      continue;
+    }
+    ESCAPE_KEY.lastIndex = i;
+    if (ESCAPE_KEY.test(expression)) {
+      // jsonpatch.escapeKey(k): `~` as `~0`, then `/` as `~1` (RFC 6901).
+      emit("(", i, false);
+      frames.push("escape");
+      i = ESCAPE_KEY.lastIndex;
+      fieldStart = false;
       continue;
     }
     IDENT.lastIndex = i;
@@ -120,6 +132,13 @@ export function celObjectsMapped(
     if ((c === "," || c === "}") && frames.at(-1) === "value") {
       frames.pop();
       emit(")", i, false);
+    }
+    if (c === ")" && frames.at(-1) === "escape") {
+      frames.pop();
+      emit(").replace('~', '~0').replace('/', '~1')", i, false);
+      i++;
+      fieldStart = false;
+      continue;
     }
     if (c === "{") frames.push("map");
     else if (c === "(" || c === "[") frames.push(c);

@@ -20,4 +20,8 @@ Deno.test("policy syntax: object constructions become maps of dyn, strings and m
   ) {
     assert.equal(celObjects(text), text);
   }
+  assert.equal(
+    celObjects("'/metadata/labels/' + jsonpatch.escapeKey('a/b~c')"),
+    "'/metadata/labels/' + ('a/b~c').replace('~', '~0').replace('/', '~1')",
+  );
 });

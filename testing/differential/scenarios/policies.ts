@@ -446,6 +446,17 @@ async function validating(r: Run): Promise<void> {
     }],
   });
   await bind("authorizer");
+  await vap("variable-error", {
+    variables: [
+      { name: "bad", expression: "object.data.missing" },
+      { name: "good", expression: "'x'" },
+    ],
+    validations: [
+      { expression: "variables.good == 'x'" },
+      { expression: "variables.bad == 'y'" },
+    ],
+  });
+  await bind("variable-error");
   const hundred = `[${Array.from({ length: 100 }, (_, i) => i).join(", ")}]`;
   await vap("costly", {
     validations: [{
@@ -616,6 +627,9 @@ async function validating(r: Run): Promise<void> {
   await r.send("authorizer allows, refused", "POST", cms, {
     body: labelled("authorizer-refused", "authorizer", forbidden),
   });
+  await r.send("a variable that fails", "POST", cms, {
+    body: labelled("variable-error", "variable-error"),
+  });
   await r.send("over the cost limit", "POST", cms, {
     body: labelled("costly", "costly"),
   });
@@ -749,6 +763,12 @@ async function mutatingPolicies(r: Run): Promise<void> {
     )],
   });
   await bind("patch");
+  await map("escape", {
+    mutations: [jsonPatch(
+      "[JSONPatch{op: 'add', path: '/metadata/labels/' + jsonpatch.escapeKey('example.com/team'), value: 'a'}]",
+    )],
+  });
+  await bind("escape");
   // Two policies on one label: one reads what the other writes. The API
   // server runs them in its informer's order (not defined), so the first
   // is IfNeeded: either way it ends up seeing the second's change.
@@ -929,6 +949,9 @@ async function mutatingPolicies(r: Run): Promise<void> {
   });
   await r.send("json patch", "POST", cms, {
     body: labelled("patch", "patch", { a: "1", b: "2" }),
+  });
+  await r.send("json patch, escaped key", "POST", cms, {
+    body: labelled("escape", "escape"),
   });
   await r.send("reinvoked", "POST", cms, {
     body: labelled("order", "order"),
