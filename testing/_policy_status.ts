@@ -132,11 +132,26 @@ function namedKinds(state: ServerState, match: unknown): [string, CelType][] {
           if (schema === undefined) continue;
           out.push([
             `${group}/${version}, Kind=${resource.kind}`,
-            schemaType(schema as never),
+            asResource(schemaType(schema as never)),
           ]);
         }
       }
     }
   }
   return out;
+}
+
+// An object of a kind: `apiVersion` and `kind` strings, `metadata` any
+// (ObjectMeta, which neither a CRD's schema nor the fake's built-in
+// schemas spell out).
+function asResource(type: CelType): CelType {
+  if (typeof type === "string" || !("object" in type)) return type;
+  return {
+    object: {
+      ...type.object,
+      apiVersion: "string",
+      kind: "string",
+      metadata: "dyn",
+    },
+  };
 }

@@ -369,3 +369,64 @@ Deno.test("policies: the authorizer allows every check, as the fake authorizes e
     /found no matching overload for '_==_' applied to '\(string, int\)'/,
   );
 });
+
+Deno.test("policies: the type checking types object by its kind's schema, metadata included", async () => {
+  await using f = await fixture();
+  await trails(f);
+  const check = async (
+    name: string,
+    rules: unknown,
+    expression: string,
+  ): Promise<unknown> => {
+    const made = await f.send(
+      "POST",
+      `${ADMISSION}/validatingadmissionpolicies`,
+      {
+        metadata: { name },
+        spec: {
+          matchConstraints: { resourceRules: rules },
+          validations: [{ expression }],
+        },
+      },
+    );
+    assert.equal(made.status, 201, JSON.stringify(made.body));
+    // The status is written before a request about something else.
+    await f.send("GET", "/api/v1/namespaces");
+    const read = await f.send(
+      "GET",
+      `${ADMISSION}/validatingadmissionpolicies/${name}`,
+    );
+    return (read.body.status as { typeChecking?: unknown }).typeChecking;
+  };
+  const configMaps = [{
+    apiGroups: [""],
+    apiVersions: ["v1"],
+    operations: ["CREATE"],
+    resources: ["configmaps"],
+  }];
+  assert.deepEqual(
+    await check(
+      "labels",
+      configMaps,
+      "object.metadata.labels['a'] == 'b' && object.data.size() > 0",
+    ),
+    {},
+  );
+  assert.deepEqual(
+    await check("trail", RULES, "object.spec.steps.size() > 0"),
+    {},
+  );
+  const warned = await check(
+    "wrong",
+    RULES,
+    "object.spec.steps == 'x'",
+  ) as { expressionWarnings: { fieldRef: string; warning: string }[] };
+  assert.equal(
+    warned.expressionWarnings[0]?.fieldRef,
+    "spec.validations[0].expression",
+  );
+  assert.match(
+    warned.expressionWarnings[0]!.warning,
+    /^trails\.liken\.dev\/v1, Kind=Trail: ERROR: <input>:1:\d+: found no matching overload for '_==_'/,
+  );
+});
