@@ -28,6 +28,7 @@ import {
   MATCH_CONDITION_VARIABLES,
 } from "../_internal/cel/mod.ts";
 import { isObject, resourceKey, storeKey } from "./_objects.ts";
+import { view } from "./_served.ts";
 import { clone, jsonPatch } from "./_patch.ts";
 import { mergeApplied, Schema as FieldSchema } from "./_fields.ts";
 import { failure, qualified, StatusError } from "./_status.ts";
@@ -434,7 +435,10 @@ function paramsOf(
   } else {
     return binding("one of name or selector must be provided");
   }
-  if (found.length > 0) return { found: found.map(clone) };
+  // In the paramKind's version, as the param informer reads them.
+  if (found.length > 0) {
+    return { found: found.map((o) => clone(view(resource, o)!)) };
+  }
   if (ref.parameterNotFoundAction === "Deny") {
     return binding(
       "no params found for policy binding with `Deny` parameterNotFoundAction",

@@ -430,3 +430,54 @@ Deno.test("policies: the type checking types object by its kind's schema, metada
     /^trails\.liken\.dev\/v1, Kind=Trail: ERROR: <input>:1:\d+: found no matching overload for '_==_'/,
   );
 });
+
+Deno.test("policies: params are read in the paramKind's version", async () => {
+  await using f = await fixture();
+  const open = {
+    openAPIV3Schema: {
+      type: "object",
+      "x-kubernetes-preserve-unknown-fields": true,
+    },
+  };
+  const crd = await f.send(
+    "POST",
+    "/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
+    {
+      metadata: { name: "limits.liken.dev" },
+      spec: {
+        group: "liken.dev",
+        scope: "Namespaced",
+        names: { plural: "limits", singular: "limit", kind: "Limit" },
+        versions: [
+          { name: "v1", served: true, storage: true, schema: open },
+          { name: "v2", served: true, storage: false, schema: open },
+        ],
+      },
+    },
+  );
+  assert.equal(crd.status, 201, JSON.stringify(crd.body));
+  const limit = await f.send(
+    "POST",
+    "/apis/liken.dev/v1/namespaces/default/limits",
+    {
+      apiVersion: "liken.dev/v1",
+      kind: "Limit",
+      metadata: { name: "l" },
+      max: 1,
+    },
+  );
+  assert.equal(limit.status, 201, JSON.stringify(limit.body));
+  await trails(f);
+  await policy(f, "Validating", "versioned", {
+    paramKind: { apiVersion: "liken.dev/v2", kind: "Limit" },
+    validations: [{
+      expression: "params.apiVersion == 'liken.dev/v1'",
+      messageExpression: "'params in ' + params.apiVersion",
+    }],
+  }, {
+    paramRef: { name: "l", parameterNotFoundAction: "Deny" },
+  });
+  const made = await f.send("POST", TRAILS, trail("t", []));
+  assert.equal(made.status, 422);
+  assert.match(String(made.body.message), /params in liken\.dev\/v2$/);
+});
