@@ -8,8 +8,6 @@
  * @module
  */
 
-const SETS =
-  'managedFields of a set-typed list (finalizers) lack the list\'s own `".": {}` entry';
 const EVENT_SHAPE =
   "core/v1 Events: the fake tracks involvedObject field by field (the API server owns it atomically) and does not write the zero eventTime and reportingComponent";
 const BUILTIN_OWNERS =
@@ -18,6 +16,8 @@ const NAMESPACE_DELETION =
   "deleting a Namespace removes it and its contents at once (no Terminating phase, no asynchronous namespace controller)";
 const NO_CEL =
   "x-kubernetes-validations (CEL rules) are not evaluated: there is no CEL evaluator in Deno, so a write the API server refuses (422) is taken";
+const NO_RATCHETING =
+  "updates are not ratcheted: a value that no longer passes a tightened schema or rule is refused even when the update keeps it";
 const EMPTY_OWNERS =
   "the API server records no managedFields for an update of an object that has none (it was created with no fields but name); the fake records the update's entry";
 
@@ -31,9 +31,6 @@ export const KNOWN_DIFFERENCES: Readonly<Record<string, string>> = {
   "watch-events/watch": EMPTY_OWNERS,
   "watch-gone/watch from compacted":
     "the 410 message is the watch cache's (`too old resource version`); an API server reading etcd directly words it otherwise",
-  "finalizers/create": SETS,
-  "finalizers/delete": SETS,
-  "finalizers/get while deleting": SETS,
   "server-side-apply/apply a drops y":
     "an apply that gives up every field keeps an empty entry for its manager on the API server; the fake drops the entry",
   "server-side-apply/get":
@@ -141,4 +138,57 @@ export const KNOWN_DIFFERENCES: Readonly<Record<string, string>> = {
     "the recording control plane runs the apiextensions controllers in one binary named control-plane, so the status entry's manager is `control-plane`; kube-apiserver, and the fake, name it `kube-apiserver`",
   "custom-resource-parts/a validation rule refuses": NO_CEL,
   "custom-resource-parts/a scale beyond a validation rule": NO_CEL,
+  "validation-rules/create refused by a rule": NO_CEL,
+  "validation-rules/create refused by a root rule": NO_CEL,
+  "validation-rules/messageExpression": NO_CEL,
+  "validation-rules/messageExpression that fails falls back to message": NO_CEL,
+  "validation-rules/a rule on list items": NO_CEL,
+  "validation-rules/a rule over map keys": NO_CEL,
+  "validation-rules/optionalOldSelf on create": NO_CEL,
+  "validation-rules/a rule that errors at runtime": NO_CEL,
+  "validation-rules/a rule over the runtime cost limit": NO_CEL,
+  "validation-rules/rules fail at three levels": NO_CEL,
+  "validation-rules/two rules fail on one node": NO_CEL,
+  "validation-rules/schema error and rule error": NO_CEL,
+  "validation-rules/a type error skips the rules": NO_CEL,
+  "validation-rules/update refused": NO_CEL,
+  "validation-rules/a transition rule refuses": NO_CEL,
+  "validation-rules/optionalOldSelf refuses a shrink": NO_CEL,
+  "validation-rules/optionalOldSelf takes a growth": NO_CEL,
+  "validation-rules/merge patch refused": NO_CEL,
+  "validation-rules/json patch refused": NO_CEL,
+  "validation-rules/apply refused": NO_CEL,
+  "validation-rules/apply that creates, refused": NO_CEL,
+  "validation-rules/status refused": NO_CEL,
+  "validation-rules/status accepted": NO_CEL,
+  "validation-rules/scale refused": NO_CEL,
+  "validation-rules/scale accepted": NO_CEL,
+  "validation-rules/the object after": NO_CEL,
+  "validation-rules-definitions/a syntax error": NO_CEL,
+  "validation-rules-definitions/no such overload": NO_CEL,
+  "validation-rules-definitions/no such field": NO_CEL,
+  "validation-rules-definitions/a rule that is not a boolean": NO_CEL,
+  "validation-rules-definitions/a messageExpression that is not a string":
+    NO_CEL,
+  "validation-rules-definitions/a bad fieldPath": NO_CEL,
+  "validation-rules-definitions/a message with a line break": NO_CEL,
+  "validation-rules-definitions/an empty rule": NO_CEL,
+  "validation-rules-definitions/oldSelf under an atomic list": NO_CEL,
+  "validation-rules-definitions/a rule over the estimated cost limit": NO_CEL,
+  "validation-rules-definitions/two bad rules": NO_CEL,
+  "validation-ratcheting/a new object gets every check": NO_RATCHETING,
+  "validation-ratcheting/metadata change keeps invalid values": NO_RATCHETING,
+  "validation-ratcheting/a changed object fails its own rule": NO_RATCHETING,
+  "validation-ratcheting/unchanged fields are ratcheted": NO_RATCHETING,
+  "validation-ratcheting/a changed value is checked (maxLength)": NO_RATCHETING,
+  "validation-ratcheting/a changed value is checked (enum)": NO_RATCHETING,
+  "validation-ratcheting/a changed value is checked (rule)": NO_RATCHETING,
+  "validation-ratcheting/list-map items correlate by key": NO_RATCHETING,
+  "validation-ratcheting/a changed list-map item is checked": NO_RATCHETING,
+  "validation-ratcheting/atomic list items do not correlate": NO_RATCHETING,
+  "validation-ratcheting/update keeping old values": NO_RATCHETING,
+  "validation-ratcheting/apply keeping old values": NO_RATCHETING,
+  "validation-ratcheting/status keeps an old value": NO_RATCHETING,
+  "validation-ratcheting/status changes an old value": NO_RATCHETING,
+  "validation-ratcheting/the object after": NO_RATCHETING,
 };
