@@ -1,0 +1,155 @@
+/**
+ * The engine's errors, and CEL's equality and ordering of the engine's
+ * values, shared by the libraries.
+ *
+ * @module
+ */
+
+/** An expression that does not compile, in cel-go's words. */
+export class CelCompileError extends Error {
+  override name = "CelCompileError";
+}
+
+/** An error while evaluating, in cel-go's words. */
+export class CelRuntimeError extends Error {
+  override name = "CelRuntimeError";
+}
+
+/** The evaluation reached its cost limit. */
+export class CelCostError extends CelRuntimeError {
+  override name = "CelCostError";
+  constructor() {
+    super("operation cancelled: actual cost limit exceeded");
+  }
+}
+
+/** A runtime error of a library function. */
+export function celError(message: string): CelRuntimeError {
+  return new CelRuntimeError(message);
+}
+
+function numeric(value: unknown): bigint | number | undefined {
+  if (typeof value === "bigint" || typeof value === "number") return value;
+  if (
+    value !== null && typeof value === "object" &&
+    value.constructor?.name === "UnsignedInt"
+  ) {
+    return (value as { value: bigint }).value;
+  }
+  return undefined;
+}
+
+/** CEL's equality, deep, with numbers equal across `int`, `uint`, `double`. */
+export function celEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  const x = numeric(a);
+  const y = numeric(b);
+  if (x !== undefined || y !== undefined) {
+    if (x === undefined || y === undefined) return false;
+    if (typeof x === "number" || typeof y === "number") {
+      return Number(x) === Number(y) &&
+        (typeof x === "number" ? Number.isFinite(x) : true) &&
+        // deno-lint-ignore eqeqeq
+        x == y;
+    }
+    return x === y;
+  }
+  if (
+    a === null || b === null || typeof a !== "object" || typeof b !== "object"
+  ) {
+    return false;
+  }
+  if (Array.isArray(a) || Array.isArray(b)) {
+    return Array.isArray(a) && Array.isArray(b) && a.length === b.length &&
+      a.every((item, i) => celEqual(item, b[i]));
+  }
+  if (a instanceof Uint8Array || b instanceof Uint8Array) {
+    return a instanceof Uint8Array && b instanceof Uint8Array &&
+      a.length === b.length && a.every((x, i) => x === b[i]);
+  }
+  if (a instanceof Date || b instanceof Date) {
+    return a instanceof Date && b instanceof Date &&
+      a.getTime() === b.getTime();
+  }
+  const equal = (a as { equals?: (other: unknown) => boolean }).equals;
+  if (typeof equal === "function") return equal.call(a, b);
+  const left = a instanceof Map ? a : new Map(Object.entries(a));
+  const right = b instanceof Map ? b : new Map(Object.entries(b));
+  if (left.size !== right.size) return false;
+  for (const [key, value] of left) {
+    let found = false;
+    for (const [other, item] of right) {
+      if (celEqual(key, other)) {
+        if (!celEqual(value, item)) return false;
+        found = true;
+        break;
+      }
+    }
+    if (!found) return false;
+  }
+  return true;
+}
+
+/** CEL's ordering of two comparable values (numbers across types). */
+export function compareValues(a: unknown, b: unknown): number {
+  const x = numeric(a);
+  const y = numeric(b);
+  if (x !== undefined && y !== undefined) {
+    // deno-lint-ignore eqeqeq
+    return x < y ? -1 : x > y ? 1 : x == y ? 0 : Number.NaN;
+  }
+  if (typeof a === "string" && typeof b === "string") {
+    return a < b ? -1 : a > b ? 1 : 0;
+  }
+  if (typeof a === "boolean" && typeof b === "boolean") {
+    return Number(a) - Number(b);
+  }
+  if (a instanceof Date && b instanceof Date) {
+    return a.getTime() - b.getTime();
+  }
+  if (a instanceof Uint8Array && b instanceof Uint8Array) {
+    for (let i = 0; i < Math.min(a.length, b.length); i++) {
+      if (a[i] !== b[i]) return a[i]! - b[i]!;
+    }
+    return a.length - b.length;
+  }
+  const compare = (a as { compareTo?: (other: unknown) => number })?.compareTo;
+  if (typeof compare === "function") return compare.call(a, b);
+  throw celError("no such overload");
+}
+
+const compiled = new Map<string, RegExp>();
+
+/**
+ * An RE2 pattern as a JavaScript regular expression: the leading flag
+ * group `(?i)` (and `s`, `m`), named groups `(?P<name>…)`, `\A` and `\z`
+ * are rewritten. A pattern neither accepts is `Illegal regex: …`.
+ */
+export function regex(pattern: string, flags = ""): RegExp {
+  const key = `${flags}/${pattern}`;
+  const hit = compiled.get(key);
+  if (hit) {
+    hit.lastIndex = 0;
+    return hit;
+  }
+  let source = pattern;
+  let extra = "";
+  const leading = /^\(\?([ims]+)\)/.exec(source);
+  if (leading) {
+    extra = leading[1]!;
+    source = source.slice(leading[0].length);
+  }
+  source = source.replaceAll("(?P<", "(?<").replaceAll("\\A", "^")
+    .replaceAll("\\z", "$(?![\\s\\S])");
+  let made: RegExp;
+  try {
+    made = new RegExp(source, [...new Set(flags + extra)].join(""));
+  } catch (error) {
+    throw celError(
+      `Illegal regex: error parsing regexp: ${(error as Error).message}`,
+    );
+  }
+  if (compiled.size > 1000) compiled.clear();
+  compiled.set(key, made);
+  return made;
+}
