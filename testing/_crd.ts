@@ -13,6 +13,7 @@ import type { KubeObject } from "../apiclient/types.ts";
 import type { Schema } from "../resource/schema.ts";
 import type { Cause } from "../resource/errors.ts";
 import { servedStructural } from "../_internal/schema/structural.ts";
+import { ruleErrors } from "../_internal/schema/rules.ts";
 import { clone } from "./_patch.ts";
 import { jsonEqual } from "../_internal/json.ts";
 import { isObject, resourceKey } from "./_objects.ts";
@@ -171,7 +172,9 @@ export function definitionErrors(object: KubeObject): Cause[] {
         reason: "FieldValueRequired",
         message: "Required value: schemas are required",
       });
-    } else out.push(...servedStructural(schema, path));
+    } else {
+      out.push(...servedStructural(schema, path), ...ruleErrors(schema, path));
+    }
   });
   out.push(...conversionErrors(spec.conversion));
   return out;

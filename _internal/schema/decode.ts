@@ -42,15 +42,24 @@ export function pruneWith(
  *
  * @param schema The schema of the whole object.
  * @param value The object.
+ * @param old The object an update replaces: values it keeps are not
+ *   checked (validation ratcheting).
  * @returns The copy, the pruned paths and the causes.
  */
 export function decodeWith(
   schema: Schema,
   value: Record<string, unknown>,
+  old?: Record<string, unknown>,
 ): Decoded {
   const { object, unknown } = pruneWith(schema, value);
   applyDefaults(object, schema);
   const causes: Cause[] = [];
-  validate(schema, object, "", causes);
+  validate(
+    schema,
+    object,
+    "",
+    causes,
+    old === undefined ? undefined : { value: old },
+  );
   return { object, unknown, causes };
 }

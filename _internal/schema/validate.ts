@@ -48,20 +48,36 @@ function typeMatches(schema: Schema, value: unknown): boolean {
 }
 
 /**
+ * The value an update replaces at the same place, when there is one: the
+ * old object's field of the same name, or its list-map item of the same
+ * keys (items of other lists do not correlate).
+ */
+export interface Old {
+  /** The old value. */
+  readonly value: unknown;
+}
+
+/**
  * The causes of a value's mismatches with a schema node and everything
- * below it, appended to `out`.
+ * below it, appended to `out`. With `old` (an update), a value equal to
+ * the old one it replaces is not checked, nor anything below it: the API
+ * server's validation ratcheting, so a schema tightened after an object
+ * was written does not refuse an update that keeps its old values.
  *
  * @param schema The node.
  * @param value The value (never `undefined`).
  * @param path The value's field path (`""` for the root).
  * @param out Where the causes go.
+ * @param old The value it replaces, on an update.
  */
 export function validate(
   schema: Schema,
   value: unknown,
   path: string,
   out: Cause[],
+  old?: Old,
 ): void {
+  if (old !== undefined && jsonEqual(old.value, value)) return;
   if (value === null) {
     if (
       schema.nullable || schema.type === undefined &&
@@ -84,8 +100,58 @@ export function validate(
   }
   if (typeof value === "number") number(schema, value, path, out);
   else if (typeof value === "string") string(schema, value, path, out);
-  else if (Array.isArray(value)) array(schema, value, path, out);
-  else if (isObject(value)) object(schema, value, path, out);
+  else if (Array.isArray(value)) array(schema, value, path, out, old);
+  else if (isObject(value)) object(schema, value, path, out, old);
+}
+
+/** The old field `name` of an old object, when it has one. */
+export function oldField(old: Old | undefined, name: string): Old | undefined {
+  if (old === undefined || !isObject(old.value)) return undefined;
+  const value = own(old.value, name);
+  return value === undefined ? undefined : { value };
+}
+
+/**
+ * The old items of a list-map by the canonical text of their keys, to
+ * correlate the new items with ({@linkcode oldItem}); `undefined` for
+ * other lists, whose items do not correlate.
+ */
+export function oldItems(
+  schema: Schema,
+  old: Old | undefined,
+): Map<string, unknown> | undefined {
+  if (
+    old === undefined || !Array.isArray(old.value) ||
+    schema["x-kubernetes-list-type"] !== "map"
+  ) return undefined;
+  const keys = schema["x-kubernetes-list-map-keys"] ?? [];
+  const out = new Map<string, unknown>();
+  for (const item of old.value) {
+    if (isObject(item)) out.set(mapKey(keys, item), item);
+  }
+  return out;
+}
+
+/** The old item with the keys of `item`, from {@linkcode oldItems}. */
+export function oldItem(
+  schema: Schema,
+  olds: Map<string, unknown> | undefined,
+  item: unknown,
+): Old | undefined {
+  if (olds === undefined || !isObject(item)) return undefined;
+  const value = olds.get(
+    mapKey(schema["x-kubernetes-list-map-keys"] ?? [], item),
+  );
+  return value === undefined ? undefined : { value };
+}
+
+function mapKey(
+  keys: readonly string[],
+  item: Record<string, unknown>,
+): string {
+  return canonical(
+    Object.fromEntries(keys.map((k) => [k, own(item, k) ?? null])),
+  );
 }
 
 function number(
@@ -180,6 +246,7 @@ function array(
   value: unknown[],
   path: string,
   out: Cause[],
+  old: Old | undefined,
 ): void {
   if (schema.maxItems !== undefined && value.length > schema.maxItems) {
     out.push(tooMany(path, value.length, schema.maxItems));
@@ -194,8 +261,15 @@ function array(
     );
   }
   if (schema.items !== undefined) {
+    const olds = oldItems(schema, old);
     value.forEach((item, i) =>
-      validate(schema.items!, item, `${path}[${i}]`, out)
+      validate(
+        schema.items!,
+        item,
+        `${path}[${i}]`,
+        out,
+        oldItem(schema, olds, item),
+      )
     );
   }
   listType(schema, value, path, out);
@@ -254,6 +328,7 @@ function object(
   value: Record<string, unknown>,
   path: string,
   out: Cause[],
+  old: Old | undefined,
 ): void {
   const count = Object.keys(value).length;
   if (schema.maxProperties !== undefined && count > schema.maxProperties) {
@@ -279,14 +354,26 @@ function object(
   for (const name of Object.keys(properties).sort()) {
     const field = own(value, name);
     if (field !== undefined) {
-      validate(properties[name]!, field, child(path, name), out);
+      validate(
+        properties[name]!,
+        field,
+        child(path, name),
+        out,
+        oldField(old, name),
+      );
     }
   }
   const more = schema.additionalProperties;
   if (more !== undefined && more !== true) {
     for (const name of Object.keys(value).sort()) {
       if (!Object.hasOwn(properties, name)) {
-        validate(more, value[name], child(path, name), out);
+        validate(
+          more,
+          value[name],
+          child(path, name),
+          out,
+          oldField(old, name),
+        );
       }
     }
   }

@@ -1,0 +1,519 @@
+// CRD validation rules (`x-kubernetes-validations`) as the API server's
+// apiextensions server takes them: checked when a definition is written
+// (compiled against the CEL type of their schema node), and evaluated on
+// every write of an object, with `oldSelf` on an update, ratcheted (a rule
+// without `oldSelf` is not evaluated where the update keeps the old
+// value), within the per-rule and per-object cost limits, in the API
+// server's words.
+//
+// This file loads the CEL engine: the in-cluster modules import it only
+// lazily, where a definition has rules and the caller asks for them.
+
+import { Optional } from "@marcbachmann/cel-js";
+import {
+  CelCompileError,
+  CelCostError,
+  type CelProgram,
+  type CelType,
+  compile,
+  PER_CALL_LIMIT,
+  RUNTIME_COST_BUDGET,
+  schemaType,
+  toDyn,
+} from "../cel/mod.ts";
+import type { Cause, Schema, ValidationRule } from "./types.ts";
+import { child, shown } from "./messages.ts";
+import { isObject, jsonEqual } from "../json.ts";
+import { type Old, oldField, oldItem, oldItems } from "./validate.ts";
+
+/** Whether a schema declares a validation rule anywhere. */
+export function hasRules(schema: Schema): boolean {
+  if (schema["x-kubernetes-validations"]?.length) return true;
+  if (schema.items !== undefined && hasRules(schema.items)) return true;
+  const more = schema.additionalProperties;
+  if (typeof more === "object" && hasRules(more)) return true;
+  return Object.values(schema.properties ?? {}).some(hasRules);
+}
+
+/** One rule, compiled against its node's type once. */
+interface Compiled {
+  rule: ValidationRule;
+  program?: CelProgram;
+  message?: CelProgram;
+  /** Why the rule (`rule`) or its `messageExpression` does not compile. */
+  errors: Cause[];
+  transition: boolean;
+}
+
+const COMPILED = new WeakMap<Schema, Compiled[]>();
+
+/** Whether an expression names `oldSelf` (outside string literals). */
+function usesOldSelf(expression: string): boolean {
+  const code = expression.replace(
+    /'''[\s\S]*?'''|"""[\s\S]*?"""|'(?:\\.|[^'\\])*'|"(?:\\.|[^"\\])*"/g,
+    "''",
+  );
+  return /\boldSelf\b/.test(code);
+}
+
+/**
+ * The type of `self` at the root: the object as an embedded resource
+ * (`apiVersion`, `kind`, and `metadata` with only `name` and
+ * `generateName`), as the API server gives it.
+ */
+function rootType(schema: Schema): CelType {
+  const properties = { ...schema.properties };
+  delete properties.metadata;
+  delete properties.apiVersion;
+  delete properties.kind;
+  return schemaType({
+    ...schema,
+    properties,
+    "x-kubernetes-embedded-resource": true,
+  });
+}
+
+/** The rule as the API server prints a `ValidationRule` in its errors. */
+function ruleText(rule: ValidationRule): string {
+  // Go's JSON encoder escapes <, > and & in strings.
+  return JSON.stringify({
+    Rule: rule.rule ?? "",
+    Message: rule.message ?? "",
+    MessageExpression: rule.messageExpression ?? "",
+    Reason: rule.reason ?? null,
+    FieldPath: rule.fieldPath ?? "",
+    OptionalOldSelf: rule.optionalOldSelf ?? null,
+  }).replace(/[<>&]/g, (c) => `\\u00${c.charCodeAt(0).toString(16)}`);
+}
+
+function compiledRules(node: Schema, root: boolean): Compiled[] {
+  let list = COMPILED.get(node);
+  if (list !== undefined) return list;
+  const self = root ? rootType(node) : schemaType(node);
+  list = (node["x-kubernetes-validations"] ?? []).map((rule, i) =>
+    compileRule(rule, self, `x-kubernetes-validations[${i}]`)
+  );
+  COMPILED.set(node, list);
+  return list;
+}
+
+function compileRule(
+  rule: ValidationRule,
+  self: CelType,
+  path: string,
+): Compiled {
+  const transition = usesOldSelf(rule.rule ?? "");
+  const optional = transition && rule.optionalOldSelf === true;
+  // The engine declares no optional variable: `oldSelf` of an
+  // optionalOldSelf rule is a `dyn` holding an optional, and so is `self`.
+  const variables: Record<string, CelType> = optional
+    ? { self: "dyn", oldSelf: "dyn" }
+    : transition
+    ? { self, oldSelf: self }
+    : { self };
+  const out: Compiled = { rule, errors: [], transition };
+  const text = ruleText(rule);
+  if (!rule.rule) {
+    out.errors.push({
+      field: `${path}.rule`,
+      reason: "FieldValueRequired",
+      message: "Required value: rule is not specified",
+    });
+    return out;
+  }
+  try {
+    out.program = compile(rule.rule, { variables });
+    if (out.program.resultType !== "bool") {
+      out.errors.push({
+        field: `${path}.rule`,
+        reason: "FieldValueInvalid",
+        message:
+          `Invalid value: ${text}: cel expression must evaluate to a bool`,
+      });
+      delete out.program;
+    }
+  } catch (error) {
+    if (!(error instanceof CelCompileError)) throw error;
+    out.errors.push({
+      field: `${path}.rule`,
+      reason: "FieldValueInvalid",
+      message: `Invalid value: ${text}: compilation failed: ${error.message}`,
+    });
+  }
+  if (rule.messageExpression) {
+    try {
+      out.message = compile(rule.messageExpression, { variables });
+      if (out.message.resultType !== "string") {
+        out.errors.push({
+          field: `${path}.messageExpression`,
+          reason: "FieldValueInvalid",
+          message:
+            `Invalid value: ${text}: messageExpression must evaluate to a string`,
+        });
+        delete out.message;
+      }
+    } catch (error) {
+      if (!(error instanceof CelCompileError)) throw error;
+      out.errors.push({
+        field: `${path}.messageExpression`,
+        reason: "FieldValueInvalid",
+        message:
+          `Invalid value: ${text}: messageExpression compilation failed: ${error.message}`,
+      });
+    }
+  }
+  return out;
+}
+
+/** The names a `fieldPath` goes through (`.a.b`, `['a']`), or `undefined`. */
+function fieldPathNames(fieldPath: string): string[] | undefined {
+  const names: string[] = [];
+  const pattern = /\.([A-Za-z_$][\w$-]*)|\['((?:\\.|[^'\\])*)'\]/y;
+  let at = 0;
+  while (at < fieldPath.length) {
+    pattern.lastIndex = at;
+    const match = pattern.exec(fieldPath);
+    if (match === null) return undefined;
+    names.push(match[1] ?? match[2]!.replace(/\\(.)/g, "$1"));
+    at = pattern.lastIndex;
+  }
+  return names.length > 0 ? names : undefined;
+}
+
+/** Whether `fieldPath` names a field the schema declares below `node`. */
+function validFieldPath(node: Schema, fieldPath: string): boolean {
+  const names = fieldPathNames(fieldPath);
+  if (names === undefined) return false;
+  let at: Schema | undefined = node;
+  for (const name of names) {
+    if (at === undefined) return false;
+    const more: Schema["additionalProperties"] = at.additionalProperties;
+    at = at.properties?.[name] ??
+      (typeof more === "object" ? more : undefined);
+  }
+  return at !== undefined;
+}
+
+/**
+ * What the API server refuses in a definition's schema for its rules: a
+ * rule or `messageExpression` that does not compile or is of the wrong
+ * type, a `fieldPath` that names no field, a message with a line break, an
+ * empty rule, `oldSelf` where the old value cannot be found (under a list
+ * that is not a map list). Cost estimation is not done.
+ *
+ * @param schema The version's schema.
+ * @param path Its field path, such as `spec.validation.openAPIV3Schema`.
+ */
+export function ruleErrors(schema: Schema, path: string): Cause[] {
+  const out: Cause[] = [];
+  const walk = (
+    node: Schema,
+    at: string,
+    root: boolean,
+    uncorrelated: string | undefined,
+  ): void => {
+    const rules = node["x-kubernetes-validations"] ?? [];
+    if (rules.length > 0) {
+      // Compiled again here: a definition being written is not cached.
+      const self = root ? rootType(node) : schemaType(node);
+      rules.forEach((rule, i) => {
+        const rulePath = `${at}.x-kubernetes-validations[${i}]`;
+        if (rule.message !== undefined && /[\r\n]/.test(rule.message)) {
+          out.push({
+            field: `${rulePath}.message`,
+            reason: "FieldValueInvalid",
+            message: `Invalid value: ${
+              JSON.stringify(rule.message)
+            }: must not contain line breaks`,
+          });
+        }
+        if (uncorrelated !== undefined && usesOldSelf(rule.rule ?? "")) {
+          out.push({
+            field: `${rulePath}.rule`,
+            reason: "FieldValueInvalid",
+            message: `Invalid value: ${
+              JSON.stringify(rule.rule)
+            }: oldSelf cannot be used on the uncorrelatable portion of the schema within ${uncorrelated}`,
+          });
+          return;
+        }
+        out.push(...compileRule(rule, self, rulePath).errors);
+        if (rule.fieldPath && !validFieldPath(node, rule.fieldPath)) {
+          out.push({
+            field: `${rulePath}.fieldPath`,
+            reason: "FieldValueInvalid",
+            message: `Invalid value: ${
+              JSON.stringify(rule.fieldPath)
+            }: must be a valid path`,
+          });
+        }
+      });
+    }
+    for (const [name, property] of Object.entries(node.properties ?? {})) {
+      walk(property, `${at}.properties[${name}]`, false, uncorrelated);
+    }
+    const more = node.additionalProperties;
+    if (typeof more === "object") {
+      walk(more, `${at}.additionalProperties`, false, uncorrelated);
+    }
+    if (node.items !== undefined) {
+      const correlated = node["x-kubernetes-list-type"] === "map";
+      walk(
+        node.items,
+        `${at}.items`,
+        false,
+        uncorrelated ?? (correlated ? undefined : at),
+      );
+    }
+  };
+  walk(schema, path, true, undefined);
+  return out;
+}
+
+/** The cause of a blocking schema error, after which no rule runs. */
+const BLOCKED: Cause = {
+  field: "<nil>",
+  reason: "FieldValueInvalid",
+  message:
+    "Invalid value: null: some validation rules were not checked because the object was invalid; correct the existing errors to complete validation",
+};
+
+/** Schema errors after which the API server evaluates no rule. */
+const BLOCKING = new Set([
+  "FieldValueNotSupported",
+  "FieldValueRequired",
+  "FieldValueTooLong",
+  "FieldValueTooMany",
+  "FieldValueTypeInvalid",
+]);
+
+/**
+ * The causes of an object's validation rules, after its schema's: none
+ * when a schema error blocks them (then one cause saying so), else each
+ * rule that fails, errs or runs out of cost.
+ *
+ * @param schema The schema of the whole object.
+ * @param object The object (pruned and defaulted).
+ * @param schemaCauses What its schema refuses.
+ * @param old The object an update replaces.
+ */
+export function ruleCauses(
+  schema: Schema,
+  object: Record<string, unknown>,
+  schemaCauses: readonly Cause[],
+  old?: Record<string, unknown>,
+): RuleResult {
+  const out: RuleResult = { causes: [], warnings: [] };
+  if (!hasRules(schema)) return out;
+  if (schemaCauses.some((c) => BLOCKING.has(c.reason))) {
+    out.causes.push(BLOCKED);
+    return out;
+  }
+  const budget = { left: RUNTIME_COST_BUDGET, stopped: false };
+  evaluate(
+    schema,
+    object,
+    old === undefined ? undefined : { value: old },
+    "",
+    true,
+    out,
+    budget,
+  );
+  return out;
+}
+
+/** What an object's validation rules say. */
+export interface RuleResult {
+  /** The rules that refuse the write. */
+  causes: Cause[];
+  /**
+   * The rules that fail on values the update keeps (ratcheted), as the
+   * API server's warnings: `spec.count: Invalid value: 500: at most 100`.
+   */
+  warnings: string[];
+}
+
+interface Budget {
+  left: number;
+  stopped: boolean;
+}
+
+function evaluate(
+  node: Schema,
+  value: unknown,
+  old: Old | undefined,
+  path: string,
+  root: boolean,
+  out: RuleResult,
+  budget: Budget,
+): void {
+  if (value === undefined || value === null || budget.stopped) return;
+  // Ratcheting: where the update keeps the old value, a rule that does not
+  // compare it with the old one only warns.
+  const unchanged = old !== undefined && jsonEqual(old.value, value);
+  for (const compiled of compiledRules(node, root)) {
+    if (budget.stopped) return;
+    if (compiled.transition && old === undefined) {
+      if (compiled.rule.optionalOldSelf !== true) continue;
+    }
+    const cause = run(compiled, node, value, old, path, budget);
+    if (cause === undefined) continue;
+    if (unchanged && !compiled.transition) {
+      out.warnings.push(`${cause.field}: ${cause.message}`);
+    } else out.causes.push(cause);
+  }
+  if (Array.isArray(value)) {
+    if (node.items === undefined) return;
+    const olds = oldItems(node, old);
+    value.forEach((item, i) =>
+      evaluate(
+        node.items!,
+        item,
+        oldItem(node, olds, item),
+        `${path}[${i}]`,
+        false,
+        out,
+        budget,
+      )
+    );
+    return;
+  }
+  if (!isObject(value)) return;
+  const properties = node.properties ?? {};
+  for (const [name, property] of Object.entries(properties)) {
+    if (root && name === "metadata") continue;
+    evaluate(
+      property,
+      value[name],
+      oldField(old, name),
+      child(path, name),
+      false,
+      out,
+      budget,
+    );
+  }
+  const more = node.additionalProperties;
+  if (typeof more === "object") {
+    for (const [name, item] of Object.entries(value)) {
+      if (Object.hasOwn(properties, name)) continue;
+      evaluate(
+        more,
+        item,
+        oldField(old, name),
+        `${path}[${name}]`,
+        false,
+        out,
+        budget,
+      );
+    }
+  }
+}
+
+/** The message of a failed rule without a (working) messageExpression. */
+function ruleMessage(rule: ValidationRule): string {
+  const message = rule.message?.trim() ?? "";
+  return message !== "" ? message : `failed rule: ${rule.rule.trim()}`;
+}
+
+/** Evaluates one rule; its cause when it fails. */
+function run(
+  compiled: Compiled,
+  node: Schema,
+  value: unknown,
+  old: Old | undefined,
+  path: string,
+  budget: Budget,
+): Cause | undefined {
+  const { rule, program } = compiled;
+  if (program === undefined) return undefined;
+  const optional = compiled.transition && rule.optionalOldSelf === true;
+  const activation: Record<string, unknown> = optional
+    ? {
+      self: toDyn(value),
+      oldSelf: old === undefined
+        ? Optional.none()
+        : Optional.of(toDyn(old.value)),
+    }
+    : compiled.transition
+    ? { self: value, oldSelf: old?.value }
+    : { self: value };
+  const field = path === "" ? "<nil>" : path;
+  const typeText = JSON.stringify(node.type ?? "");
+  let result: unknown;
+  try {
+    result = program.run(activation, {
+      costLimit: Math.min(PER_CALL_LIMIT, budget.left),
+    });
+  } catch (error) {
+    budget.left -= program.lastCost;
+    if (error instanceof CelCostError) {
+      budget.stopped = true;
+      return {
+        field,
+        reason: "FieldValueInvalid",
+        message:
+          `Invalid value: ${typeText}: '${error.message}': no further validation rules will be run due to call cost exceeds limit for rule: ${
+            ruleMessage(rule)
+          }`,
+      };
+    }
+    return {
+      field,
+      reason: "FieldValueInvalid",
+      message: `Invalid value: ${typeText}: ${
+        error instanceof Error ? error.message : String(error)
+      } evaluating rule: ${ruleMessage(rule)}`,
+    };
+  }
+  budget.left -= program.lastCost;
+  if (result === true) return undefined;
+  let message = ruleMessage(rule);
+  if (compiled.message !== undefined) {
+    try {
+      const text = compiled.message.run(activation, {
+        costLimit: Math.min(PER_CALL_LIMIT, budget.left),
+      });
+      if (
+        typeof text === "string" && text.trim() !== "" && !/[\r\n]/.test(text)
+      ) {
+        message = text;
+      }
+    } catch {
+      // The API server falls back to the rule's message.
+    }
+    budget.left -= compiled.message.lastCost;
+  }
+  const names = rule.fieldPath ? fieldPathNames(rule.fieldPath) : undefined;
+  const at = names === undefined
+    ? field
+    : names.reduce((p, name) => child(p, name), path);
+  switch (rule.reason) {
+    case "FieldValueForbidden":
+      return {
+        field: at,
+        reason: "FieldValueForbidden",
+        message: `Forbidden: ${message}`,
+      };
+    case "FieldValueRequired":
+      return {
+        field: at,
+        reason: "FieldValueRequired",
+        message: `Required value: ${message}`,
+      };
+    case "FieldValueDuplicate":
+      return {
+        field: at,
+        reason: "FieldValueDuplicate",
+        message: `Duplicate value: ${shown(value)}`,
+      };
+  }
+  // A scalar's value is shown; an object's, a map's or a list's is not.
+  const scalar = typeof value !== "object";
+  return {
+    field: at,
+    reason: "FieldValueInvalid",
+    message: scalar
+      ? `Invalid value: ${shown(value)}: ${message}`
+      : `Invalid value: ${message}`,
+  };
+}
