@@ -13,10 +13,14 @@
  *   `indexOf`, `lastIndexOf`, `includes`;
  * - cel-go `ext.Sets`: `sets.contains`, `sets.equivalent`,
  *   `sets.intersects`;
+ * - cel-go's optional types: `optional.ofNonZeroValue`, `optMap`,
+ *   `optFlatMap` (the engine has the rest, but not the `[?x]` and
+ *   `{?k: v}` literal entries, which its parser refuses);
  * - cel-go `ext.TwoVarComprehensions`: `all`, `exists`, `existsOne`,
  *   `transformList`, `transformMap`, `transformMapEntry` over two
  *   variables;
- * - Kubernetes regex: `find`, `findAll` (`matches` is the engine's);
+ * - Kubernetes regex: `find`, `findAll`; `matches` runs on RE2
+ *   (`_nodes.ts`);
  * - the Kubernetes types in `_kube.ts` (quantity, URL, IP, CIDR, semver,
  *   format);
  * - `bytes` ordering, and CEL's numeric equality across `int`, `uint` and
@@ -27,6 +31,7 @@
 
 import { type Environment, Optional } from "@marcbachmann/cel-js";
 import { kubernetesTypes } from "./_kube.ts";
+import { re2 } from "./_nodes.ts";
 import { celEqual, celError, compareValues, regex } from "./_values.ts";
 
 /** The engine's declared type of a value, as its checker holds it. */
@@ -46,6 +51,7 @@ interface Checker {
   readonly registry: {
     getListType(item: Declared): Declared;
     getMapType(key: Declared, value: Declared): Declared;
+    getOptionalType(value: Declared): Declared;
   };
 }
 
@@ -71,9 +77,11 @@ interface MacroCall {
 /** Registers the libraries on an environment and returns it. */
 export function libraries(environment: Environment): Environment {
   strings(environment);
+  conversions(environment);
   lists(environment);
   sets(environment);
   comprehensions(environment);
+  optionals(environment);
   regexes(environment);
   orderings(environment);
   kubernetesTypes(environment, Optional);
@@ -270,7 +278,9 @@ function formatOne(verb: string, arg: unknown, precision?: number): string {
     case "b": {
       const base = verb === "o" ? 8 : verb === "b" ? 2 : 16;
       let text: string;
-      if (typeof arg === "bigint") {
+      if (typeof arg === "boolean" && verb === "b") {
+        text = arg ? "1" : "0";
+      } else if (typeof arg === "bigint") {
         text = (arg < 0n ? "-" : "") + (arg < 0n ? -arg : arg).toString(base);
       } else if (unsigned !== undefined) text = unsigned.toString(base);
       else if ((verb === "x" || verb === "X") && typeof arg === "string") {
@@ -334,9 +344,12 @@ function formatString(value: unknown): string {
   }
   if (value !== null && typeof value === "object") {
     const text = String(value);
-    const seconds = (value as { seconds?: unknown }).seconds;
+    const { seconds, nanos } = value as { seconds?: unknown; nanos?: unknown };
     if (typeof seconds === "bigint" || typeof seconds === "number") {
-      return `${seconds}s`;
+      const fraction = typeof nanos === "number" && nanos !== 0
+        ? `.${String(Math.abs(nanos)).padStart(9, "0").replace(/0+$/, "")}`
+        : "";
+      return `${seconds}${fraction}s`;
     }
     if ("name" in value && value.constructor?.name === "Type") {
       return String((value as { name: string }).name);
@@ -347,7 +360,7 @@ function formatString(value: unknown): string {
 }
 
 function formatNested(value: unknown): string {
-  return typeof value === "string" ? quote(value) : formatString(value);
+  return formatString(value);
 }
 
 function typeOf(value: unknown): string {
@@ -362,6 +375,32 @@ function typeOf(value: unknown): string {
   if (value instanceof Map) return "map";
   if (value instanceof Date) return "google.protobuf.Timestamp";
   return "dyn";
+}
+
+/** Conversions cel-go has and the engine lacks. */
+function conversions(environment: Environment): void {
+  const ts = "google.protobuf.Timestamp";
+  const duration = "google.protobuf.Duration";
+  environment.registerFunction("int(uint): int", (value: { value: bigint }) => {
+    if (value.value > 2n ** 63n - 1n) throw celError("range error");
+    return value.value;
+  });
+  environment.registerFunction(
+    `int(${ts}): int`,
+    (value: Date) => BigInt(Math.floor(value.getTime() / 1000)),
+  );
+  environment.registerFunction(
+    `string(${ts}): string`,
+    (value: Date) => value.toISOString().replace(/\.000Z$/, "Z"),
+  );
+  environment.registerFunction(
+    `string(${duration}): string`,
+    (value: unknown) => formatString(value),
+  );
+  environment.registerFunction(
+    `duration(${duration}): ${duration}`,
+    (value: unknown) => value,
+  );
 }
 
 function lists(environment: Environment): void {
@@ -718,13 +757,96 @@ function twoVariables(
   };
 }
 
+/**
+ * `find` and `findAll`: RE2 (linear time) decides whether there is a match
+ * and refuses what Go's regexp refuses; only then does the JavaScript
+ * engine, on the pattern rewritten, give the matched text.
+ */
+/** What cel-go's optional library has beyond the engine's. */
+function optionals(environment: Environment): void {
+  environment.registerFunction(
+    "OptionalNamespace.ofNonZeroValue(dyn): optional<dyn>",
+    (_: unknown, value: unknown) =>
+      isZero(value) ? Optional.none() : Optional.of(value),
+  );
+  for (const flat of [false, true]) {
+    environment.registerFunction(
+      `optional.${flat ? "optFlatMap" : "optMap"}(ast, ast): optional<dyn>`,
+      ({ args, receiver }: MacroCall) => optionalMap(receiver, args, flat),
+    );
+  }
+}
+
+function isZero(value: unknown): boolean {
+  if (value === null || value === false || value === "" || value === 0) {
+    return true;
+  }
+  if (value === 0n) return true;
+  if (isUnsigned(value)) return (value as { value: bigint }).value === 0n;
+  if (Array.isArray(value) || value instanceof Uint8Array) {
+    return value.length === 0;
+  }
+  if (value instanceof Map) return value.size === 0;
+  if (
+    value !== null && typeof value === "object" &&
+    [Object.prototype, null].includes(Object.getPrototypeOf(value))
+  ) {
+    return Object.keys(value).length === 0;
+  }
+  return false;
+}
+
+function optionalMap(
+  receiver: unknown,
+  args: MacroCall["args"],
+  flat: boolean,
+): Record<string, unknown> {
+  const name = identifier(args[0]);
+  const body = args[1];
+  return {
+    typeCheck(checker: Checker, _macro: unknown, context: Scope): Declared {
+      const type = checker.check(receiver, context);
+      const inner = type.kind === "optional"
+        ? type.valueType ?? checker.dynType
+        : checker.dynType;
+      const result = checker.check(body, context.forkWithVariable(name, inner));
+      return flat ? result : checker.registry.getOptionalType(result);
+    },
+    evaluate(evaluator: Evaluator, _macro: unknown, context: Scope): unknown {
+      const value = evaluator.run(receiver, context) as Optional;
+      if (!(value instanceof Optional)) {
+        throw celError("optMap receiver must be optional");
+      }
+      if (!value.hasValue()) return Optional.none();
+      const scope = context.forkWithVariable(name, DYN).setIterValue(
+        value.value(),
+        evaluator,
+      );
+      const result = evaluator.run(body, scope);
+      if (!flat) return Optional.of(result);
+      if (!(result instanceof Optional)) {
+        throw celError("optFlatMap function must return an optional");
+      }
+      return result;
+    },
+  };
+}
+
 function regexes(environment: Environment): void {
+  const matching = (text: string, pattern: string): boolean => {
+    try {
+      return re2(pattern).test(text);
+    } catch (error) {
+      throw celError(`Illegal regex: ${(error as Error).message}`);
+    }
+  };
   environment.registerFunction(
     "string.find(string): string",
-    (text: string, pattern: string) => regex(pattern).exec(text)?.[0] ?? "",
+    (text: string, pattern: string) =>
+      matching(text, pattern) ? regex(pattern).exec(text)?.[0] ?? "" : "",
   );
   const findAll = (text: string, pattern: string, limit: bigint): string[] => {
-    if (limit === 0n) return [];
+    if (limit === 0n || !matching(text, pattern)) return [];
     const re = regex(pattern, "g");
     const out: string[] = [];
     for (const match of text.matchAll(re)) {

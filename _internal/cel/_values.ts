@@ -39,6 +39,41 @@ function numeric(value: unknown): bigint | number | undefined {
   return undefined;
 }
 
+/**
+ * The list type of a `set` or `map` list of the schema, kept on the array
+ * the conversion made: the API server compares such lists regardless of
+ * order (a `map` list by its items' keys).
+ */
+export const LIST_TYPE: unique symbol = Symbol("listType");
+
+interface ListKind {
+  readonly type: "set" | "map";
+  readonly keys: readonly string[];
+}
+
+function listKind(value: unknown): ListKind | undefined {
+  return (value as { [LIST_TYPE]?: ListKind })[LIST_TYPE];
+}
+
+/** Equality of two `set` or `map` lists, whatever their order. */
+function unorderedEqual(
+  kind: ListKind,
+  a: readonly unknown[],
+  b: readonly unknown[],
+): boolean {
+  if (a.length !== b.length) return false;
+  if (kind.type === "map") {
+    const keyOf = (item: unknown): unknown[] =>
+      kind.keys.map((key) => (item as Record<string, unknown>)?.[key]);
+    return a.every((item) => {
+      const key = keyOf(item);
+      const other = b.find((x) => celEqual(keyOf(x), key));
+      return other !== undefined && celEqual(item, other);
+    });
+  }
+  return a.every((item) => b.some((x) => celEqual(item, x)));
+}
+
 /** CEL's equality, deep, with numbers equal across `int`, `uint`, `double`. */
 export function celEqual(a: unknown, b: unknown): boolean {
   if (a === b) return true;
@@ -60,8 +95,10 @@ export function celEqual(a: unknown, b: unknown): boolean {
     return false;
   }
   if (Array.isArray(a) || Array.isArray(b)) {
-    return Array.isArray(a) && Array.isArray(b) && a.length === b.length &&
-      a.every((item, i) => celEqual(item, b[i]));
+    if (!Array.isArray(a) || !Array.isArray(b)) return false;
+    const kind = listKind(a) ?? listKind(b);
+    if (kind) return unorderedEqual(kind, a, b);
+    return a.length === b.length && a.every((item, i) => celEqual(item, b[i]));
   }
   if (a instanceof Uint8Array || b instanceof Uint8Array) {
     return a instanceof Uint8Array && b instanceof Uint8Array &&

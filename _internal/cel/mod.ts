@@ -1,7 +1,9 @@
 /**
  * The package's one CEL engine: CEL as the Kubernetes API server (1.37)
  * compiles and evaluates it, for the fake API server (CRD validation
- * rules, admission webhooks' `matchConditions`).
+ * rules, admission webhooks' `matchConditions`). Only the fake loads it:
+ * nothing an operator imports in a cluster (`controller`, `resource`,
+ * the root module) reaches this folder.
  *
  * ```ts ignore
  * const program = compile("self.min <= self.max", {
@@ -10,40 +12,69 @@
  * program.run({ self: { min: 1, max: 2 } }); // true
  * ```
  *
- * - {@linkcode compile} type-checks an expression against declared
- *   variables; a bad one throws {@linkcode CelCompileError} whose message
- *   is cel-go's (`ERROR: <input>:1:1: undeclared reference to 'x' (in
- *   container '')` and a caret line), which the API server wraps as
- *   `compilation failed: …`.
+ * - {@linkcode compile} parses and type-checks an expression against
+ *   declared variables; a bad one throws {@linkcode CelCompileError} whose
+ *   message is cel-go's (`ERROR: <input>:1:1: undeclared reference to 'x'
+ *   (in container '')` and its two snippet lines), which the API server
+ *   wraps as `compilation failed: …`. `stored` picks the environment of an
+ *   expression already stored (1.37's) rather than of a new one (1.36's).
  * - {@linkcode CelProgram.run} evaluates with JSON values (as decoded from
  *   a request), converted by the declared types (an `int` field's `1` is
- *   CEL's `1`, a `timestamp` field's string a timestamp). It returns a CEL
- *   value (`bigint` for `int`, `string`, `boolean`, arrays, ...) or throws
- *   {@linkcode CelRuntimeError} in cel-go's words (`no such key: x`), or
- *   {@linkcode CelCostError} when the cost limit is reached.
+ *   CEL's `1`, a `timestamp` field's string a timestamp, an object's
+ *   unnamed fields hidden). It returns a CEL value (`bigint` for `int`,
+ *   `number` for `double`, `string`, `boolean`, arrays, `Map`s, ...) or
+ *   throws {@linkcode CelRuntimeError} in cel-go's words (`no such key:
+ *   x`), or {@linkcode CelCostError} (`operation cancelled: actual cost
+ *   limit exceeded`) when its cost limit is reached.
  * - {@linkcode schemaType} is the API server's CEL type of a structural
- *   schema, for `self` and `oldSelf`.
+ *   schema, for `self` and `oldSelf`; {@linkcode compileMatchCondition}
+ *   the environment of admission `matchConditions`.
  *
- * **Engine.** The evaluator is `@marcbachmann/cel-js` (pinned in
+ * **Engine.** The evaluator is `@marcbachmann/cel-js` 8.0.0 (pinned in
  * deno.json), extended only through its extension points (registered
- * functions, operators, macros and types) by this folder. Measured against
- * the cel-spec conformance data (`@bufbuild/cel-spec` 0.6.1), against
- * `@bufbuild/cel` 0.6.1: Buf's engine passes more of the core sections
- * when not type-checked, but has no type checker in its API (the API server
- * refuses a rule that does not type-check when the CRD is written), no
- * optional syntax (`a.?b`, `{?k: v}`: its parser has none) and no way to
- * add macros (`cel.bind`, two-variable comprehensions), which an extension
- * cannot give it; cel-js has a checker, the optional syntax, macros as an
- * extension point, no dependency, and is maintained with frequent
- * releases. The conformance test (`conformance_test.ts`) keeps the counts.
+ * functions, operators, macros, types and constants, and a wrapper around
+ * each parsed node's `evaluate`) by this folder. Measured with the same
+ * harness on the cel-spec conformance data (`@bufbuild/cel-spec` 0.6.1),
+ * `@bufbuild/cel` 0.6.1 passes more of the core sections (comparisons,
+ * conversions, integer math) when nothing is type-checked, but its API has
+ * no type checker (the API server refuses a rule that does not type-check
+ * when the CRD is written), its parser has no optional syntax (`a.?b`),
+ * and it has no way to add macros (two-variable comprehensions, `optMap`),
+ * none of which an extension can give it; cel-js has a checker, the
+ * optional syntax, macros as an extension point and no dependency, and is
+ * released often. `@bufbuild/re2` (RE2, linear time, as Go's regexp) runs
+ * `matches`. The conformance test (`conformance_test.ts`) keeps the counts
+ * per section.
+ *
+ * **The environment** (k8s.io/apiserver/pkg/cel/environment/base.go at
+ * 1.37): CEL's standard library; homogeneous aggregate literals; optional
+ * types; cross-type numeric comparison; cel-go strings extension version
+ * 2, lists extension version 3, sets, two-variable comprehensions; the
+ * Kubernetes libraries: lists (version 0 for new expressions, 1 with
+ * `includes` for stored ones), regex (`find`, `findAll`), URLs, quantity,
+ * IP, CIDR, format, semver (version 1); the validators of regex, duration
+ * and timestamp literals. Not covered: the authorizer library (`authz`,
+ * `authz selectors`: for admission policies), the parser's `[?x]` and
+ * `{?k: v}` optional entries, and backquoted field names.
  *
  * **Bounded evaluation.** JavaScript cannot interrupt a running function,
  * so the cost is counted inside the evaluation: every evaluated node of the
- * expression costs 1 (cel-go's runtime cost is close to that, with extra
- * cost for string and list sizes that is not counted here), and reaching
- * the limit throws `operation cancelled: actual cost limit exceeded`. The
- * API server also estimates the cost statically when a CRD is written; the
- * engine does not (a known difference).
+ * expression costs 1, and reaching the limit ({@linkcode PER_CALL_LIMIT}
+ * unless told) throws {@linkcode CelCostError}, even where the expression
+ * would have absorbed an error. A deeper expression than the parser's 250
+ * levels does not compile; a value nested too deep to convert is a runtime
+ * error.
+ *
+ * **Known differences.** cel-go's runtime cost also weighs string and list
+ * sizes, so a rule near the limit can end on one side here and the other
+ * there; the API server also estimates the cost statically when a CRD is
+ * written (refusing a rule whose worst case is over the limit), which the
+ * engine does not. Timestamps are JavaScript dates (milliseconds, not
+ * nanoseconds). `find` and `findAll` extract with JavaScript's regular
+ * expressions after RE2 has found a match. `self == oldSelf` on a `set` or
+ * `map` list compares regardless of order only where the list is a field
+ * of an object. Some errors' words are the engine's own where cel-go's are
+ * not known (a syntax error other than a missing or unexpected token).
  *
  * @module
  */
@@ -54,19 +85,25 @@ import {
   ParseError,
   TypeError as EngineTypeError,
 } from "@marcbachmann/cel-js";
-import type { CelType } from "./_types.ts";
+import { type CelType, unescapeField } from "./_types.ts";
 import { libraries } from "./_library.ts";
+import { instrument, metered } from "./_nodes.ts";
 import {
   CelCompileError,
-  CelCostError,
   celEqual,
   CelRuntimeError,
+  LIST_TYPE,
 } from "./_values.ts";
 
 export { CelCompileError, CelCostError, CelRuntimeError } from "./_values.ts";
+export {
+  CelUnsupportedError,
+  compileMatchCondition,
+  MATCH_CONDITION_VARIABLES,
+} from "./_admission.ts";
 
-export { schemaType, typeName } from "./_types.ts";
-export type { CelType } from "./_types.ts";
+export { escapeField, schemaType, typeName } from "./_types.ts";
+export type { CelType, SchemaTypeOptions } from "./_types.ts";
 
 /**
  * The API server's cost limit of one CRD validation rule's evaluation
@@ -89,6 +126,14 @@ export interface CompileOptions {
    * requires (`cel.HomogeneousAggregateLiterals`). Default: true.
    */
   readonly homogeneousLiterals?: boolean;
+  /**
+   * Whether the expression is already stored (unchanged in an update):
+   * it then compiles against the whole 1.37 environment. A new one
+   * compiles against the previous release's, as the API server's
+   * `NewExpressions` environment does: `list.includes` (Kubernetes lists
+   * version 1, new in 1.37) is refused. Default: false.
+   */
+  readonly stored?: boolean;
 }
 
 /** Options of {@linkcode CelProgram.run}. */
@@ -134,9 +179,6 @@ function base(): Environment {
   return baseEnvironment;
 }
 
-/** The counter of the evaluation under way (evaluation is synchronous). */
-let meter: { spent: number; limit: number } | undefined;
-
 type Convert = (value: unknown) => unknown;
 
 /**
@@ -168,7 +210,17 @@ export function compile(
   }
   const checked = parsed.check();
   if (!checked.valid) throw compileError(expression, checked.error);
-  meterNodes(parsed.ast);
+  try {
+    instrument(
+      parsed.ast,
+      (offset, message) => located(expression, offset, message),
+      options.stored ?? false,
+    );
+  } catch (error) {
+    throw error instanceof CelCompileError
+      ? error
+      : compileError(expression, error);
+  }
   let lastCost = 0;
   return {
     expression,
@@ -177,80 +229,27 @@ export function compile(
       return lastCost;
     },
     run(activation, options = {}): unknown {
-      const context: Record<string, unknown> = {};
-      for (const [name, value] of Object.entries(activation)) {
-        const convert = converters[name];
-        if (convert && value !== undefined) context[name] = convert(value);
-      }
-      const outer = meter;
-      const mine = {
-        spent: 0,
-        limit: options.costLimit ?? PER_CALL_LIMIT,
-      };
-      meter = mine;
-      try {
+      const outcome = metered(options.costLimit ?? PER_CALL_LIMIT, () => {
+        const context: Record<string, unknown> = {};
+        for (const [name, value] of Object.entries(activation)) {
+          const convert = converters[name];
+          if (convert && value !== undefined) context[name] = convert(value);
+        }
         return parsed(context);
-      } catch (error) {
-        throw runtimeError(error);
-      } finally {
-        meter = outer;
-        lastCost = mine.spent;
-      }
+      });
+      lastCost = outcome.spent;
+      if ("error" in outcome) throw runtimeError(outcome.error);
+      return outcome.result;
     },
   };
-}
-
-/**
- * Wraps every node's evaluation with a count. The engine reassigns a node's
- * `evaluate` after its first call (to skip a dispatch); the setter keeps
- * the count around whatever it installs.
- */
-function meterNodes(root: unknown): void {
-  const seen = new Set<object>();
-  const Node = (root as object).constructor;
-  const visit = (value: unknown): void => {
-    if (value === null || typeof value !== "object" || seen.has(value)) {
-      return;
-    }
-    seen.add(value);
-    if (Array.isArray(value)) {
-      for (const item of value) visit(item);
-      return;
-    }
-    if (value instanceof Node) {
-      const node = value as { evaluate: unknown; meta: unknown; args: unknown };
-      let inner = node.evaluate as (...args: unknown[]) => unknown;
-      const counted = function (this: unknown, ...args: unknown[]): unknown {
-        const current = meter;
-        if (current && ++current.spent > current.limit) {
-          throw new CelCostError();
-        }
-        return inner.apply(this, args);
-      };
-      Object.defineProperty(node, "evaluate", {
-        get: () => counted,
-        set: (next) => {
-          inner = next;
-        },
-        configurable: true,
-      });
-      visit(node.args);
-      const meta = node.meta as Record<string, unknown>;
-      visit(meta.alternate);
-      visit(meta.macro);
-      return;
-    }
-    if (Object.getPrototypeOf(value) === Object.prototype) {
-      for (const item of Object.values(value)) visit(item);
-    }
-  };
-  visit(root);
 }
 
 /** The engine's types for the declared object types of one compilation. */
 class Declarations {
   #environment: Environment;
   #count = 0;
+  // One engine type per structure: `self` and `oldSelf` compare.
+  #objects = new Map<string, [string, Convert]>();
   constructor(environment: Environment) {
     this.#environment = environment;
   }
@@ -260,10 +259,17 @@ class Declarations {
     if (typeof type === "string") return scalar(type);
     if ("list" in type) {
       const [inner, convert] = this.declare(type.list);
-      return [
-        `list<${inner}>`,
-        (value) => Array.isArray(value) ? value.map(convert) : toDyn(value),
-      ];
+      const kind = type.listType === "set" || type.listType === "map"
+        ? { type: type.listType, keys: type.mapKeys ?? [] }
+        : undefined;
+      return [`list<${inner}>`, (value) => {
+        if (!Array.isArray(value)) return toDyn(value);
+        const list = value.map(convert);
+        if (kind) {
+          Object.defineProperty(list, LIST_TYPE, { value: kind });
+        }
+        return list;
+      }];
     }
     if ("map" in type) {
       const [inner, convert] = this.declare(type.map);
@@ -276,6 +282,9 @@ class Declarations {
         return out;
       }];
     }
+    const key = JSON.stringify(type);
+    const known = this.#objects.get(key);
+    if (known) return known;
     const name = `object${++this.#count}`;
     const fields: Record<string, string> = {};
     const convertField: Record<string, Convert> = {};
@@ -290,21 +299,26 @@ class Declarations {
       `${name} == ${name}`,
       (a: unknown, b: unknown) => celEqual(a, b),
     );
-    return [name, (value) => {
+    const properties = Object.keys(convertField).map((
+      field,
+    ) => [field, unescapeField(field)] as const);
+    const declared: [string, Convert] = [name, (value) => {
       if (!isRecord(value)) return toDyn(value);
       const out = new ctor();
-      for (const [key, item] of Object.entries(value)) {
-        const convert = convertField[key];
-        // A field the schema does not name stays hidden (pruned anyway).
-        if (convert && item !== null && item !== undefined) {
-          Object.defineProperty(out, key, {
-            value: convert(item),
-            enumerable: true,
-          });
-        }
+      // Only the fields the schema names are visible.
+      for (const [field, property] of properties) {
+        if (!Object.hasOwn(value, property)) continue;
+        const item = value[property];
+        if (item === null || item === undefined) continue;
+        Object.defineProperty(out, field, {
+          value: convertField[field]!(item),
+          enumerable: true,
+        });
       }
       return out;
     }];
+    this.#objects.set(key, declared);
+    return declared;
   }
 }
 
@@ -426,12 +440,45 @@ function compileError(expression: string, error: unknown): CelCompileError {
     e.code === "no_such_overload" || e.code === "no_matching_overload"
   ) {
     message = overloadMessage(summary);
+  } else if (/must have the same type, expected type/.test(summary)) {
+    message = summary.replace(/^.*must have the same type, /, "");
   } else if (error instanceof ParseError) {
-    message = `Syntax error: ${summary}`;
+    message = `Syntax error: ${syntaxMessage(summary)}`;
   } else {
     message = summary;
   }
   return new CelCompileError(located(expression, start, message));
+}
+
+const TOKENS: Record<string, string> = {
+  EOF: "'<EOF>'",
+  RPAREN: "')'",
+  LPAREN: "'('",
+  RBRACKET: "']'",
+  LBRACKET: "'['",
+  RBRACE: "'}'",
+  LBRACE: "'{'",
+  COMMA: "','",
+  DOT: "'.'",
+  COLON: "':'",
+  QUESTION: "'?'",
+};
+
+/** The engine's parse error in the words of cel-go's parser (ANTLR). */
+function syntaxMessage(summary: string): string {
+  const expected = /^Expected (\w+), got (\w+)$/.exec(summary);
+  if (expected) {
+    const want = TOKENS[expected[1]!] ?? expected[1]!;
+    const got = TOKENS[expected[2]!] ?? expected[2]!;
+    return `mismatched input ${got} expecting ${want}`;
+  }
+  const depth = /^Exceeded maxDepth \((\d+)\)$/.exec(summary);
+  if (depth) return `expression recursion limit exceeded: ${depth[1]}`;
+  const unexpected = /^Unexpected token: (\w+)$/.exec(summary);
+  if (unexpected) {
+    return `mismatched input ${TOKENS[unexpected[1]!] ?? unexpected[1]!}`;
+  }
+  return summary;
 }
 
 function overloadMessage(summary: string): string {
@@ -469,9 +516,15 @@ function located(expression: string, offset: number, message: string): string {
   }^`;
 }
 
-const RUNTIME_MESSAGES: Record<string, (summary: string) => string> = {
-  "no_such_key": (s) => s.replace(/^No such key: /, "no such key: "),
-};
+/** The engine's runtime messages as cel-go words them. */
+const RUNTIME_MESSAGES: [RegExp, string][] = [
+  [
+    /^No such key: index out of bounds, index (-?\d+) .*$/,
+    "index out of bounds: $1",
+  ],
+  [/^No such key: (.*)$/, "no such key: $1"],
+  [/^no such overload: .*$/, "no such overload"],
+];
 
 function runtimeError(error: unknown): CelRuntimeError {
   if (error instanceof CelRuntimeError) return error;
@@ -482,8 +535,12 @@ function runtimeError(error: unknown): CelRuntimeError {
   if (error instanceof EvaluationError || error instanceof EngineTypeError) {
     const e = error as unknown as EngineError;
     const summary = e.message.split("\n")[0] ?? "";
-    const known = e.code ? RUNTIME_MESSAGES[e.code] : undefined;
-    return new CelRuntimeError(known ? known(summary) : lowerFirst(summary));
+    for (const [pattern, words] of RUNTIME_MESSAGES) {
+      if (pattern.test(summary)) {
+        return new CelRuntimeError(summary.replace(pattern, words));
+      }
+    }
+    return new CelRuntimeError(lowerFirst(summary));
   }
   return new CelRuntimeError(
     error instanceof Error ? error.message : String(error),
