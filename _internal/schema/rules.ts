@@ -43,6 +43,8 @@ interface Compiled {
   /** Why the rule (`rule`) or its `messageExpression` does not compile. */
   errors: Cause[];
   transition: boolean;
+  /** The variables it was compiled with. */
+  variables: Record<string, CelType>;
 }
 
 const COMPILED = new WeakMap<Schema, Compiled[]>();
@@ -57,20 +59,36 @@ function usesOldSelf(expression: string): boolean {
 }
 
 /**
- * The type of `self` at the root: the object as an embedded resource
- * (`apiVersion`, `kind`, and `metadata` with only `name` and
- * `generateName`), as the API server gives it.
+ * The variables of an optionalOldSelf rule. The engine declares no
+ * optional type of its own types: a scalar's `oldSelf` is named by its
+ * type text (`optional<int>`), anything else's is a `dyn` holding an
+ * optional, and so is its `self`.
  */
-function rootType(schema: Schema): CelType {
-  const properties = { ...schema.properties };
-  delete properties.metadata;
-  delete properties.apiVersion;
-  delete properties.kind;
-  return schemaType({
-    ...schema,
-    properties,
-    "x-kubernetes-embedded-resource": true,
-  });
+function optionalVariables(self: CelType): Record<string, CelType> {
+  if (typeof self === "string" && OPTIONAL_SCALARS.has(self)) {
+    return { self, oldSelf: `optional<${self}>` as CelType };
+  }
+  return { self: "dyn", oldSelf: "dyn" };
+}
+
+/** The scalars whose values {@linkcode optionalOf} converts. */
+const OPTIONAL_SCALARS = new Set(["int", "double", "string", "bool", "dyn"]);
+
+/** The engine's optional of an old JSON value, for {@linkcode optionalVariables}. */
+function optionalOf(
+  variables: Record<string, CelType>,
+  old: Old | undefined,
+): unknown {
+  if (old === undefined) return Optional.none();
+  const type = variables.self;
+  const value = old.value;
+  if (type === "int" && typeof value === "number") {
+    return Optional.of(BigInt(Math.trunc(value)));
+  }
+  if (type === "double" || type === "string" || type === "bool") {
+    return Optional.of(value);
+  }
+  return Optional.of(toDyn(value));
 }
 
 /** The rule as the API server prints a `ValidationRule` in its errors. */
@@ -89,9 +107,9 @@ function ruleText(rule: ValidationRule): string {
 function compiledRules(node: Schema, root: boolean): Compiled[] {
   let list = COMPILED.get(node);
   if (list !== undefined) return list;
-  const self = root ? rootType(node) : schemaType(node);
+  const self = schemaType(node, { resourceRoot: root });
   list = (node["x-kubernetes-validations"] ?? []).map((rule, i) =>
-    compileRule(rule, self, `x-kubernetes-validations[${i}]`)
+    compileRule(rule, self, `x-kubernetes-validations[${i}]`, true)
   );
   COMPILED.set(node, list);
   return list;
@@ -101,17 +119,16 @@ function compileRule(
   rule: ValidationRule,
   self: CelType,
   path: string,
+  stored: boolean,
 ): Compiled {
   const transition = usesOldSelf(rule.rule ?? "");
   const optional = transition && rule.optionalOldSelf === true;
-  // The engine declares no optional variable: `oldSelf` of an
-  // optionalOldSelf rule is a `dyn` holding an optional, and so is `self`.
   const variables: Record<string, CelType> = optional
-    ? { self: "dyn", oldSelf: "dyn" }
+    ? optionalVariables(self)
     : transition
     ? { self, oldSelf: self }
     : { self };
-  const out: Compiled = { rule, errors: [], transition };
+  const out: Compiled = { rule, errors: [], transition, variables };
   const text = ruleText(rule);
   if (!rule.rule) {
     out.errors.push({
@@ -122,7 +139,7 @@ function compileRule(
     return out;
   }
   try {
-    out.program = compile(rule.rule, { variables });
+    out.program = compile(rule.rule, { variables, stored });
     if (out.program.resultType !== "bool") {
       out.errors.push({
         field: `${path}.rule`,
@@ -142,7 +159,7 @@ function compileRule(
   }
   if (rule.messageExpression) {
     try {
-      out.message = compile(rule.messageExpression, { variables });
+      out.message = compile(rule.messageExpression, { variables, stored });
       if (out.message.resultType !== "string") {
         out.errors.push({
           field: `${path}.messageExpression`,
@@ -215,7 +232,7 @@ export function ruleErrors(schema: Schema, path: string): Cause[] {
     const rules = node["x-kubernetes-validations"] ?? [];
     if (rules.length > 0) {
       // Compiled again here: a definition being written is not cached.
-      const self = root ? rootType(node) : schemaType(node);
+      const self = schemaType(node, { resourceRoot: root });
       rules.forEach((rule, i) => {
         const rulePath = `${at}.x-kubernetes-validations[${i}]`;
         if (rule.message !== undefined && /[\r\n]/.test(rule.message)) {
@@ -237,7 +254,7 @@ export function ruleErrors(schema: Schema, path: string): Cause[] {
           });
           return;
         }
-        out.push(...compileRule(rule, self, rulePath).errors);
+        out.push(...compileRule(rule, self, rulePath, false).errors);
         if (rule.fieldPath && !validFieldPath(node, rule.fieldPath)) {
           out.push({
             field: `${rulePath}.fieldPath`,
@@ -429,10 +446,8 @@ function run(
   const optional = compiled.transition && rule.optionalOldSelf === true;
   const activation: Record<string, unknown> = optional
     ? {
-      self: toDyn(value),
-      oldSelf: old === undefined
-        ? Optional.none()
-        : Optional.of(toDyn(old.value)),
+      self: compiled.variables.self === "dyn" ? toDyn(value) : value,
+      oldSelf: optionalOf(compiled.variables, old),
     }
     : compiled.transition
     ? { self: value, oldSelf: old?.value }

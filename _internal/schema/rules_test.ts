@@ -206,3 +206,30 @@ Deno.test("a definition's bad rules are refused in the API server's words", () =
     `Invalid value: "self == oldSelf": oldSelf cannot be used on the uncorrelatable portion of the schema within ${at}.properties[things]`,
   );
 });
+
+Deno.test("an optionalOldSelf rule runs on a create too, with oldSelf unset", () => {
+  const schema: Schema = {
+    type: "object",
+    properties: {
+      size: {
+        type: "integer",
+        "x-kubernetes-validations": [{
+          rule: "oldSelf.hasValue() ? self >= oldSelf.value() : self <= 5",
+          message: "starts at 5 at most and never shrinks",
+          optionalOldSelf: true,
+        }],
+      },
+    },
+  };
+  const causes = (object: Record<string, unknown>, old?: object): string[] =>
+    ruleCauses(schema, object, [], old as Record<string, unknown>).causes
+      .map((c) => c.message);
+  assert.deepEqual(causes({ size: 5 }), []);
+  assert.deepEqual(causes({ size: 6 }), [
+    "Invalid value: 6: starts at 5 at most and never shrinks",
+  ]);
+  assert.deepEqual(causes({ size: 9 }, { size: 3 }), []);
+  assert.deepEqual(causes({ size: 2 }, { size: 3 }), [
+    "Invalid value: 2: starts at 5 at most and never shrinks",
+  ]);
+});

@@ -14,8 +14,6 @@ const BUILTIN_OWNERS =
   "managedFields of built-in kinds: the fake does not read the OpenAPI's atomic structs and maps (a LabelSelector, a RoleRef, a Service's selector) nor writes the `.` entry of a struct that defaulting made";
 const NAMESPACE_DELETION =
   "deleting a Namespace removes it and its contents at once (no Terminating phase, no asynchronous namespace controller)";
-const OPTIONAL_OLD_SELF =
-  "a rule with optionalOldSelf fails to evaluate on the fake's CEL engine (its optional `oldSelf` is a dyn, and comparing two ints through dyn hits an overload clash in the engine), so every update of the widget gets one more cause";
 const CEL_WORDING =
   "the CEL engine's compile errors differ from cel-go's in places (a syntax error's expected tokens, the column of an operator's overload error)";
 const EMPTY_OWNERS =
@@ -134,18 +132,6 @@ export const KNOWN_DIFFERENCES: Readonly<Record<string, string>> = {
     "the Namespace's spec.finalizers is recorded in managedFields (the API server sets it without an owner)",
   "namespace-deletion/delete": NAMESPACE_DELETION,
   "namespace-deletion/create while terminating": NAMESPACE_DELETION,
-  "validation-rules/update refused": OPTIONAL_OLD_SELF,
-  "validation-rules/a transition rule refuses": OPTIONAL_OLD_SELF,
-  "validation-rules/optionalOldSelf refuses a shrink": OPTIONAL_OLD_SELF,
-  "validation-rules/optionalOldSelf takes a growth": OPTIONAL_OLD_SELF,
-  "validation-rules/merge patch refused": OPTIONAL_OLD_SELF,
-  "validation-rules/json patch refused": OPTIONAL_OLD_SELF,
-  "validation-rules/apply refused": OPTIONAL_OLD_SELF,
-  "validation-rules/status refused": OPTIONAL_OLD_SELF,
-  "validation-rules/status accepted": OPTIONAL_OLD_SELF,
-  "validation-rules/scale refused": OPTIONAL_OLD_SELF,
-  "validation-rules/scale accepted": OPTIONAL_OLD_SELF,
-  "validation-rules/the object after": OPTIONAL_OLD_SELF,
   "validation-rules-definitions/a syntax error": CEL_WORDING,
   "validation-rules-definitions/no such overload": CEL_WORDING,
   "validation-rules-definitions/two bad rules": CEL_WORDING,
