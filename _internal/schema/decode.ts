@@ -6,7 +6,7 @@
 
 import type { Cause, Schema } from "./types.ts";
 import { applyDefaults, prune } from "./prune.ts";
-import { validate } from "./validate.ts";
+import { listTypeCauses, validate } from "./validate.ts";
 
 /** What decoding an object gives: the copy, what was pruned, what is wrong. */
 export interface Decoded {
@@ -61,5 +61,11 @@ export function decodeWith(
     causes,
     old === undefined ? undefined : { value: old },
   );
+  if (old !== undefined) {
+    // The API server checks list duplicates apart from ratcheting: all of
+    // the new object's, unless the old object has some.
+    const before = listTypeCauses(schema, old, "");
+    if (before.length === 0) causes.push(...listTypeCauses(schema, object, ""));
+  }
   return { object, unknown, causes };
 }

@@ -233,3 +233,37 @@ Deno.test("an optionalOldSelf rule runs on a create too, with oldSelf unset", ()
     "Invalid value: 2: starts at 5 at most and never shrinks",
   ]);
 });
+
+Deno.test("ratcheting: list duplicates are checked unless the old object has some", () => {
+  const schema: Schema = {
+    type: "object",
+    properties: {
+      a: {
+        type: "array",
+        "x-kubernetes-list-type": "set",
+        items: { type: "string" },
+      },
+      b: {
+        type: "array",
+        "x-kubernetes-list-type": "set",
+        items: { type: "string" },
+      },
+    },
+  };
+  const causes = (object: Record<string, unknown>, old?: object): string[] =>
+    decodeWith(schema, object, old as Record<string, unknown>).causes.map((c) =>
+      `${c.field}: ${c.reason}`
+    );
+  assert.deepEqual(causes({ a: ["x", "x"] }, { a: ["x"] }), [
+    "a[1]: FieldValueDuplicate",
+  ]);
+  // Old duplicates (a list type added since): none is checked.
+  assert.deepEqual(
+    causes({ a: ["x", "x"], b: ["y", "y"] }, { a: ["x", "x"] }),
+    [],
+  );
+  assert.deepEqual(causes({ a: ["x", "x"], b: ["y", "y"] }), [
+    "a[1]: FieldValueDuplicate",
+    "b[1]: FieldValueDuplicate",
+  ]);
+});

@@ -77,7 +77,11 @@ export function validate(
   out: Cause[],
   old?: Old,
 ): void {
-  if (old !== undefined && jsonEqual(old.value, value)) return;
+  if (
+    old !== undefined && old !== UNCORRELATED && jsonEqual(old.value, value)
+  ) {
+    return;
+  }
   if (value === null) {
     if (
       schema.nullable || schema.type === undefined &&
@@ -102,6 +106,18 @@ export function validate(
   else if (typeof value === "string") string(schema, value, path, out);
   else if (Array.isArray(value)) array(schema, value, path, out, old);
   else if (isObject(value)) object(schema, value, path, out, old);
+}
+
+/**
+ * What an update's value below a changed one has when nothing correlates
+ * with it: checked in full, and still part of an update (its duplicates
+ * are found apart, {@linkcode listTypeCauses}).
+ */
+const UNCORRELATED: Old = { value: undefined };
+
+/** The old value of a child: `undefined` on a create, else correlated or not. */
+function below(old: Old | undefined, found: Old | undefined): Old | undefined {
+  return old === undefined ? undefined : found ?? UNCORRELATED;
 }
 
 /** The old field `name` of an old object, when it has one. */
@@ -268,11 +284,49 @@ function array(
         item,
         `${path}[${i}]`,
         out,
-        oldItem(schema, olds, item),
+        below(old, oldItem(schema, olds, item)),
       )
     );
   }
-  listType(schema, value, path, out);
+  // On an update, duplicates are found apart ({@linkcode listTypeCauses}).
+  if (old === undefined) listType(schema, value, path, out);
+}
+
+/**
+ * The duplicates of every `set` and `map` list in a value (what
+ * {@linkcode validate} finds of them, alone): on an update the API server
+ * checks them apart from ratcheting, only when the old object has none.
+ */
+export function listTypeCauses(
+  schema: Schema,
+  value: unknown,
+  path: string,
+): Cause[] {
+  const out: Cause[] = [];
+  const walk = (node: Schema, at: unknown, where: string): void => {
+    if (Array.isArray(at)) {
+      listType(node, at, where, out);
+      if (node.items !== undefined) {
+        at.forEach((item, i) => walk(node.items!, item, `${where}[${i}]`));
+      }
+    } else if (isObject(at)) {
+      const properties = node.properties ?? {};
+      const more = node.additionalProperties;
+      for (const name of Object.keys(at).sort()) {
+        const field = own(at, name);
+        const child_ = Object.hasOwn(properties, name)
+          ? properties[name]
+          : more !== undefined && more !== true
+          ? more
+          : undefined;
+        if (child_ !== undefined && field !== undefined) {
+          walk(child_, field, child(where, name));
+        }
+      }
+    }
+  };
+  walk(schema, value, path);
+  return out;
 }
 
 /** `set` items are unique; `map` items are unique by their keys. */
@@ -359,7 +413,7 @@ function object(
         field,
         child(path, name),
         out,
-        oldField(old, name),
+        below(old, oldField(old, name)),
       );
     }
   }
@@ -372,7 +426,7 @@ function object(
           value[name],
           child(path, name),
           out,
-          oldField(old, name),
+          below(old, oldField(old, name)),
         );
       }
     }
