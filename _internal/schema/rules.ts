@@ -365,19 +365,25 @@ function evaluate(
   budget: Budget,
 ): void {
   if (value === undefined || value === null || budget.stopped) return;
+  const compiled = compiledRules(node, root);
+  if (compiled.length > 0 && budget.left <= 0) {
+    out.causes.push(outOfBudget(path, node));
+    budget.stopped = true;
+    return;
+  }
   // Ratcheting: where the update keeps the old value, a rule that does not
-  // compare it with the old one only warns.
+  // compare it with the old one only warns when it fails.
   const unchanged = old !== undefined && jsonEqual(old.value, value);
-  for (const compiled of compiledRules(node, root)) {
+  for (const rule of compiled) {
     if (budget.stopped) return;
-    if (compiled.transition && old === undefined) {
-      if (compiled.rule.optionalOldSelf !== true) continue;
+    if (rule.transition && old === undefined) {
+      if (rule.rule.optionalOldSelf !== true) continue;
     }
-    const cause = run(compiled, node, value, old, path, budget);
-    if (cause === undefined) continue;
-    if (unchanged && !compiled.transition) {
-      out.warnings.push(`${cause.field}: ${cause.message}`);
-    } else out.causes.push(cause);
+    const found = run(rule, node, value, old, path, budget);
+    if (found === undefined) continue;
+    if (found.ratchets && unchanged && !rule.transition) {
+      out.warnings.push(`${found.cause.field}: ${found.cause.message}`);
+    } else out.causes.push(found.cause);
   }
   if (Array.isArray(value)) {
     if (node.items === undefined) return;
@@ -426,13 +432,43 @@ function evaluate(
   }
 }
 
+/** The rule's message, else its text, trimmed (`ruleErrorString`). */
+function ruleErrorString(rule: ValidationRule): string {
+  const message = rule.message?.trim() ?? "";
+  return message !== "" ? message : rule.rule.trim();
+}
+
 /** The message of a failed rule without a (working) messageExpression. */
 function ruleMessage(rule: ValidationRule): string {
   const message = rule.message?.trim() ?? "";
   return message !== "" ? message : `failed rule: ${rule.rule.trim()}`;
 }
 
-/** Evaluates one rule; its cause when it fails. */
+/** `field.Invalid` with the node's type as the value, as errors of evaluation show. */
+function invalidOfType(path: string, node: Schema, detail: string): Cause {
+  return {
+    field: path === "" ? "<nil>" : path,
+    reason: "FieldValueInvalid",
+    message: `Invalid value: ${JSON.stringify(node.type ?? "")}: ${detail}`,
+  };
+}
+
+function outOfBudget(path: string, node: Schema): Cause {
+  return invalidOfType(
+    path,
+    node,
+    "validation failed due to running out of cost budget, no further validation rules will be run",
+  );
+}
+
+/** The largest message a messageExpression may give (bytes). */
+const MAX_MESSAGE_BYTES = 5 * 1024;
+
+/**
+ * Evaluates one rule: its cause when it fails or errs, and whether the
+ * cause is one ratcheting turns into a warning (a failure, not an error).
+ * An error of cost stops the evaluation (`budget.stopped`).
+ */
 function run(
   compiled: Compiled,
   node: Schema,
@@ -440,95 +476,151 @@ function run(
   old: Old | undefined,
   path: string,
   budget: Budget,
-): Cause | undefined {
+): { cause: Cause; ratchets: boolean } | undefined {
   const { rule, program } = compiled;
   if (program === undefined) return undefined;
   const optional = compiled.transition && rule.optionalOldSelf === true;
-  const activation: Record<string, unknown> = optional
+  const activation: Record<string, unknown> = compiled.transition
+    ? { self: value, oldSelf: old?.value }
+    : { self: value };
+  const ruleActivation = optional
     ? {
       self: compiled.variables.self === "dyn" ? toDyn(value) : value,
       oldSelf: optionalOf(compiled.variables, old),
     }
-    : compiled.transition
-    ? { self: value, oldSelf: old?.value }
-    : { self: value };
-  const field = path === "" ? "<nil>" : path;
-  const typeText = JSON.stringify(node.type ?? "");
+    : activation;
   let result: unknown;
   try {
-    result = program.run(activation, {
-      costLimit: Math.min(PER_CALL_LIMIT, budget.left),
-    });
+    result = program.run(ruleActivation, { costLimit: PER_CALL_LIMIT });
   } catch (error) {
-    budget.left -= program.lastCost;
+    const text = error instanceof Error ? error.message : String(error);
     if (error instanceof CelCostError) {
       budget.stopped = true;
       return {
-        field,
-        reason: "FieldValueInvalid",
-        message:
-          `Invalid value: ${typeText}: '${error.message}': no further validation rules will be run due to call cost exceeds limit for rule: ${
-            ruleMessage(rule)
+        cause: invalidOfType(
+          path,
+          node,
+          `'${text}': no further validation rules will be run due to call cost exceeds limit for rule: ${
+            ruleErrorString(rule)
           }`,
+        ),
+        ratchets: false,
       };
     }
+    if (program.lastCost > budget.left) {
+      budget.stopped = true;
+      return { cause: outOfBudget(path, node), ratchets: false };
+    }
+    budget.left -= program.lastCost;
     return {
-      field,
-      reason: "FieldValueInvalid",
-      message: `Invalid value: ${typeText}: ${
-        error instanceof Error ? error.message : String(error)
-      } evaluating rule: ${ruleMessage(rule)}`,
+      cause: invalidOfType(
+        path,
+        node,
+        text.startsWith("no such overload")
+          ? `'${text}': call arguments did not match a supported operator, function or macro signature for rule: ${
+            ruleErrorString(rule)
+          }`
+          : `${text} evaluating rule: ${ruleErrorString(rule)}`,
+      ),
+      ratchets: false,
     };
+  }
+  if (program.lastCost > budget.left) {
+    budget.stopped = true;
+    return { cause: outOfBudget(path, node), ratchets: false };
   }
   budget.left -= program.lastCost;
   if (result === true) return undefined;
-  let message = ruleMessage(rule);
-  if (compiled.message !== undefined) {
-    try {
-      const text = compiled.message.run(activation, {
-        costLimit: Math.min(PER_CALL_LIMIT, budget.left),
-      });
-      if (
-        typeof text === "string" && text.trim() !== "" && !/[\r\n]/.test(text)
-      ) {
-        message = text;
-      }
-    } catch {
-      // The API server falls back to the rule's message.
-    }
-    budget.left -= compiled.message.lastCost;
-  }
   const names = rule.fieldPath ? fieldPathNames(rule.fieldPath) : undefined;
   const at = names === undefined
-    ? field
+    ? path
     : names.reduce((p, name) => child(p, name), path);
+  const field = at === "" ? "<nil>" : at;
+  let message = ruleMessage(rule);
+  if (compiled.message !== undefined) {
+    const expression = compiled.message;
+    let text: unknown;
+    try {
+      text = expression.run(activation, { costLimit: PER_CALL_LIMIT });
+    } catch (error) {
+      if (error instanceof CelCostError) {
+        budget.stopped = true;
+        return {
+          cause: invalidOfType(
+            at,
+            node,
+            `no further validation rules will be run due to call cost exceeds limit for messageExpression: ${
+              JSON.stringify(rule.messageExpression)
+            }`,
+          ),
+          ratchets: true,
+        };
+      }
+    }
+    if (expression.lastCost > budget.left) {
+      budget.stopped = true;
+      return {
+        cause: invalidOfType(
+          at,
+          node,
+          "messageExpression evaluation failed due to running out of cost budget, no further validation rules will be run",
+        ),
+        ratchets: true,
+      };
+    }
+    budget.left -= expression.lastCost;
+    // An error, an empty or multi-line message: the rule's own message.
+    const trimmed = typeof text === "string" ? text.trim() : "";
+    if (
+      trimmed !== "" && !trimmed.includes("\n") &&
+      new TextEncoder().encode(trimmed).length <= MAX_MESSAGE_BYTES
+    ) {
+      message = trimmed;
+    }
+  }
+  return {
+    cause: fieldError(field, node, value, message, rule),
+    ratchets: true,
+  };
+}
+
+/** The field error of a failed rule, by its reason (`fieldErrorForReason`). */
+function fieldError(
+  field: string,
+  node: Schema,
+  value: unknown,
+  message: string,
+  rule: ValidationRule,
+): Cause {
+  // An object's or a list's value is left out (`field.OmitValueType`).
+  const omitted = node.type === "object" || node.type === "array";
   switch (rule.reason) {
     case "FieldValueForbidden":
       return {
-        field: at,
+        field,
         reason: "FieldValueForbidden",
         message: `Forbidden: ${message}`,
       };
     case "FieldValueRequired":
       return {
-        field: at,
+        field,
         reason: "FieldValueRequired",
         message: `Required value: ${message}`,
       };
     case "FieldValueDuplicate":
       return {
-        field: at,
+        field,
         reason: "FieldValueDuplicate",
-        message: `Duplicate value: ${shown(value)}`,
+        message: omitted
+          ? "Duplicate value"
+          : `Duplicate value: ${shown(value)}`,
       };
   }
-  // A scalar's value is shown; an object's, a map's or a list's is not.
-  const scalar = typeof value !== "object";
   return {
-    field: at,
+    field,
     reason: "FieldValueInvalid",
-    message: scalar
-      ? `Invalid value: ${shown(value)}: ${message}`
-      : `Invalid value: ${message}`,
+    message: omitted
+      ? `Invalid value: ${message}`
+      : `Invalid value: ${shown(value)}: ${message}`,
   };
 }

@@ -267,3 +267,32 @@ Deno.test("ratcheting: list duplicates are checked unless the old object has som
     "b[1]: FieldValueDuplicate",
   ]);
 });
+
+Deno.test("an error of evaluation is refused even where the value is kept", () => {
+  const schema: Schema = {
+    type: "object",
+    properties: {
+      math: {
+        type: "object",
+        properties: { a: { type: "integer" }, b: { type: "integer" } },
+        "x-kubernetes-validations": [{ rule: "self.a / self.b >= 0" }],
+      },
+      n: {
+        type: "integer",
+        "x-kubernetes-validations": [{ rule: "self < 10" }],
+      },
+    },
+  };
+  const old = { math: { a: 1, b: 0 }, n: 20 };
+  const result = ruleCauses(schema, { ...old }, [], old);
+  // Without a message, the rule's text names it (failed rule: … for a failure).
+  assert.deepEqual(result.causes, [{
+    field: "math",
+    reason: "FieldValueInvalid",
+    message:
+      'Invalid value: "object": division by zero evaluating rule: self.a / self.b >= 0',
+  }]);
+  assert.deepEqual(result.warnings, [
+    "n: Invalid value: 20: failed rule: self < 10",
+  ]);
+});
