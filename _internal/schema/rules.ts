@@ -22,7 +22,7 @@ import {
   toDyn,
 } from "../cel/mod.ts";
 import type { Cause, Schema, ValidationRule } from "./types.ts";
-import { child, shown } from "./messages.ts";
+import { child, notSupported, shown } from "./messages.ts";
 import { isObject, jsonEqual } from "../json.ts";
 import { type Old, oldField, oldItem, oldItems } from "./validate.ts";
 
@@ -211,6 +211,71 @@ function validFieldPath(node: Schema, fieldPath: string): boolean {
   return at !== undefined;
 }
 
+/** The reasons a rule may give. */
+const REASONS = [
+  "FieldValueDuplicate",
+  "FieldValueForbidden",
+  "FieldValueInvalid",
+  "FieldValueRequired",
+];
+
+/** What is wrong in a rule's fields but its expressions. */
+function ruleFieldErrors(
+  node: Schema,
+  rule: ValidationRule,
+  path: string,
+): Cause[] {
+  const out: Cause[] = [];
+  const invalidField = (name: string, value: unknown, detail: string): void => {
+    out.push({
+      field: `${path}.${name}`,
+      reason: "FieldValueInvalid",
+      message: `Invalid value: ${shown(value)}: ${detail}`,
+    });
+  };
+  const requiredField = (name: string, detail: string): void => {
+    out.push({
+      field: `${path}.${name}`,
+      reason: "FieldValueRequired",
+      message: `Required value: ${detail}`,
+    });
+  };
+  const text = (rule.rule ?? "").trim();
+  const message = rule.message ?? "";
+  if (text === "") requiredField("rule", "rule is not specified");
+  else if (message !== "" && message.trim() === "") {
+    invalidField("message", message, "must be non-empty if specified");
+  } else if (message.trim().includes("\n")) {
+    invalidField("message", message, "must not contain line breaks");
+  } else if (text.includes("\n") && message.trim() === "") {
+    requiredField(
+      "message",
+      "message must be specified if rule contains line breaks",
+    );
+  }
+  const expression = rule.messageExpression ?? "";
+  if (expression !== "" && expression.trim() === "") {
+    requiredField(
+      "messageExpression",
+      "messageExpression must be non-empty if specified",
+    );
+  }
+  if (rule.reason !== undefined && !REASONS.includes(rule.reason)) {
+    out.push(notSupported(`${path}.reason`, rule.reason, REASONS));
+  }
+  const fieldPath = rule.fieldPath ?? "";
+  if (fieldPath !== "" && fieldPath.trim() === "") {
+    invalidField("fieldPath", fieldPath, "must be non-empty if specified");
+  }
+  if (fieldPath.includes("\n")) {
+    invalidField("fieldPath", fieldPath, "must not contain line breaks");
+  }
+  if (fieldPath !== "" && !validFieldPath(node, fieldPath)) {
+    invalidField("fieldPath", fieldPath, "must be a valid path");
+  }
+  return out;
+}
+
 /**
  * What the API server refuses in a definition's schema for its rules: a
  * rule or `messageExpression` that does not compile or is of the wrong
@@ -231,37 +296,34 @@ export function ruleErrors(schema: Schema, path: string): Cause[] {
   ): void => {
     const rules = node["x-kubernetes-validations"] ?? [];
     if (rules.length > 0) {
-      // Compiled again here: a definition being written is not cached.
+      // The rules' own fields first; the expressions are compiled only
+      // where those are right (the API server's order).
+      const found = rules.flatMap((rule, i) =>
+        ruleFieldErrors(node, rule, `${at}.x-kubernetes-validations[${i}]`)
+      );
+      out.push(...found);
       const self = schemaType(node, { resourceRoot: root });
-      rules.forEach((rule, i) => {
+      (found.length > 0 ? [] : rules).forEach((rule, i) => {
         const rulePath = `${at}.x-kubernetes-validations[${i}]`;
-        if (rule.message !== undefined && /[\r\n]/.test(rule.message)) {
-          out.push({
-            field: `${rulePath}.message`,
-            reason: "FieldValueInvalid",
-            message: `Invalid value: ${
-              JSON.stringify(rule.message)
-            }: must not contain line breaks`,
-          });
-        }
-        if (uncorrelated !== undefined && usesOldSelf(rule.rule ?? "")) {
-          out.push({
-            field: `${rulePath}.rule`,
-            reason: "FieldValueInvalid",
-            message: `Invalid value: ${
-              JSON.stringify(rule.rule)
-            }: oldSelf cannot be used on the uncorrelatable portion of the schema within ${uncorrelated}`,
-          });
-          return;
-        }
+        // Compiled again here: a definition being written is not cached.
         out.push(...compileRule(rule, self, rulePath, false).errors);
-        if (rule.fieldPath && !validFieldPath(node, rule.fieldPath)) {
+        if (usesOldSelf(rule.rule)) {
+          if (uncorrelated !== undefined) {
+            out.push({
+              field: `${rulePath}.rule`,
+              reason: "FieldValueInvalid",
+              message: `Invalid value: ${
+                JSON.stringify(rule.rule)
+              }: oldSelf cannot be used on the uncorrelatable portion of the schema within ${uncorrelated}`,
+            });
+          }
+        } else if (rule.optionalOldSelf !== undefined) {
           out.push({
-            field: `${rulePath}.fieldPath`,
+            field: `${rulePath}.optionalOldSelf`,
             reason: "FieldValueInvalid",
             message: `Invalid value: ${
-              JSON.stringify(rule.fieldPath)
-            }: must be a valid path`,
+              String(rule.optionalOldSelf)
+            }: may not be set if oldSelf is not used in rule`,
           });
         }
       });

@@ -165,7 +165,16 @@ Deno.test("a definition's bad rules are refused in the API server's words", () =
       spec: {
         type: "object",
         properties: {
-          count: { type: "integer" },
+          count: {
+            type: "integer",
+            // A rule's fields are checked first: these stop the
+            // compilation of this node's rules.
+            "x-kubernetes-validations": [
+              { rule: "true", fieldPath: ".nope" },
+              { rule: "true", message: "one\ntwo" },
+              { rule: "self >", reason: "Bad" as "FieldValueInvalid" },
+            ],
+          },
           things: {
             type: "array",
             items: {
@@ -177,19 +186,21 @@ Deno.test("a definition's bad rules are refused in the API server's words", () =
         "x-kubernetes-validations": [
           { rule: "self.nope > 1" },
           { rule: "self.count + 1" },
-          { rule: "true", fieldPath: ".nope" },
-          { rule: "true", message: "one\ntwo" },
+          { rule: "self.count > 1", optionalOldSelf: true },
         ],
       },
     },
   };
   const at = "spec.validation.openAPIV3Schema.properties[spec]";
   const errors = ruleErrors(schema, "spec.validation.openAPIV3Schema");
+  const count = `${at}.properties[count].x-kubernetes-validations`;
   assert.deepEqual(errors.map((c) => c.field), [
     `${at}.x-kubernetes-validations[0].rule`,
     `${at}.x-kubernetes-validations[1].rule`,
-    `${at}.x-kubernetes-validations[2].fieldPath`,
-    `${at}.x-kubernetes-validations[3].message`,
+    `${at}.x-kubernetes-validations[2].optionalOldSelf`,
+    `${count}[0].fieldPath`,
+    `${count}[1].message`,
+    `${count}[2].reason`,
     `${at}.properties[things].items.x-kubernetes-validations[0].rule`,
   ]);
   assert.match(
@@ -199,10 +210,22 @@ Deno.test("a definition's bad rules are refused in the API server's words", () =
   assert.match(errors[1]!.message, /: cel expression must evaluate to a bool$/);
   assert.equal(
     errors[2]!.message,
+    "Invalid value: true: may not be set if oldSelf is not used in rule",
+  );
+  assert.equal(
+    errors[3]!.message,
     'Invalid value: ".nope": must be a valid path',
   );
   assert.equal(
     errors[4]!.message,
+    'Invalid value: "one\\ntwo": must not contain line breaks',
+  );
+  assert.equal(
+    errors[5]!.message,
+    'Unsupported value: "Bad": supported values: "FieldValueDuplicate", "FieldValueForbidden", "FieldValueInvalid", "FieldValueRequired"',
+  );
+  assert.equal(
+    errors[6]!.message,
     `Invalid value: "self == oldSelf": oldSelf cannot be used on the uncorrelatable portion of the schema within ${at}.properties[things]`,
   );
 });
