@@ -117,7 +117,7 @@ export function validateServed(
     return;
   }
   if (isDefinitions(resource)) {
-    const causes = definitionErrors(object);
+    const causes = definitionErrors(object, options.old);
     if (causes.length > 0) {
       throw invalid(resource.kind, name, causes, resource.group);
     }

@@ -119,8 +119,10 @@ function compileRule(
   rule: ValidationRule,
   self: CelType,
   path: string,
-  stored: boolean,
+  stored: boolean | ReadonlySet<string>,
 ): Compiled {
+  const isStored = (expression: string): boolean =>
+    typeof stored === "boolean" ? stored : stored.has(expression);
   const transition = usesOldSelf(rule.rule ?? "");
   const optional = transition && rule.optionalOldSelf === true;
   const variables: Record<string, CelType> = optional
@@ -139,7 +141,10 @@ function compileRule(
     return out;
   }
   try {
-    out.program = compile(rule.rule, { variables, stored });
+    out.program = compile(rule.rule, {
+      variables,
+      stored: isStored(rule.rule),
+    });
     if (out.program.resultType !== "bool") {
       out.errors.push({
         field: `${path}.rule`,
@@ -159,7 +164,10 @@ function compileRule(
   }
   if (rule.messageExpression) {
     try {
-      out.message = compile(rule.messageExpression, { variables, stored });
+      out.message = compile(rule.messageExpression, {
+        variables,
+        stored: isStored(rule.messageExpression),
+      });
       if (out.message.resultType !== "string") {
         out.errors.push({
           field: `${path}.messageExpression`,
@@ -285,8 +293,15 @@ function ruleFieldErrors(
  *
  * @param schema The version's schema.
  * @param path Its field path, such as `spec.validation.openAPIV3Schema`.
+ * @param stored The expressions the definition had before an update:
+ *   they compile in the current release's environment, new ones in the
+ *   previous release's, as the API server compiles them.
  */
-export function ruleErrors(schema: Schema, path: string): Cause[] {
+export function ruleErrors(
+  schema: Schema,
+  path: string,
+  stored: ReadonlySet<string> = new Set(),
+): Cause[] {
   const out: Cause[] = [];
   const walk = (
     node: Schema,
@@ -306,7 +321,7 @@ export function ruleErrors(schema: Schema, path: string): Cause[] {
       (found.length > 0 ? [] : rules).forEach((rule, i) => {
         const rulePath = `${at}.x-kubernetes-validations[${i}]`;
         // Compiled again here: a definition being written is not cached.
-        out.push(...compileRule(rule, self, rulePath, false).errors);
+        out.push(...compileRule(rule, self, rulePath, stored).errors);
         if (usesOldSelf(rule.rule)) {
           if (uncorrelated !== undefined) {
             out.push({

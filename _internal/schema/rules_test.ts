@@ -319,3 +319,25 @@ Deno.test("an error of evaluation is refused even where the value is kept", () =
     "n: Invalid value: 20: failed rule: self < 10",
   ]);
 });
+
+Deno.test("an expression the definition already had compiles as a stored one", () => {
+  const schema: Schema = {
+    type: "object",
+    properties: {
+      spec: {
+        type: "object",
+        properties: { tags: { type: "array", items: { type: "string" } } },
+        "x-kubernetes-validations": [{
+          rule: "!self.tags.includes('x')",
+          message: "no x",
+        }],
+      },
+    },
+  };
+  // New in 1.37's environment: a new rule compiles in 1.36's, without it.
+  assert.equal(ruleErrors(schema, "s").length, 1);
+  assert.deepEqual(
+    ruleErrors(schema, "s", new Set(["!self.tags.includes('x')"])),
+    [],
+  );
+});
