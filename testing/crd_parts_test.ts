@@ -1,7 +1,7 @@
 // The CRD's other parts as the fake serves them (held to kube-apiserver by
 // the differential scenario custom-resource-parts): the scale subresource,
 // field selectors on selectable fields, the Warning of a deprecated
-// version, each version's schema, and CEL rules (written, not enforced).
+// version, each version's schema, and CEL rules (written and enforced).
 import assert from "node:assert/strict";
 import { defineResource } from "../resource/mod.ts";
 import { FakeApiServer } from "./mod.ts";
