@@ -16,6 +16,7 @@ import type { ObjectOf, ObjectSchema } from "./schema.ts";
 import { typeInvalid, typeName } from "../_internal/schema/messages.ts";
 import { decodeWith } from "../_internal/schema/decode.ts";
 import { defaultRules, structural } from "../_internal/schema/structural.ts";
+import { ruleFieldCauses } from "../_internal/schema/rule_fields.ts";
 import {
   crdVersion,
   normalise,
@@ -289,6 +290,9 @@ export class ResourceDefinition<
       const found: Cause[] = [];
       structural(v.schema, path, "root", found);
       if (found.length === 0) defaultRules(v.schema, path, found);
+      // The rules' own fields; their expressions compile where asked
+      // (validationRules, the fake, the API server).
+      if (found.length === 0) found.push(...ruleFieldCauses(v.schema, path));
       causes.push(...found);
     });
     if (causes.length > 0) {

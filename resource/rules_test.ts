@@ -138,3 +138,34 @@ Deno.test("validationRules refuses a rule that does not compile", async () => {
     "spec.validation.openAPIV3Schema.properties[spec].x-kubernetes-validations[0].rule",
   );
 });
+
+Deno.test("defineResource refuses a rule's bad fields without the engine", () => {
+  const define = (): unknown =>
+    defineResource({
+      group: "example.com",
+      version: "v1",
+      kind: "Worse",
+      plural: "worses",
+      scope: "Namespaced",
+      schema: {
+        type: "object",
+        properties: {
+          spec: {
+            type: "object",
+            properties: { size: { type: "integer" } },
+            "x-kubernetes-validations": [{ rule: "true", fieldPath: ".nope" }],
+          },
+        },
+      },
+    });
+  assert.throws(define, (error: unknown) => {
+    assert.ok(error instanceof StructuralSchemaError);
+    assert.deepEqual(error.causes, [{
+      field:
+        "spec.versions[0].schema.openAPIV3Schema.properties[spec].x-kubernetes-validations[0].fieldPath",
+      reason: "FieldValueInvalid",
+      message: 'Invalid value: ".nope": must be a valid path',
+    }]);
+    return true;
+  });
+});

@@ -22,7 +22,8 @@ import {
   toDyn,
 } from "../cel/mod.ts";
 import type { Cause, Schema, ValidationRule } from "./types.ts";
-import { child, notSupported, shown } from "./messages.ts";
+import { child, shown } from "./messages.ts";
+import { fieldPathNames, ruleFieldErrors } from "./rule_fields.ts";
 import { isObject, jsonEqual } from "../json.ts";
 import { type Old, oldField, oldItem, oldItems } from "./validate.ts";
 
@@ -186,100 +187,6 @@ function compileRule(
           `Invalid value: ${text}: messageExpression compilation failed: ${error.message}`,
       });
     }
-  }
-  return out;
-}
-
-/** The names a `fieldPath` goes through (`.a.b`, `['a']`), or `undefined`. */
-function fieldPathNames(fieldPath: string): string[] | undefined {
-  const names: string[] = [];
-  const pattern = /\.([A-Za-z_$][\w$-]*)|\['((?:\\.|[^'\\])*)'\]/y;
-  let at = 0;
-  while (at < fieldPath.length) {
-    pattern.lastIndex = at;
-    const match = pattern.exec(fieldPath);
-    if (match === null) return undefined;
-    names.push(match[1] ?? match[2]!.replace(/\\(.)/g, "$1"));
-    at = pattern.lastIndex;
-  }
-  return names.length > 0 ? names : undefined;
-}
-
-/** Whether `fieldPath` names a field the schema declares below `node`. */
-function validFieldPath(node: Schema, fieldPath: string): boolean {
-  const names = fieldPathNames(fieldPath);
-  if (names === undefined) return false;
-  let at: Schema | undefined = node;
-  for (const name of names) {
-    if (at === undefined) return false;
-    const more: Schema["additionalProperties"] = at.additionalProperties;
-    at = at.properties?.[name] ??
-      (typeof more === "object" ? more : undefined);
-  }
-  return at !== undefined;
-}
-
-/** The reasons a rule may give. */
-const REASONS = [
-  "FieldValueDuplicate",
-  "FieldValueForbidden",
-  "FieldValueInvalid",
-  "FieldValueRequired",
-];
-
-/** What is wrong in a rule's fields but its expressions. */
-function ruleFieldErrors(
-  node: Schema,
-  rule: ValidationRule,
-  path: string,
-): Cause[] {
-  const out: Cause[] = [];
-  const invalidField = (name: string, value: unknown, detail: string): void => {
-    out.push({
-      field: `${path}.${name}`,
-      reason: "FieldValueInvalid",
-      message: `Invalid value: ${shown(value)}: ${detail}`,
-    });
-  };
-  const requiredField = (name: string, detail: string): void => {
-    out.push({
-      field: `${path}.${name}`,
-      reason: "FieldValueRequired",
-      message: `Required value: ${detail}`,
-    });
-  };
-  const text = (rule.rule ?? "").trim();
-  const message = rule.message ?? "";
-  if (text === "") requiredField("rule", "rule is not specified");
-  else if (message !== "" && message.trim() === "") {
-    invalidField("message", message, "must be non-empty if specified");
-  } else if (message.trim().includes("\n")) {
-    invalidField("message", message, "must not contain line breaks");
-  } else if (text.includes("\n") && message.trim() === "") {
-    requiredField(
-      "message",
-      "message must be specified if rule contains line breaks",
-    );
-  }
-  const expression = rule.messageExpression ?? "";
-  if (expression !== "" && expression.trim() === "") {
-    requiredField(
-      "messageExpression",
-      "messageExpression must be non-empty if specified",
-    );
-  }
-  if (rule.reason !== undefined && !REASONS.includes(rule.reason)) {
-    out.push(notSupported(`${path}.reason`, rule.reason, REASONS));
-  }
-  const fieldPath = rule.fieldPath ?? "";
-  if (fieldPath !== "" && fieldPath.trim() === "") {
-    invalidField("fieldPath", fieldPath, "must be non-empty if specified");
-  }
-  if (fieldPath.includes("\n")) {
-    invalidField("fieldPath", fieldPath, "must not contain line breaks");
-  }
-  if (fieldPath !== "" && !validFieldPath(node, fieldPath)) {
-    invalidField("fieldPath", fieldPath, "must be a valid path");
   }
   return out;
 }
