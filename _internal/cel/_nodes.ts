@@ -196,9 +196,19 @@ function wrap(
       throw new CelCompileError(locate(at, `invalid ${name} argument`));
     }
   }
+  // As cel-go counts: a literal costs nothing, nor does `has()` itself
+  // (the API server turns its cost off), every other node 1.
+  const cost = node.op === "value" || call?.[0] === "has" ? 0 : 1;
+  // Set when the engine installs its own `evaluate` and calls it at once:
+  // that call is the same evaluation, already counted.
+  let again = false;
   const counted = function (this: unknown, ...args: unknown[]): unknown {
+    if (again) {
+      again = false;
+      return inner.apply(this, args);
+    }
     const current = meter;
-    if (current && ++current.spent > current.limit) {
+    if (current && (current.spent += cost) > current.limit) {
       // One error, thrown again by every later node: the engine's `all`
       // and `exists` go on past an error, so each remaining item must end
       // at once (and without building a new stack).
@@ -212,6 +222,7 @@ function wrap(
     get: () => counted,
     set: (next: Evaluate) => {
       if (!fixed) inner = next;
+      again = true;
     },
     configurable: true,
   });

@@ -59,7 +59,7 @@
  *
  * **Bounded evaluation.** JavaScript cannot interrupt a running function,
  * so the cost is counted inside the evaluation: every evaluated node of the
- * expression costs 1, and reaching the limit ({@linkcode PER_CALL_LIMIT}
+ * expression costs 1 (a literal and `has()` itself 0), and reaching the limit ({@linkcode PER_CALL_LIMIT}
  * unless told) throws {@linkcode CelCostError}, even where the expression
  * would have absorbed an error. A deeper expression than the parser's 250
  * levels does not compile; a value nested too deep to convert is a runtime
