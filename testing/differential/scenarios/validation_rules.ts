@@ -164,6 +164,27 @@ const WIDGET_SCHEMA = {
             message: "level is positive",
           }],
         },
+        batches: {
+          type: "array",
+          maxItems: 20,
+          items: {
+            type: "object",
+            properties: {
+              letters: {
+                type: "array",
+                maxItems: 44,
+                items: { type: "string", maxLength: 1 },
+              },
+            },
+            // Each under the per-rule limits, together over the budget of
+            // one object's rules.
+            "x-kubernetes-validations": ["x", "y", "z"].map((letter) => ({
+              rule:
+                `self.letters.all(a, self.letters.all(b, self.letters.all(c, a != '${letter}')))`,
+              message: `no ${letter} in a batch`,
+            })),
+          },
+        },
         letters: {
           type: "array",
           maxItems: 100,
@@ -265,7 +286,7 @@ export const VALIDATION_RULES: readonly Scenario[] = [
         spec,
       });
       try {
-        await r.send(
+        const made = await r.send(
           "create definition",
           "POST",
           CRDS,
@@ -280,6 +301,11 @@ export const VALIDATION_RULES: readonly Scenario[] = [
             }),
           },
         );
+        if (made.status !== 201) {
+          throw new Error(
+            `The definition was refused: ${JSON.stringify(made.body)}`,
+          );
+        }
         await established(r, `${CRDS}/${crd}`);
         await r.send("create passes every rule", "POST", widgets, {
           body: widget("w1", {
@@ -323,6 +349,16 @@ export const VALIDATION_RULES: readonly Scenario[] = [
         await r.send("a rule over the runtime cost limit", "POST", widgets, {
           body: widget("w9", { letters: Array(100).fill("a") }),
         });
+        await r.send(
+          "rules over the cost budget of an object",
+          "POST",
+          widgets,
+          {
+            body: widget("w15", {
+              batches: Array(20).fill({ letters: Array(44).fill("a") }),
+            }),
+          },
+        );
         await r.send("rules fail at three levels", "POST", widgets, {
           body: widget("a-very-long-name", { replicas: 20, level: 0 }),
         });
