@@ -27,13 +27,20 @@ import { fieldPathNames, ruleFieldErrors } from "./rule_fields.ts";
 import { isObject, jsonEqual } from "../json.ts";
 import { type Old, oldField, oldItem, oldItems } from "./validate.ts";
 
-/** Whether a schema declares a validation rule anywhere. */
+const HAS_RULES = new WeakMap<Schema, boolean>();
+
+/** Whether a schema declares a validation rule anywhere (once per schema). */
 export function hasRules(schema: Schema): boolean {
-  if (schema["x-kubernetes-validations"]?.length) return true;
-  if (schema.items !== undefined && hasRules(schema.items)) return true;
-  const more = schema.additionalProperties;
-  if (typeof more === "object" && hasRules(more)) return true;
-  return Object.values(schema.properties ?? {}).some(hasRules);
+  let found = HAS_RULES.get(schema);
+  if (found === undefined) {
+    const more = schema.additionalProperties;
+    found = Boolean(schema["x-kubernetes-validations"]?.length) ||
+      (schema.items !== undefined && hasRules(schema.items)) ||
+      (typeof more === "object" && hasRules(more)) ||
+      Object.values(schema.properties ?? {}).some(hasRules);
+    HAS_RULES.set(schema, found);
+  }
+  return found;
 }
 
 /** One rule, compiled against its node's type once. */
@@ -349,6 +356,9 @@ function evaluate(
   budget: Budget,
 ): void {
   if (value === undefined || value === null || budget.stopped) return;
+  // Nothing to evaluate below: the walk stops (a large object with one
+  // rule costs that rule only).
+  if (!hasRules(node)) return;
   const compiled = compiledRules(node, root);
   if (compiled.length > 0 && budget.left <= 0) {
     out.causes.push(outOfBudget(path, node));
