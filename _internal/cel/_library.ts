@@ -22,7 +22,7 @@
  * - Kubernetes regex: `find`, `findAll`; `matches` runs on RE2
  *   (`_nodes.ts`);
  * - the Kubernetes types in `_kube.ts` (quantity, URL, IP, CIDR, semver,
- *   format);
+ *   format) and the authorizer library with its selectors (`_authz.ts`);
  * - `bytes` ordering, and CEL's numeric equality across `int`, `uint` and
  *   `double` under `dyn`.
  *
@@ -30,6 +30,7 @@
  */
 
 import { type Environment, Optional } from "@marcbachmann/cel-js";
+import { authz } from "./_authz.ts";
 import { kubernetesTypes } from "./_kube.ts";
 import { re2 } from "./_nodes.ts";
 import { celEqual, celError, compareValues, regex } from "./_values.ts";
@@ -85,6 +86,7 @@ export function libraries(environment: Environment): Environment {
   regexes(environment);
   orderings(environment);
   kubernetesTypes(environment, Optional);
+  authz(environment);
   return environment;
 }
 

@@ -13,10 +13,15 @@ import type { Schema } from "../schema/types.ts";
  *
  * - the scalars: `int`, `uint`, `double`, `string`, `bool`, `bytes`,
  *   `null_type`, `timestamp`, `duration`, and `dyn` (any value);
+ * - `authorizer`: the authorizer library's `authorizer` (its value a
+ *   `CelAuthorizer`);
  * - `{ list }`: a list of the element type; a `set` list compares
  *   regardless of order, a `map` list by its items' keys (as the API
  *   server compares them), when the list is a field of an object;
  * - `{ map }`: a map from strings to the value type;
+ * - `{ optional }`: an optional value of the type (`oldSelf` of a rule
+ *   with `optionalOldSelf`): a value left out, or `null`, is
+ *   `optional.none()`;
  * - `{ object }`: an object with named fields (`has(self.x)` tests
  *   presence, a missing field reads as `no such key: x`). A field's name
  *   is the API server's escaped name of the JSON property (`foo-bar` is
@@ -33,13 +38,15 @@ export type CelType =
   | "timestamp"
   | "duration"
   | "dyn"
+  | "authorizer"
   | {
     readonly list: CelType;
     readonly listType?: "atomic" | "set" | "map";
     readonly mapKeys?: readonly string[];
   }
   | { readonly map: CelType }
-  | { readonly object: { readonly [field: string]: CelType } };
+  | { readonly object: { readonly [field: string]: CelType } }
+  | { readonly optional: CelType };
 
 /** Options of {@linkcode schemaType}. */
 export interface SchemaTypeOptions {
@@ -235,5 +242,6 @@ export function typeName(type: CelType): string {
   }
   if ("list" in type) return `list(${typeName(type.list)})`;
   if ("map" in type) return `map(string, ${typeName(type.map)})`;
+  if ("optional" in type) return `optional_type(${typeName(type.optional)})`;
   return "object";
 }

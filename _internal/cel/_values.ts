@@ -179,8 +179,15 @@ export function regex(pattern: string, flags = ""): RegExp {
   source = source.replaceAll("(?P<", "(?<").replaceAll("\\A", "^")
     .replaceAll("\\z", "$(?![\\s\\S])");
   let made: RegExp;
+  const all = [...new Set(flags + extra)].join("");
   try {
-    made = new RegExp(source, [...new Set(flags + extra)].join(""));
+    // Code points, as RE2 matches; a pattern the stricter Unicode mode
+    // refuses (an identity escape such as `\-`) runs without it.
+    try {
+      made = new RegExp(source, `${all}u`);
+    } catch {
+      made = new RegExp(source, all);
+    }
   } catch (error) {
     throw celError(
       `Illegal regex: error parsing regexp: ${(error as Error).message}`,

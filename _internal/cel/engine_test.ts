@@ -465,3 +465,83 @@ Deno.test("run: the cost counts evaluated nodes, literals free", () => {
   assert.equal(constant.run({}), true);
   assert.equal(constant.lastCost, 2);
 });
+
+Deno.test("run: an optional variable (optionalOldSelf) is none when left out", () => {
+  const self = schemaType({
+    type: "object",
+    properties: { size: { type: "integer" } },
+  });
+  const program = compile(
+    "oldSelf.hasValue() ? self.size >= oldSelf.value().size : self.size > 0",
+    { variables: { self, oldSelf: { optional: self } } },
+  );
+  assert.equal(program.run({ self: { size: 1 } }), true);
+  assert.equal(program.run({ self: { size: 1 }, oldSelf: { size: 2 } }), false);
+  assert.equal(
+    compile("oldSelf.orValue(self) == self", {
+      variables: { self, oldSelf: { optional: self } },
+    }).run({ self: { size: 1 }, oldSelf: null }),
+    true,
+  );
+});
+
+Deno.test("authz: checks go to the authorizer passed in", () => {
+  const asked: unknown[] = [];
+  const authorizer = {
+    authorize(
+      attributes: { verb: string; resource?: string },
+    ): { decision: "allow" | "deny"; reason?: string } {
+      asked.push(attributes);
+      return attributes.resource === "secrets"
+        ? { decision: "deny", reason: "no secrets" }
+        : { decision: "allow" };
+    },
+    requestResource: { group: "apps", resource: "deployments" },
+  };
+  const run = (expression: string): unknown =>
+    compile(expression, { variables: { authorizer: "authorizer" } }).run({
+      authorizer,
+    });
+  assert.equal(
+    run(
+      "authorizer.group('').resource('pods').namespace('a').check('get').allowed()",
+    ),
+    true,
+  );
+  assert.equal(
+    run("authorizer.group('').resource('secrets').check('list').reason()"),
+    "no secrets",
+  );
+  assert.equal(
+    run("authorizer.requestResource.check('update').allowed()"),
+    true,
+  );
+  assert.equal(
+    run(
+      "authorizer.serviceAccount('ns', 'sa').path('/healthz').check('get').errored()",
+    ),
+    false,
+  );
+  assert.deepEqual(asked, [
+    { group: "", resource: "pods", namespace: "a", verb: "get" },
+    { group: "", resource: "secrets", verb: "list" },
+    { group: "apps", resource: "deployments", verb: "update" },
+    { path: "/healthz", user: { namespace: "ns", name: "sa" }, verb: "get" },
+  ]);
+});
+
+Deno.test("run: arithmetic errors and regex matches in cel-go's terms", () => {
+  const failing: [string, string][] = [
+    ["9223372036854775807 + 1 > 0", "integer overflow"],
+    ["1 % 0 == 0", "modulus by zero"],
+    ["1 / 0 == 0", "division by zero"],
+  ];
+  for (const [source, message] of failing) {
+    assert.throws(() => compile(source, { variables: {} }).run({}), {
+      name: "CelRuntimeError",
+      message,
+    }, source);
+  }
+  // Code points, as RE2 finds them.
+  assert.equal(compile("'😀x'.find('.')", { variables: {} }).run({}), "😀");
+});

@@ -30,6 +30,14 @@
  *   schema, for `self` and `oldSelf`; {@linkcode compileMatchCondition}
  *   the environment of admission `matchConditions`.
  *
+ * For a CRD's rules, as the API server runs them: `self` (and `oldSelf`, or
+ * `{ optional: … }` under `optionalOldSelf`) typed by `schemaType(node,
+ * { resourceRoot })`; each rule run with `costLimit: Math.min(
+ * PER_CALL_LIMIT, remaining)`, its `lastCost` taken from what remains of
+ * {@linkcode RUNTIME_COST_BUDGET} for the object; a program compiled once
+ * per rule and kept (compiling costs tens of microseconds, evaluating a
+ * few).
+ *
  * **Engine.** The evaluator is `@marcbachmann/cel-js` 8.0.0 (pinned in
  * deno.json), extended only through its extension points (registered
  * functions, operators, macros, types and constants, and a wrapper around
@@ -52,10 +60,11 @@
  * 2, lists extension version 3, sets, two-variable comprehensions; the
  * Kubernetes libraries: lists (version 0 for new expressions, 1 with
  * `includes` for stored ones), regex (`find`, `findAll`), URLs, quantity,
- * IP, CIDR, format, semver (version 1); the validators of regex, duration
- * and timestamp literals. Not covered: the authorizer library (`authz`,
- * `authz selectors`: for admission policies), the parser's `[?x]` and
- * `{?k: v}` optional entries, and backquoted field names.
+ * IP, CIDR, format, semver (version 1), the authorizer with its selectors
+ * (decided by a {@linkcode CelAuthorizer} the caller passes); the
+ * validators of regex, duration and timestamp literals. Not covered: the
+ * parser's `[?x]` and `{?k: v}` optional entries, and backquoted field
+ * names.
  *
  * **Bounded evaluation.** JavaScript cannot interrupt a running function,
  * so the cost is counted inside the evaluation: every evaluated node of the
@@ -70,7 +79,9 @@
  * there; the API server also estimates the cost statically when a CRD is
  * written (refusing a rule whose worst case is over the limit), which the
  * engine does not. Timestamps are JavaScript dates (milliseconds, not
- * nanoseconds). `find` and `findAll` extract with JavaScript's regular
+ * nanoseconds). The engine's `substring`, `indexOf` and `lastIndexOf`
+ * count UTF-16 units where cel-go counts code points (they differ past
+ * U+FFFF only); `size()` and `charAt` count code points. `find` and `findAll` extract with JavaScript's regular
  * expressions after RE2 has found a match. `self == oldSelf` on a `set` or
  * `map` list compares regardless of order only where the list is a field
  * of an object. Some errors' words are the engine's own where cel-go's are
@@ -82,12 +93,18 @@
 import {
   Environment,
   EvaluationError,
+  Optional,
   ParseError,
   TypeError as EngineTypeError,
 } from "@marcbachmann/cel-js";
 import { type CelType, unescapeField } from "./_types.ts";
 import { libraries } from "./_library.ts";
 import { instrument, metered } from "./_nodes.ts";
+import {
+  AUTHORIZER_TYPE,
+  authorizerValue,
+  type CelAuthorizer,
+} from "./_authz.ts";
 import {
   CelCompileError,
   celEqual,
@@ -96,6 +113,11 @@ import {
 } from "./_values.ts";
 
 export { CelCompileError, CelCostError, CelRuntimeError } from "./_values.ts";
+export type {
+  AuthorizationAttributes,
+  AuthorizationDecision,
+  CelAuthorizer,
+} from "./_authz.ts";
 export {
   CelUnsupportedError,
   compileMatchCondition,
@@ -197,7 +219,8 @@ export function compile(
   );
   const converters: Record<string, Convert> = {};
   const declared = new Declarations(environment);
-  for (const [name, type] of Object.entries(options.variables)) {
+  const variables = options.variables;
+  for (const [name, type] of Object.entries(variables)) {
     const [typeText, convert] = declared.declare(type);
     environment.registerVariable(name, typeText);
     converters[name] = convert;
@@ -235,6 +258,15 @@ export function compile(
           const convert = converters[name];
           if (convert && value !== undefined) context[name] = convert(value);
         }
+        for (const [name, type] of Object.entries(variables)) {
+          // An optional variable left out is `optional.none()`.
+          if (
+            typeof type === "object" && "optional" in type &&
+            activation[name] === undefined
+          ) {
+            context[name] = converters[name]!(undefined);
+          }
+        }
         return parsed(context);
       });
       lastCost = outcome.spent;
@@ -257,6 +289,16 @@ class Declarations {
   /** The engine's type text of a type, and the conversion of a JSON value to it. */
   declare(type: CelType): [string, Convert] {
     if (typeof type === "string") return scalar(type);
+    if ("optional" in type) {
+      const [inner, convert] = this.declare(type.optional);
+      return [
+        `optional<${inner}>`,
+        (value) =>
+          value === undefined || value === null
+            ? Optional.none()
+            : Optional.of(convert(value)),
+      ];
+    }
     if ("list" in type) {
       const [inner, convert] = this.declare(type.list);
       const kind = type.listType === "set" || type.listType === "map"
@@ -329,6 +371,11 @@ function objectClass(name: string): new () => object {
 
 function scalar(type: string): [string, Convert] {
   switch (type) {
+    case "authorizer":
+      return [
+        AUTHORIZER_TYPE,
+        (v) => authorizerValue(v as CelAuthorizer),
+      ];
     case "int":
       return [
         "int",
@@ -524,6 +571,8 @@ const RUNTIME_MESSAGES: [RegExp, string][] = [
   ],
   [/^No such key: (.*)$/, "no such key: $1"],
   [/^no such overload: .*$/, "no such overload"],
+  [/^integer overflow: .*$/, "integer overflow"],
+  [/^modulo by zero$/, "modulus by zero"],
 ];
 
 function runtimeError(error: unknown): CelRuntimeError {
