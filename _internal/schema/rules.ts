@@ -9,7 +9,6 @@
 // This file loads the CEL engine: the in-cluster modules import it only
 // lazily, where a definition has rules and the caller asks for them.
 
-import { Optional } from "@marcbachmann/cel-js";
 import {
   CelCompileError,
   CelCostError,
@@ -19,7 +18,6 @@ import {
   PER_CALL_LIMIT,
   RUNTIME_COST_BUDGET,
   schemaType,
-  toDyn,
 } from "../cel/mod.ts";
 import type { Cause, Schema, ValidationRule } from "./types.ts";
 import { child, shown } from "./messages.ts";
@@ -51,8 +49,6 @@ interface Compiled {
   /** Why the rule (`rule`) or its `messageExpression` does not compile. */
   errors: Cause[];
   transition: boolean;
-  /** The variables it was compiled with. */
-  variables: Record<string, CelType>;
 }
 
 const COMPILED = new WeakMap<Schema, Compiled[]>();
@@ -64,39 +60,6 @@ function usesOldSelf(expression: string): boolean {
     "''",
   );
   return /\boldSelf\b/.test(code);
-}
-
-/**
- * The variables of an optionalOldSelf rule. The engine declares no
- * optional type of its own types: a scalar's `oldSelf` is named by its
- * type text (`optional<int>`), anything else's is a `dyn` holding an
- * optional, and so is its `self`.
- */
-function optionalVariables(self: CelType): Record<string, CelType> {
-  if (typeof self === "string" && OPTIONAL_SCALARS.has(self)) {
-    return { self, oldSelf: `optional<${self}>` as CelType };
-  }
-  return { self: "dyn", oldSelf: "dyn" };
-}
-
-/** The scalars whose values {@linkcode optionalOf} converts. */
-const OPTIONAL_SCALARS = new Set(["int", "double", "string", "bool", "dyn"]);
-
-/** The engine's optional of an old JSON value, for {@linkcode optionalVariables}. */
-function optionalOf(
-  variables: Record<string, CelType>,
-  old: Old | undefined,
-): unknown {
-  if (old === undefined) return Optional.none();
-  const type = variables.self;
-  const value = old.value;
-  if (type === "int" && typeof value === "number") {
-    return Optional.of(BigInt(Math.trunc(value)));
-  }
-  if (type === "double" || type === "string" || type === "bool") {
-    return Optional.of(value);
-  }
-  return Optional.of(toDyn(value));
 }
 
 /** The rule as the API server prints a `ValidationRule` in its errors. */
@@ -134,11 +97,11 @@ function compileRule(
   const transition = usesOldSelf(rule.rule ?? "");
   const optional = transition && rule.optionalOldSelf === true;
   const variables: Record<string, CelType> = optional
-    ? optionalVariables(self)
+    ? { self, oldSelf: { optional: self } }
     : transition
     ? { self, oldSelf: self }
     : { self };
-  const out: Compiled = { rule, errors: [], transition, variables };
+  const out: Compiled = { rule, errors: [], transition };
   const text = ruleText(rule);
   if (!rule.rule) {
     out.errors.push({
@@ -477,11 +440,9 @@ function run(
   const activation: Record<string, unknown> = compiled.transition
     ? { self: value, oldSelf: old?.value }
     : { self: value };
+  // An optional oldSelf left out is `optional.none()`.
   const ruleActivation = optional
-    ? {
-      self: compiled.variables.self === "dyn" ? toDyn(value) : value,
-      oldSelf: optionalOf(compiled.variables, old),
-    }
+    ? { self: value, oldSelf: old?.value }
     : activation;
   let result: unknown;
   try {

@@ -341,3 +341,27 @@ Deno.test("an expression the definition already had compiles as a stored one", (
     [],
   );
 });
+
+Deno.test("an optionalOldSelf rule over an object reads the old object's fields", () => {
+  const schema: Schema = {
+    type: "object",
+    properties: {
+      spec: {
+        type: "object",
+        properties: { size: { type: "integer" } },
+        "x-kubernetes-validations": [{
+          rule: "!oldSelf.hasValue() || self.size >= oldSelf.value().size",
+          message: "size never shrinks",
+          optionalOldSelf: true,
+        }],
+      },
+    },
+  };
+  const causes = (object: Record<string, unknown>, old?: object): string[] =>
+    ruleCauses(schema, object, [], old as Record<string, unknown>).causes
+      .map((c) => `${c.field}: ${c.message}`);
+  assert.deepEqual(causes({ spec: { size: 1 } }), []);
+  assert.deepEqual(causes({ spec: { size: 1 } }, { spec: { size: 2 } }), [
+    "spec: Invalid value: size never shrinks",
+  ]);
+});
