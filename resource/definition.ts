@@ -489,10 +489,9 @@ export class ResourceDefinition<
    *   server would refuse the CRD), naming each in its words.
    */
   async validationRules(): Promise<ValidationRules> {
-    // The specifier is computed, so the engine stays out of the static
-    // module graph of everything that imports this file.
-    const module = new URL(RULES_MODULE, import.meta.url).href;
-    const rules = await import(module) as RulesModule;
+    // A dynamic import: the engine loads only when rules are asked for,
+    // yet `deno compile` and JSR still see it (a literal specifier).
+    const rules: RulesModule = await import("../_internal/schema/rules.ts");
     const schema = this.schema;
     const causes = rules.ruleErrors(
       schema,
@@ -582,10 +581,7 @@ export interface ValidationRules {
   ): { causes: Cause[]; warnings: string[] };
 }
 
-/** Where the rules (and the CEL engine) are, loaded on demand. */
-const RULES_MODULE = "../_internal/schema/rules.ts";
-
-/** What this file uses of {@linkcode RULES_MODULE}. */
+/** What this file uses of the rules module (and its CEL engine). */
 interface RulesModule {
   ruleErrors(schema: ObjectSchema, path: string): Cause[];
   ruleCauses(
