@@ -440,13 +440,10 @@ export class ResourceDefinition<
    * Compiles the schema's validation rules (`x-kubernetes-validations`)
    * for {@linkcode ResourceDefinition.decode} to evaluate where asked
    * (`decode(value, { rules })`), as the API server does on a write. The
-   * first call loads the CEL engine: an operator that never asks never
-   * loads it (it is not in the module graph of `decode`, of an informer, or
-   * of a `deno compile` binary that does not include it). `decode` never
-   * evaluates rules by default: an informer decodes stored objects, which
-   * may predate a rule. The import is computed, so Deno checks it against
-   * the permissions: run from local files it needs read access to the
-   * package's `_internal/` folder; from a registry, `--allow-import` of it.
+   * first call loads the CEL engine (a dynamic import, which `deno
+   * compile` includes): an operator that never asks never loads it.
+   * `decode` never evaluates rules by default: an informer decodes stored
+   * objects, which may predate a rule.
    *
    * @example
    * ```ts
