@@ -91,9 +91,11 @@
  *   definitions (no `NamesAccepted: False`); deleting one removes its
  *   resource and objects at once, with no `Terminating` condition or
  *   cleanup finalizer. `allOf`, `anyOf`, `oneOf` and `not` are accepted
- *   but not evaluated; nor are CEL rules (`x-kubernetes-validations`):
- *   there is no CEL evaluator in Deno, so a write the API server refuses
- *   by a rule (422) is taken. Other definition checks are limited to the
+ *   but not evaluated. CEL rules (`x-kubernetes-validations`) are
+ *   evaluated on every write, in the API server's words, and updates are
+ *   ratcheted (values kept pass a schema or rule tightened since); a
+ *   rule's cost is not estimated when its definition is written (runtime
+ *   cost limits apply). Other definition checks are limited to the
  *   name, the one storage version and structural schemas (not the scale
  *   paths or selectable fields) and the `conversion` stanza. Conversion
  *   webhooks (`strategy: Webhook`) are called as kube-apiserver calls them
