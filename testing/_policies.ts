@@ -22,10 +22,13 @@ import type { KubeObject } from "../apiclient/types.ts";
 import {
   type CelAuthorizer,
   CelCompileError,
+  CelCostError,
   type CelProgram,
   type CelType,
   compile,
   MATCH_CONDITION_VARIABLES,
+  PER_CALL_LIMIT,
+  RUNTIME_COST_BUDGET,
 } from "../_internal/cel/mod.ts";
 import { isObject, resourceKey, storeKey } from "./_objects.ts";
 import { view } from "./_served.ts";
@@ -307,11 +310,35 @@ class Context {
       }
     }
     const compiled = program(expression);
+    // The evaluation's expressions share one budget, each within the
+    // per-call limit.
+    const limit = Math.min(PER_CALL_LIMIT, this.#remaining);
     try {
-      return compiled.run(this.activation);
+      return compiled.run(this.activation, { costLimit: limit });
     } catch (error) {
+      if (error instanceof CelCostError && limit < PER_CALL_LIMIT) {
+        throw new BudgetError();
+      }
       throw new EvalError((error as Error).message);
+    } finally {
+      this.#remaining -= compiled.lastCost;
     }
+  }
+
+  /** A fresh budget (audit annotations have their own). */
+  renew(): void {
+    this.#remaining = RUNTIME_COST_BUDGET;
+  }
+
+  #remaining = RUNTIME_COST_BUDGET;
+}
+
+/** The evaluation's shared cost budget ran out. */
+class BudgetError extends Error {
+  constructor() {
+    super(
+      "validation failed due to running out of cost budget, no further validation rules will be run",
+    );
   }
 }
 
@@ -573,6 +600,7 @@ export function validateWithPolicies(
           continue;
         }
         decisions.push(...validations(match, spec, context, ignore));
+        context.renew();
         for (const entry of asList(spec.auditAnnotations)) {
           const expression = String(entry.valueExpression ?? "");
           let value: unknown;
@@ -665,6 +693,12 @@ function validations(
     try {
       value = context.run(expression);
     } catch (error) {
+      if (error instanceof BudgetError) {
+        // One decision for the whole evaluation, no further validation.
+        return ignore
+          ? []
+          : [{ match, message: error.message, reason: "", index: 0 }];
+      }
       if (!ignore) {
         out.push({
           match,

@@ -481,3 +481,24 @@ Deno.test("policies: params are read in the paramKind's version", async () => {
   assert.equal(made.status, 422);
   assert.match(String(made.body.message), /params in liken\.dev\/v2$/);
 });
+
+Deno.test("policies: the expressions of one evaluation share a cost budget", async () => {
+  await using f = await fixture();
+  await trails(f);
+  // Each within the per-call limit (about 740,000 as the engine counts),
+  // fourteen over the 10M budget.
+  const list = (n: number): string =>
+    `[${Array.from({ length: n }, (_, i) => i).join(", ")}]`;
+  const heavy = `${list(100)}.all(x, ${list(100)}.all(y, ${
+    list(70)
+  }.all(z, true)))`;
+  await policy(f, "Validating", "budget", {
+    validations: Array.from({ length: 14 }, () => ({ expression: heavy })),
+  });
+  const made = await f.send("POST", TRAILS, trail("t", []));
+  assert.equal(made.status, 422, JSON.stringify(made.body));
+  assert.match(
+    String(made.body.message),
+    /denied request: validation failed due to running out of cost budget, no further validation rules will be run$/,
+  );
+});
