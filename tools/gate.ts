@@ -10,8 +10,10 @@
 //
 // Steps: fmt, lint, check, doc-lint, setup (npm ci for the fidelity suite,
 // when npm is on PATH), unit (`deno task test:unit`: unit, fake-server,
-// differential, fidelity and real-server suites), counts, scaffold (a
-// generated operator project's own checks and tests), publish (dry run),
+// differential, fidelity and real-server suites), envtest (a real-server
+// suite on kube-apiserver and etcd laid out as setup-envtest does),
+// counts, scaffold (a generated operator project's own checks and tests),
+// publish (dry run),
 // bench (every Deno.bench once), bench:latency, bench:scale and
 // bench:shard (their --smoke runs), then only-deno: this gate again with
 // go, cargo, node, npm and kubectl taken off PATH, on a few files, which
@@ -321,6 +323,9 @@ const steps: [string, () => Promise<Result | undefined>][] = [
         : undefined,
   ],
   ["unit", () => run("unit", ["task", "test:unit", ...testArgs])],
+  // A real-server suite on envtest's layout (KUBEBUILDER_ASSETS, else
+  // kube-apiserver and etcd that tools/control-plane/envtest.sh builds).
+  ["envtest", () => run("envtest", ["task", "test:envtest"])],
   ["counts", () => run("counts", ["task", "counts"])],
   ["scaffold", () => run("scaffold", ["task", "scaffold:check"])],
   ["publish", () => run("publish", ["publish", "--dry-run", "--allow-dirty"])],

@@ -116,6 +116,7 @@ suite("library", [
         made.metadata.resourceVersion,
       );
     },
+    { namespaced: true },
   ],
   [
     "a finalizer holds a deleted object until its cleanup ran",
@@ -152,6 +153,7 @@ suite("library", [
       assert.deepEqual(cleaned, ["f"]);
       await controller.stop();
     },
+    { namespaced: true },
   ],
   [
     "the recorder patches a repeated Event into a series",
@@ -186,6 +188,7 @@ suite("library", [
         [["Seen", 2]],
       );
     },
+    { namespaced: true },
   ],
   [
     "the informer converges after etcd compacts the history it last saw",
@@ -253,6 +256,7 @@ suite("library", [
       assert.equal(held.spec.holderIdentity, second.identity);
       await second.stop();
     },
+    { namespaced: true },
   ],
   [
     "a controller makes owned children; the real garbage collector removes them with their owner",
@@ -313,5 +317,6 @@ suite("library", [
       );
       await controller.stop();
     },
+    { namespaced: true, controllers: true },
   ],
 ]);
