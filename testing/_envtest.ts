@@ -146,7 +146,10 @@ export async function startEnvtest(
 ): Promise<EnvtestPlane> {
   const started = Date.now();
   const deadline = started + (options.timeout ?? 180_000);
-  const dir = await Deno.makeTempDir({ prefix: "liken-envtest-" });
+  // Absolute: the kubeconfig's path is handed to kubectl in other folders.
+  const dir = await Deno.realPath(
+    await Deno.makeTempDir({ prefix: "liken-envtest-" }),
+  );
   const children: Child[] = [];
   const caPem = testCerts.caCert;
   const http = Deno.createHttpClient({ caCerts: [caPem] });
