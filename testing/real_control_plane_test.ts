@@ -5,7 +5,7 @@ import {
   ControlPlaneUnavailableError,
   RealControlPlane,
 } from "./real_control_plane.ts";
-import { NO_PLANE, unmetIn } from "./real/_plane.ts";
+import { NO_PLANE, plan, type Step, unmetIn } from "./real/_plane.ts";
 
 function env(
   vars: Record<string, string>,
@@ -139,4 +139,36 @@ Deno.test("start: an existing cluster refuses what only an own plane offers", as
       error instanceof ControlPlaneUnavailableError &&
       /an existing cluster cannot take noWatchCache, users/.test(error.message),
   );
+});
+
+Deno.test("plan: a step a mode cannot run is listed alone; a suite none of whose steps can, as a whole", () => {
+  const fn = (): Promise<void> => Promise.resolve();
+  const steps: Step[] = [
+    ["reads", fn, { namespaced: true }],
+    ["collects garbage", fn, { namespaced: true, controllers: true }],
+    ["makes a CRD", fn],
+  ];
+  const envtest = plan("envtest", steps);
+  assert.equal(envtest.whole, undefined);
+  assert.deepEqual(envtest.unmets.map((u) => u !== undefined), [
+    false,
+    true,
+    false,
+  ]);
+  const cluster = plan("cluster", steps);
+  assert.equal(cluster.whole, undefined);
+  assert.deepEqual(cluster.unmets.map((u) => u !== undefined), [
+    false,
+    false,
+    true,
+  ]);
+  assert.deepEqual(plan("built", steps).unmets, [
+    undefined,
+    undefined,
+    undefined,
+  ]);
+  // The suite's needs add to each step's.
+  const goldens = plan("envtest", steps, { built: "the goldens" });
+  assert.match(goldens.whole?.why ?? "", /the goldens; this run uses envtest/);
+  assert.equal(plan(undefined, steps).whole, NO_PLANE);
 });

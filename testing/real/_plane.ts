@@ -103,6 +103,21 @@ export const BIND_USERS = {
   }],
 };
 
+/**
+ * What `mode` cannot run of a suite: each step's unmet needs (the suite's
+ * and its own), and the suite's as a whole when no step can run (it is
+ * then listed once rather than step by step).
+ */
+export function plan(
+  mode: ControlPlaneMode | undefined,
+  steps: readonly Step[],
+  needs: Needs = {},
+): { whole: Unmet | undefined; unmets: (Unmet | undefined)[] } {
+  const unmets = steps.map(([, , own]) => unmetIn(mode, { ...needs, ...own }));
+  const whole = unmets.every((u) => u !== undefined) ? unmets[0] : undefined;
+  return { whole, unmets };
+}
+
 /** What each step gets. */
 export interface Context {
   /** The running control plane. */
@@ -136,11 +151,7 @@ export function suite(
     needs?: Needs | undefined;
   } = {},
 ): void {
-  const unmets = steps.map(([, , needs]) =>
-    unmetIn(MODE, { ...options.needs, ...needs })
-  );
-  // When no step can run, the suite is listed once, as a whole.
-  const whole = unmets.every((u) => u !== undefined) ? unmets[0] : undefined;
+  const { whole, unmets } = plan(MODE, steps, options.needs);
   const unmet = first(options.unmet, whole);
   if (!runnable(`real-server suite "${name}"`, unmet)) return;
   Deno.test({
