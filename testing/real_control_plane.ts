@@ -54,15 +54,15 @@ export interface ReadyLine {
   serverNoWatchCache?: string | undefined;
   /** An admin kubeconfig (the `system:masters` group). */
   kubeconfig: string;
-  /** The admin bearer token. */
+  /** The admin bearer token (empty on an existing cluster: use `client()`). */
   token: string;
-  /** The cluster CA: the path of its PEM file. */
+  /** The cluster CA: the path of its PEM file (on an existing cluster the PEM, or empty). */
   ca: string;
-  /** The etcd client URL (plain HTTP on 127.0.0.1). */
+  /** The etcd client URL (plain HTTP on 127.0.0.1; empty on an existing cluster). */
   etcd: string;
-  /** The state directory. */
+  /** The state directory (empty on an existing cluster). */
   dir: string;
-  /** The audit log: one JSON line per request. */
+  /** The audit log: one JSON line per request (empty on an existing cluster). */
   auditLog: string;
   /** The API server's `gitVersion`, such as `v1.34.2`. */
   version: string;
@@ -263,7 +263,8 @@ export class RealControlPlane implements AsyncDisposable {
   /**
    * Starts a control plane and waits until it is ready.
    *
-   * @throws {ControlPlaneUnavailableError} When there is no binary.
+   * @throws {ControlPlaneUnavailableError} When no mode is configured, its
+   * binaries do not start, or it cannot take the options.
    */
   static async start(
     options: RealControlPlaneOptions = {},
