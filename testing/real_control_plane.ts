@@ -20,13 +20,11 @@ import { Client } from "../apiclient/client.ts";
 import type { ClientOptions } from "../apiclient/options.ts";
 import { type EnvtestPlane, startEnvtest } from "./_envtest.ts";
 import { type ClusterPlane, connectCluster } from "./_cluster.ts";
-
-/** The environment variable that names the control-plane binary. */
-export const CONTROL_PLANE_ENV = "LIKEN_CONTROL_PLANE";
-/** The environment variable that names an envtest assets folder. */
-export const ENVTEST_ASSETS_ENV = "KUBEBUILDER_ASSETS";
-/** Set to `1` to run against the cluster `KUBECONFIG` names (it writes there). */
-export const CLUSTER_ENV = "LIKEN_REAL_CLUSTER";
+import {
+  CLUSTER_ENV,
+  CONTROL_PLANE_ENV,
+  ENVTEST_ASSETS_ENV,
+} from "./_control_plane_env.ts";
 
 /**
  * Where the API server comes from: `built` (this repository's control

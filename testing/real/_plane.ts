@@ -13,14 +13,16 @@
  */
 
 import {
-  CLUSTER_ENV,
-  CONTROL_PLANE_ENV,
   type ControlPlaneMode,
-  ENVTEST_ASSETS_ENV,
   RealControlPlane,
   type RealControlPlaneOptions,
 } from "../real_control_plane.ts";
 import { first, guarded, runnable, type Unmet } from "../../tools/needs.ts";
+import {
+  CLUSTER_ENV,
+  CONTROL_PLANE_ENV,
+  ENVTEST_ASSETS_ENV,
+} from "../_control_plane_env.ts";
 
 /** The mode the suites run in here, or undefined for none. */
 export const MODE: ControlPlaneMode | undefined = RealControlPlane.choose()

@@ -21,6 +21,7 @@ import { RealControlPlane } from "../real_control_plane.ts";
 import { MODE, unmetIn } from "./_plane.ts";
 import { runnable } from "../../tools/needs.ts";
 import { eventually } from "./_eventually.ts";
+import { testLogger } from "../../_internal/_log_test_util.ts";
 
 const NAME = "cronjob example";
 /** The control plane's defaults, and the job controller. */
@@ -117,7 +118,9 @@ if (runnable(`real-server suite "${NAME}"`, unmet)) {
           const errors: string[] = [];
           await using controller = new Controller(admin, {
             ...cronJobController(),
-            onError: (error) => void errors.push(String(error)),
+            logger: testLogger({
+              onError: (error) => void errors.push(String(error)),
+            }),
           });
           const made = await admin.resource(CRONJOB).namespace(namespace)
             .create(

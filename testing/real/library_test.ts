@@ -11,6 +11,7 @@ import { Versions } from "../../memo/mod.ts";
 import { written } from "../../_internal/_memo_test_util.ts";
 import { eventually } from "./_eventually.ts";
 import { suite } from "./_plane.ts";
+import { testLogger } from "../../_internal/_log_test_util.ts";
 
 const CONFIGMAPS = { version: "v1", resource: "configmaps", kind: "ConfigMap" };
 
@@ -44,7 +45,7 @@ suite("library", [
             seen.push(`delete ${name}`);
           },
         },
-        onError: (error) => void errors.push(error),
+        logger: testLogger({ onError: (error) => void errors.push(error) }),
       });
       await synced.promise;
       assert.equal(collection.synced(), true);
@@ -202,7 +203,7 @@ suite("library", [
         namespace,
       }, {
         synced: synced.resolve,
-        onError: (error) => void errors.push(error),
+        logger: testLogger({ onError: (error) => void errors.push(error) }),
       });
       await synced.promise;
       // History moves on and is compacted; a watch from the store's version
@@ -236,7 +237,7 @@ suite("library", [
         lease,
         pod: "op-b",
         exit: () => {},
-        onError: () => {},
+        logger: testLogger({ onError: () => {} }),
       });
       const guarded = client.withWriteGuard(second.mayWrite);
       await assert.rejects(
