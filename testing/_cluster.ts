@@ -6,7 +6,7 @@
 import { loadKubeconfig } from "../kubeconfig/load.ts";
 import { readConfig } from "../kubeconfig/_config.ts";
 import type { Client } from "../apiclient/client.ts";
-import type { ReadyLine } from "./real_control_plane.ts";
+import type { ReadyLine } from "./_ready.ts";
 
 /** A connected cluster: its ready line, admin client and CA. */
 export interface ClusterPlane {

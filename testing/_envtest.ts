@@ -9,7 +9,7 @@
 // a test compacts; etcd without fsync (throwaway data).
 import { testCerts } from "./certs.ts";
 import { sleep } from "../_internal/sleep.ts";
-import type { ReadyLine, Restarted } from "./real_control_plane.ts";
+import type { ReadyLine, Restarted } from "./_ready.ts";
 
 /** What the envtest mode is asked for (a subset of the plane's options). */
 export interface EnvtestOptions {

@@ -18,6 +18,7 @@
 
 import { Client } from "../apiclient/client.ts";
 import type { ClientOptions } from "../apiclient/options.ts";
+import type { ReadyLine, Restarted } from "./_ready.ts";
 import { type EnvtestPlane, startEnvtest } from "./_envtest.ts";
 import { type ClusterPlane, connectCluster } from "./_cluster.ts";
 import {
@@ -25,6 +26,8 @@ import {
   CONTROL_PLANE_ENV,
   ENVTEST_ASSETS_ENV,
 } from "./_control_plane_env.ts";
+
+export type { ReadyLine, Restarted };
 
 /**
  * Where the API server comes from: `built` (this repository's control
@@ -42,40 +45,6 @@ export interface ControlPlaneChoice {
   source: string;
   /** Which setting chose it, such as `KUBEBUILDER_ASSETS`. */
   from: string;
-}
-
-/** What the control plane printed once it was ready. */
-export interface ReadyLine {
-  /** The API server's URL, such as `https://127.0.0.1:41234`. */
-  server: string;
-  /** A second API server on the same etcd with `--watch-cache=false`. */
-  serverNoWatchCache?: string | undefined;
-  /** An admin kubeconfig (the `system:masters` group). */
-  kubeconfig: string;
-  /** The admin bearer token (empty on an existing cluster: use `client()`). */
-  token: string;
-  /** The cluster CA: the path of its PEM file (on an existing cluster the PEM, or empty). */
-  ca: string;
-  /** The etcd client URL (plain HTTP on 127.0.0.1; empty on an existing cluster). */
-  etcd: string;
-  /** The state directory (empty on an existing cluster). */
-  dir: string;
-  /** The audit log: one JSON line per request (empty on an existing cluster). */
-  auditLog: string;
-  /** The API server's `gitVersion`, such as `v1.34.2`. */
-  version: string;
-  /** How long the start took, in milliseconds. */
-  startupMillis: number;
-  /** A bearer token per user of {@linkcode RealControlPlaneOptions.users}. */
-  users?: Record<string, string> | undefined;
-}
-
-/** What a restart of the API server measured. */
-export interface Restarted {
-  /** How long the old process took to exit, in milliseconds. */
-  stopMillis: number;
-  /** From its exit until the new one answered `/readyz`, in milliseconds. */
-  readyMillis: number;
 }
 
 /** Options of {@linkcode RealControlPlane.start}. */
