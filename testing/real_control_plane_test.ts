@@ -95,7 +95,7 @@ Deno.test("unmetIn: each mode lists what it cannot run, with the command that ca
   // envtest runs no controller manager; the built plane and a cluster do.
   assert.match(
     unmetIn("envtest", { controllers: true })?.why ?? "",
-    /no controllers/,
+    /no kube-controller-manager/,
   );
   assert.equal(unmetIn("built", { controllers: true }), undefined);
   assert.equal(

@@ -70,7 +70,7 @@ export function unmetIn(
   if (needs.controllers && mode === "envtest") {
     return {
       why:
-        "envtest runs no controllers (it needs the garbage collector, namespace or service-account controllers)",
+        "envtest runs no kube-controller-manager (no garbage collector, namespace, service-account or job controller)",
       how: `${build}, or ${CLUSTER_ENV}=1 with KUBECONFIG`,
     };
   }
