@@ -65,7 +65,8 @@ import type {
  * bad name or a schema that is not structural, Established soon after;
  * discovery and REST paths per served version; objects pruned (a `Warning`
  * per unknown field, 400 under `fieldValidation=Strict`), defaulted and
- * validated (422) against the version's schema (CEL rules not evaluated);
+ * validated (422) against the version's schema and its CEL rules, updates
+ * ratcheted;
  * the status and scale subresources; selectable fields; deprecated versions'
  * `Warning`; versions sharing objects (`conversion: None`) or converted by a
  * conversion webhook (`conversion: Webhook`, one `ConversionReview` per
