@@ -21,5 +21,13 @@ suite(
       assert.deepEqual(steps, golden.steps);
     },
   ]),
-  { noWatchCache: true, plane: { controllers: RECORDING_CONTROLLERS } },
+  {
+    noWatchCache: true,
+    plane: { controllers: RECORDING_CONTROLLERS },
+    // A user's envtest or cluster runs another release than the goldens'.
+    needs: {
+      built:
+        "the goldens are Kubernetes v1.37.2's answers, recorded on the built control plane",
+    },
+  },
 );
