@@ -293,7 +293,7 @@ suite("admission policies from the manifests module", [
       assert.deepEqual(mine, real);
     },
   ],
-, {
+], {
   // MutatingAdmissionPolicy is served in admissionregistration.k8s.io/v1
   // from 1.36 on; the answers are 1.37's.
   needs: {
