@@ -37,7 +37,7 @@ const KEYED: Readonly<Record<string, readonly string[]>> = {
 };
 
 /** Fields the built-in types declare as sets. */
-const SETS = new Set(["finalizers"]);
+const SETS = new Set(["finalizers", "validationActions"]);
 
 /** Objects the built-in types declare as maps (their node is owned too). */
 const MAPS = new Set([
@@ -99,6 +99,16 @@ export class Schema {
     }
     if (SETS.has(name)) return "set";
     return Object.hasOwn(KEYED, name) ? KEYED[name]! : "atomic";
+  }
+
+  /**
+   * Whether a set or map list at `fields` is owned itself when an update
+   * adds it, as the API server's field sets show (an apply's hold its
+   * items only): a set, and every list of a custom resource but under
+   * `metadata`. The map lists of built-in kinds are not.
+   */
+  ownsList(fields: readonly string[], type: ListType): boolean {
+    return type === "set" || (this.#custom && fields[0] !== "metadata");
   }
 
   /**
@@ -241,6 +251,7 @@ export function diffSets(
     if (Array.isArray(value) && at.path.length > 0) {
       const type = typeOf(schema, at, value);
       if (type !== "atomic" && value.length > 0) {
+        if (schema.ownsList(at.fields, type)) changed.add(at.path.join(SEP));
         for (const v of value) {
           const child = item(at, itemElement(type, v)!);
           added(type === "set" ? undefined : v, child, true);

@@ -6,7 +6,8 @@
  * answers become: a patch, warnings, or a refusal worded as
  * `k8s.io/apiserver/pkg/admission/plugin/webhook` words it, with
  * `failurePolicy` deciding what a failure to call one does. `matchConditions`
- * are evaluated (a subset of CEL, `_cel.ts`) just before the call.
+ * are evaluated (the package's CEL engine, `_internal/cel`) just before the
+ * call.
  *
  * @module
  */
@@ -21,7 +22,7 @@ import {
   type WebhookTransport,
 } from "./_webhook_client.ts";
 import { ADMISSION_GROUP } from "./_webhook_config.ts";
-import { CelEvalError, compile } from "./_cel.ts";
+import { compileMatchCondition } from "../_internal/cel/mod.ts";
 import type { RegisteredResource } from "./types.ts";
 
 /** One write, as the webhooks see it. */
@@ -114,7 +115,11 @@ function matches(
   );
 }
 
-function ruleMatches(rule: Record<string, unknown>, a: Attributes): boolean {
+/** Whether a rule (operations, groups, versions, resources, scope) names the write. */
+export function ruleMatches(
+  rule: Record<string, unknown>,
+  a: Attributes,
+): boolean {
   const has = (list: unknown, value: string): boolean =>
     Array.isArray(list) && (list.includes("*") || list.includes(value));
   if (!has(rule.operations, a.operation)) return false;
@@ -139,9 +144,11 @@ function ruleMatches(rule: Record<string, unknown>, a: Attributes): boolean {
   return true;
 }
 
-// A namespaceSelector is not applied to a cluster-scoped object, except a
-// Namespace, which it matches by the Namespace's own labels.
-function namespaceMatches(
+/**
+ * Whether a namespaceSelector takes the write. It is not applied to a
+ * cluster-scoped object, except a Namespace, matched by its own labels.
+ */
+export function namespaceMatches(
   state: ServerState,
   selector: unknown,
   a: Attributes,
@@ -165,7 +172,8 @@ function namespaceMatches(
   return selectorMatches(selector, labels);
 }
 
-function isEmptySelector(selector: unknown): boolean {
+/** Whether a label selector selects everything. */
+export function isEmptySelector(selector: unknown): boolean {
   if (!isObject(selector)) return true;
   const labels = isObject(selector.matchLabels) ? selector.matchLabels : {};
   const expressions = Array.isArray(selector.matchExpressions)
@@ -174,7 +182,8 @@ function isEmptySelector(selector: unknown): boolean {
   return Object.keys(labels).length === 0 && expressions.length === 0;
 }
 
-function selectorMatches(
+/** Whether a label selector takes these labels. */
+export function selectorMatches(
   selector: unknown,
   labels: Record<string, string>,
 ): boolean {
@@ -340,13 +349,14 @@ function conditionsMatch(
     const name = String(condition.name ?? "");
     let value: unknown;
     try {
-      value = compile(String(condition.expression ?? "")).evaluate(variables);
+      value = compileMatchCondition(String(condition.expression ?? "")).run(
+        variables,
+      );
     } catch (error) {
       // Stored past the checks (or by an older fake): an error too.
-      const message = error instanceof CelEvalError
-        ? error.message
-        : (error as Error).message;
-      errors.push(`expression '${name}' resulted in error: ${message}`);
+      errors.push(
+        `expression '${name}' resulted in error: ${(error as Error).message}`,
+      );
       continue;
     }
     if (value === false) return false;
@@ -408,7 +418,8 @@ function denial(name: string, status: unknown): StatusError {
   return new StatusError(out as unknown as StatusError["status"]);
 }
 
-function reviewOf(a: Attributes): Record<string, unknown> {
+/** The AdmissionReview of a write, as a webhook is sent it. */
+export function reviewOf(a: Attributes): Record<string, unknown> {
   const { group, version, resource, kind } = a.resource;
   const gvk = { group, version, kind };
   const gvr = { group, version, resource };

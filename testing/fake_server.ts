@@ -65,7 +65,8 @@ import type {
  * bad name or a schema that is not structural, Established soon after;
  * discovery and REST paths per served version; objects pruned (a `Warning`
  * per unknown field, 400 under `fieldValidation=Strict`), defaulted and
- * validated (422) against the version's schema (CEL rules not evaluated);
+ * validated (422) against the version's schema and its CEL rules, updates
+ * ratcheted;
  * the status and scale subresources; selectable fields; deprecated versions'
  * `Warning`; versions sharing objects (`conversion: None`) or converted by a
  * conversion webhook (`conversion: Webhook`, one `ConversionReview` per
@@ -261,7 +262,10 @@ export class FakeApiServer implements AsyncDisposable {
    * @returns The response.
    */
   async handle(request: Request): Promise<Response> {
-    const { method, url, text, body } = await receive(this.#state, request);
+    const { method, url, text, body, recorded } = await receive(
+      this.#state,
+      request,
+    );
     // A delayed request fails as its connection does: aborted or reset.
     if (this.#latency > 0) await this.#sleep(this.#latency, request.signal);
     const state = this.#state;
@@ -275,7 +279,14 @@ export class FakeApiServer implements AsyncDisposable {
         method,
         request.signal,
         // Each round of a conversion answers the request anew.
-        () => respond(state, { method, url, text, body: clone(body) }, request),
+        () =>
+          respond(state, {
+            method,
+            url,
+            text,
+            body: clone(body),
+            recorded,
+          }, request),
       );
     } catch (error) {
       return withWarnings(failureResponse(error, request), state.warnings);

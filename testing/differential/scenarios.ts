@@ -15,9 +15,11 @@ import { WRITES } from "./scenarios/writes.ts";
 import { READS } from "./scenarios/reads.ts";
 import { CONTROLLERS } from "./scenarios/controllers.ts";
 import { CUSTOM_RESOURCES } from "./scenarios/custom_resources.ts";
+import { VALIDATION_RULES } from "./scenarios/validation_rules.ts";
 import { WEBHOOKS } from "./scenarios/webhooks.ts";
 import { CONVERSION } from "./scenarios/conversion.ts";
 import { BUILTINS } from "./scenarios/builtins.ts";
+import { POLICIES } from "./scenarios/policies.ts";
 
 export type { Hooks, Scenario } from "./scenarios/_common.ts";
 
@@ -30,7 +32,9 @@ export const SCENARIOS: readonly Scenario[] = [
   ...READS,
   ...CONTROLLERS,
   ...CUSTOM_RESOURCES,
+  ...VALIDATION_RULES,
   ...WEBHOOKS,
   ...CONVERSION,
   ...BUILTINS,
+  ...POLICIES,
 ];
