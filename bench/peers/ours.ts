@@ -85,6 +85,10 @@ peakRss = Math.max(peakRss, rss);
 const started = performance.now();
 await (await fetch(`${url}/_replay/go`, { method: "POST" })).text();
 if (events > 0) await allEvents.promise;
+// The reading peer must have read its objects, or its row measures nothing.
+if (reads && events > 0 && seen === "") {
+  throw new Error("The reading handler read no object");
+}
 const watchedAt = performance.now();
 const watchS = (watchedAt - started) / 1000;
 // The end of the watch phase: the driver reads the CPU time, then the
