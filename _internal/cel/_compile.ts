@@ -15,6 +15,7 @@ import {
 import { type CelType, unescapeField } from "./_types.ts";
 import { libraries } from "./_library.ts";
 import { instrument, metered } from "./_nodes.ts";
+import { estimateCost, type SizeTree } from "./_cost.ts";
 import {
   AUTHORIZER_TYPE,
   authorizerValue,
@@ -72,6 +73,15 @@ export interface CelProgram {
   readonly resultType: string;
   /** The cost the last {@linkcode CelProgram.run} spent. */
   readonly lastCost: number;
+  /**
+   * cel-go's estimate of the expression's cost, least and most, as the API
+   * server makes it when a CRD is written: the sizes of strings, lists and
+   * maps are those the variables' schemas allow (see `schemaSizes`), else
+   * unbounded (Go's largest unsigned integer).
+   */
+  estimateCost(
+    sizes: { readonly [variable: string]: SizeTree | undefined },
+  ): { readonly min: number; readonly max: number };
   /**
    * Evaluates with the variables' JSON values; a variable left out is
    * unbound (naming it is an error).
@@ -150,6 +160,9 @@ export function compile(
     resultType: checked.type ?? "dyn",
     get lastCost(): number {
       return lastCost;
+    },
+    estimateCost(sizes): { readonly min: number; readonly max: number } {
+      return estimateCost(parsed.ast, sizes);
     },
     run(activation, options = {}): unknown {
       const outcome = metered(options.costLimit ?? PER_CALL_LIMIT, () => {

@@ -32,7 +32,7 @@
 import { type Environment, Optional } from "@marcbachmann/cel-js";
 import { authz } from "./_authz.ts";
 import { kubernetesTypes } from "./_kube.ts";
-import { re2 } from "./_nodes.ts";
+import { charge, re2 } from "./_nodes.ts";
 import { celEqual, celError, compareValues, regex } from "./_values.ts";
 
 /** The engine's declared type of a value, as its checker holds it. */
@@ -714,19 +714,46 @@ function twoVariables(
       let count = 0;
       const list: unknown[] = [];
       const map = new Map<unknown, unknown>();
+      // Costs as cel-go's expansions of these macros count (see
+      // `costComprehension`): the accumulator's literal first, the result
+      // last, a condition and a step for each pair.
+      const quantifier = kind === "all" || kind === "exists";
+      charge(
+        kind === "transformList"
+          ? 10
+          : kind === "transformMap" || kind === "transformMapEntry"
+          ? 30
+          : 0,
+      );
       for (const [key, value] of pairs) {
         const scope = scopeOf(key, value);
-        if (kind === "all" || kind === "exists") {
+        if (quantifier) {
+          charge(kind === "all" ? 3 : 4);
           const result = evaluator.tryEval(body, scope);
-          if (result === (kind === "exists")) return result;
+          if (result === (kind === "exists")) {
+            charge(1);
+            return result;
+          }
           if (typeof result !== "boolean") error ??= result;
           continue;
         }
         if (filter) {
           const keep = evaluator.run(filter, scope);
-          if (keep !== true) continue;
+          if (keep !== true) {
+            charge(1);
+            continue;
+          }
         }
         const result = evaluator.run(body, scope);
+        charge(
+          kind === "existsOne"
+            ? result === true ? 2 : 1
+            : kind === "transformList"
+            ? 12
+            : kind === "transformMap"
+            ? 3
+            : 2,
+        );
         if (kind === "existsOne") {
           if (result === true) count++;
         } else if (kind === "transformList") list.push(result);
@@ -743,6 +770,7 @@ function twoVariables(
           }
         }
       }
+      charge(kind === "existsOne" ? 2 : 1);
       switch (kind) {
         case "all":
         case "exists":

@@ -10,6 +10,7 @@
 
 import { RE2JS } from "@bufbuild/re2";
 import { CelCompileError, CelCostError, celError } from "./_values.ts";
+import { callCost, operatorCost, setsCost } from "./_cost.ts";
 
 /** The counter of the evaluation under way (evaluation is synchronous). */
 interface Meter {
@@ -19,6 +20,151 @@ interface Meter {
 }
 
 let meter: Meter | undefined;
+
+/**
+ * Adds to the cost of the evaluation under way (macros that evaluate
+ * their own loop count their steps with it); past the limit it throws
+ * {@linkcode CelCostError}.
+ */
+export function charge(cost: number): void {
+  const current = meter;
+  if (current && (current.spent += cost) > current.limit) {
+    throw current.error ??= new CelCostError();
+  }
+}
+
+/** Each node's last value, for the cost of a call by its arguments' sizes. */
+const LAST = Symbol("last value");
+type Recorded = { [LAST]?: unknown };
+
+function valueOf(node: unknown): unknown {
+  const n = node as Node & Recorded;
+  return n.op === "value" ? n.args : n[LAST];
+}
+
+/** Costs set by a comprehension on the nodes of its expansion. */
+const OVERRIDES = new WeakMap<object, number>();
+
+const BINARY = new Set([
+  "==",
+  "!=",
+  "<",
+  "<=",
+  ">",
+  ">=",
+  "+",
+  "in",
+]);
+
+/**
+ * A node's cost as cel-go's cost tracker counts it: what it costs before
+ * it runs, and a function of its value for what it costs after (a call
+ * weighed by its arguments' sizes).
+ */
+function costOf(
+  node: Node,
+  call: [string, unknown[]] | undefined,
+): [number, ((result: unknown) => number) | undefined] {
+  const overridden = OVERRIDES.get(node);
+  if (overridden !== undefined) return [overridden, undefined];
+  switch (node.op) {
+    case "value":
+    case "&&":
+    case "||":
+    case "?:":
+    case "comprehension":
+      return [0, undefined];
+    case "list":
+      return [10, undefined];
+    case "map":
+      return [30, undefined];
+    case "accuValue":
+      // `__result__`
+      return [1, undefined];
+    case "accuInc":
+      // `__result__ + 1`
+      return [2, undefined];
+    case "accuPush":
+      // `__result__ + [x]`: the identifier, the list and the `+`.
+      return [12, undefined];
+  }
+  if (
+    node.op === "id" &&
+    (node as { checkedType?: { name?: string } }).checkedType?.name?.endsWith(
+      "Namespace",
+    )
+  ) {
+    // `sets` in `sets.contains(a, b)`: part of the function's name to
+    // cel-go.
+    return [0, undefined];
+  }
+  if (BINARY.has(node.op)) {
+    const [left, right] = node.args as [unknown, unknown];
+    return [
+      0,
+      () => operatorCost(node.op, valueOf(left), valueOf(right)),
+    ];
+  }
+  if (call) {
+    // A macro: its expansion (or its own loop) counts.
+    if (node.meta.alternate !== undefined || node.meta.macro !== undefined) {
+      return [0, undefined];
+    }
+    const [name, args] = call;
+    const member = node.op === "rcall";
+    const receiver = args[0] as Node | undefined;
+    if (
+      member && receiver?.op === "id" && receiver.args === "sets" &&
+      args.length === 3
+    ) {
+      return [0, () => setsCost(name, valueOf(args[1]), valueOf(args[2]))];
+    }
+    return [
+      0,
+      (result) => callCost(name, member, args.map(valueOf), result),
+    ];
+  }
+  return [1, undefined];
+}
+
+/** Charges a function of a comprehension (its condition or result) as cel-go's expansion costs. */
+function chargeFunction(
+  target: Record<string, unknown>,
+  key: string,
+  cost: number,
+): void {
+  const original = target[key];
+  if (typeof original !== "function") return;
+  target[key] = (value: unknown): unknown => {
+    charge(cost);
+    return original(value);
+  };
+}
+
+/**
+ * Costs a comprehension's expansion as cel-go expands the macro: `all` is
+ * `@not_strictly_false(__result__)` (2) before each item and `__result__
+ * && p` (1 and `p`) as its step, `exists` `@not_strictly_false(
+ * !__result__)` (3) and `__result__ || p`, `exists_one` `p ? __result__ +
+ * 1 : __result__` and `__result__ == 1` (2) at the end; `map` and
+ * `filter` push with `__result__ + [x]` (12); each ends with `__result__`
+ * (1).
+ */
+function costComprehension(node: Node): void {
+  const c = node.args as unknown as Record<string, unknown> & {
+    kind?: string;
+    init: Node;
+    step: Node;
+  };
+  if (c.kind === "quantifier") {
+    const init = c.init.args;
+    if (init === true || init === false) {
+      OVERRIDES.set(c.step, 1);
+      chargeFunction(c, "condition", init === true ? 2 : 3);
+      chargeFunction(c, "result", 1);
+    } else chargeFunction(c, "result", 2);
+  } else chargeFunction(c, "result", 1);
+}
 
 /**
  * Runs `evaluate` with a cost counter; a cost error, even one the
@@ -120,6 +266,9 @@ export function instrument(
       return;
     }
     if (value instanceof Node) {
+      if ((value as Node).op === "comprehension") {
+        costComprehension(value as Node);
+      }
       wrap(value as Node, locate, stored);
       const node = value as Node;
       visit(node.args);
@@ -196,9 +345,7 @@ function wrap(
       throw new CelCompileError(locate(at, `invalid ${name} argument`));
     }
   }
-  // As cel-go counts: a literal costs nothing, nor does `has()` itself
-  // (the API server turns its cost off), every other node 1.
-  const cost = node.op === "value" || call?.[0] === "has" ? 0 : 1;
+  const [cost, after] = costOf(node, call);
   // Set when the engine installs its own `evaluate` and calls it at once:
   // that call is the same evaluation, already counted.
   let again = false;
@@ -214,7 +361,10 @@ function wrap(
       // at once (and without building a new stack).
       throw current.error ??= new CelCostError();
     }
-    return inner.apply(this, args);
+    const result = inner.apply(this, args);
+    (node as Recorded)[LAST] = result;
+    if (after && current) charge(after(result));
+    return result;
   };
   // The engine reassigns a node's `evaluate` after its first call (to skip
   // a dispatch); the setter keeps the count around what it installs.

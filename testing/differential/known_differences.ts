@@ -135,10 +135,6 @@ export const KNOWN_DIFFERENCES: Readonly<Record<string, string>> = {
   "validation-rules-definitions/a syntax error": CEL_WORDING,
   "validation-rules-definitions/no such overload": CEL_WORDING,
   "validation-rules-definitions/two bad rules": CEL_WORDING,
-  "validation-rules/rules over the cost budget of an object":
-    "the CEL engine counts less cost than cel-go for nested comprehensions (265,456 for one of these rules where cel-go counts about 420,000 to 476,000), so the object's budget runs out at a later list item (the answer's words match)",
-  "validation-rules-definitions/a rule over the estimated cost limit":
-    "the cost of a rule is not estimated when a definition is written (the CEL engine has no estimator), so a rule the API server refuses for its worst-case cost is taken; its evaluation is still bounded by the per-rule and per-object runtime limits",
   "custom-resource-versions/get established definition":
     "the recording control plane runs the apiextensions controllers in one binary named control-plane, so the status entry's manager is `control-plane`; kube-apiserver, and the fake, name it `kube-apiserver`",
 };
