@@ -371,6 +371,44 @@ interface EngineError {
   readonly code?: string;
   readonly message: string;
   readonly range?: { readonly start: number; readonly end: number };
+  readonly node?: {
+    readonly op: string;
+    readonly args: unknown;
+    readonly start: number;
+    readonly end: number;
+  };
+}
+
+interface Span {
+  readonly start: number;
+  readonly end: number;
+}
+
+/**
+ * Where cel-go places an expression in its errors: a binary operator at
+ * the operator, a member call at its `(`, an index at its `[` (the
+ * engine's nodes start at their first operand).
+ */
+function operatorOffset(expression: string, node: EngineError["node"]): number {
+  if (!node) return 0;
+  const args = node.args as unknown[];
+  const after = (from: Span | undefined, text: string): number => {
+    if (!from) return node.start;
+    const at = expression.indexOf(text, from.end);
+    return at < 0 ? node.start : at;
+  };
+  if (node.op === "rcall") return after(args[1] as Span, "(");
+  if (node.op === "[]" || node.op === "[?]") return after(args[0] as Span, "[");
+  if (/^[=!<>+\-*/%]=?$|^in$|^[<>]=$/.test(node.op) && Array.isArray(args)) {
+    const left = args[0] as Span | undefined;
+    const right = args[1] as Span | undefined;
+    if (left && right) {
+      const between = expression.slice(left.end, right.start);
+      const at = between.indexOf(node.op);
+      if (at >= 0) return left.end + at;
+    }
+  }
+  return node.start;
 }
 
 const COMPILE_MESSAGES: Record<string, (summary: string) => string> = {
@@ -400,10 +438,17 @@ function compileError(expression: string, error: unknown): CelCompileError {
     e.code === "no_such_overload" || e.code === "no_matching_overload"
   ) {
     message = overloadMessage(summary);
+    start = operatorOffset(expression, e.node);
   } else if (/must have the same type, expected type/.test(summary)) {
     message = summary.replace(/^.*must have the same type, /, "");
   } else if (error instanceof ParseError) {
     message = `Syntax error: ${syntaxMessage(summary)}`;
+    if (
+      /^Unexpected token: \w+$/.test(summary) &&
+      expectsExpression(expression.slice(0, start))
+    ) {
+      message += ` expecting ${EXPRESSION_START}`;
+    }
   } else {
     message = summary;
   }
@@ -423,6 +468,24 @@ const TOKENS: Record<string, string> = {
   COLON: "':'",
   QUESTION: "'?'",
 };
+
+/** The tokens ANTLR lists where cel-go's grammar expects an expression. */
+const EXPRESSION_START =
+  "{'[', '{', '(', '.', '-', '!', 'true', 'false', 'null', NUM_FLOAT, NUM_INT, NUM_UINT, STRING, BYTES, IDENTIFIER}";
+
+/**
+ * Whether the text before a bad token ends where cel-go's grammar expects
+ * a whole expression: at the start, or after a binary operator, `(`, `,`,
+ * `?` or `:` (not after a unary `-` or `!`, where ANTLR expects less).
+ */
+function expectsExpression(before: string): boolean {
+  const text = before.trimEnd();
+  if (text === "") return true;
+  if (/(?:==|!=|<=|>=|&&|\|\||[<>+*/%(,?:])$/.test(text)) return true;
+  if (/(?:^|[^\w.])in$/.test(text)) return true;
+  // A `-` after an operand is a subtraction.
+  return /[\w)\]'"]\s*-$/.test(text);
+}
 
 /** The engine's parse error in the words of cel-go's parser (ANTLR). */
 function syntaxMessage(summary: string): string {

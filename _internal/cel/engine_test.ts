@@ -546,3 +546,37 @@ Deno.test("run: arithmetic errors and regex matches in cel-go's terms", () => {
   // Code points, as RE2 finds them.
   assert.equal(compile("'😀x'.find('.')", { variables: {} }).run({}), "😀");
 });
+
+Deno.test("compile: errors are placed and worded as cel-go's", () => {
+  const message = (expression: string): string => {
+    try {
+      compile(expression, { variables: { self: spec } });
+    } catch (error) {
+      assert.ok(error instanceof CelCompileError);
+      return error.message.split("\n")[0]!;
+    }
+    return assert.fail(`${expression} compiled`);
+  };
+  // An operator's overload error at the operator, a member call's at `(`.
+  assert.equal(
+    message("self.min == 'one'"),
+    "ERROR: <input>:1:10: found no matching overload for '_==_' applied to '(int, string)'",
+  );
+  assert.equal(
+    message("(self.min + 1) * 'a'"),
+    "ERROR: <input>:1:16: found no matching overload for '_*_' applied to '(int, string)'",
+  );
+  assert.equal(
+    message("self.min.startsWith('a')"),
+    "ERROR: <input>:1:20: found no matching overload for 'startsWith' applied to 'int.(string)'",
+  );
+  // An expression missing after an operator: ANTLR's expected tokens.
+  assert.equal(
+    message("self.min >"),
+    "ERROR: <input>:1:11: Syntax error: mismatched input '<EOF>' expecting {'[', '{', '(', '.', '-', '!', 'true', 'false', 'null', NUM_FLOAT, NUM_INT, NUM_UINT, STRING, BYTES, IDENTIFIER}",
+  );
+  assert.equal(
+    message("[1, 2"),
+    "ERROR: <input>:1:6: Syntax error: mismatched input '<EOF>' expecting ']'",
+  );
+});

@@ -14,8 +14,6 @@ const BUILTIN_OWNERS =
   "managedFields of built-in kinds: the fake does not read the OpenAPI's atomic structs and maps (a LabelSelector, a RoleRef, a Service's selector) nor writes the `.` entry of a struct that defaulting made";
 const NAMESPACE_DELETION =
   "deleting a Namespace removes it and its contents at once (no Terminating phase, no asynchronous namespace controller)";
-const CEL_WORDING =
-  "the CEL engine's compile errors differ from cel-go's in places (a syntax error's expected tokens, the column of an operator's overload error)";
 const EMPTY_OWNERS =
   "the API server records no managedFields for an update of an object that has none (it was created with no fields but name); the fake records the update's entry";
 
@@ -132,9 +130,6 @@ export const KNOWN_DIFFERENCES: Readonly<Record<string, string>> = {
     "the Namespace's spec.finalizers is recorded in managedFields (the API server sets it without an owner)",
   "namespace-deletion/delete": NAMESPACE_DELETION,
   "namespace-deletion/create while terminating": NAMESPACE_DELETION,
-  "validation-rules-definitions/a syntax error": CEL_WORDING,
-  "validation-rules-definitions/no such overload": CEL_WORDING,
-  "validation-rules-definitions/two bad rules": CEL_WORDING,
   "custom-resource-versions/get established definition":
     "the recording control plane runs the apiextensions controllers in one binary named control-plane, so the status entry's manager is `control-plane`; kube-apiserver, and the fake, name it `kube-apiserver`",
 };
