@@ -554,6 +554,9 @@ const RUNTIME_MESSAGES: [RegExp, string][] = [
 function runtimeError(error: unknown): CelRuntimeError {
   if (error instanceof CelRuntimeError) return error;
   if (error instanceof RangeError) {
+    const zone = /^Invalid time zone specified: (.*)$/.exec(error.message);
+    // Go's words for a time zone it cannot load.
+    if (zone) return new CelRuntimeError(`unknown time zone ${zone[1]}`);
     // A stack overflow on a deep value.
     return new CelRuntimeError("max recursion depth exceeded");
   }

@@ -12,6 +12,7 @@
 
 import type { Schema } from "../schema/types.ts";
 import { escapeField, withTypeAndObjectMeta } from "./_types.ts";
+import { goFixed } from "./_values.ts";
 
 /** The request size limit the API server's estimates are bounded by. */
 const MAX_REQUEST_BYTES = 3 * 1024 * 1024;
@@ -1144,7 +1145,7 @@ export function costErrorMessage(
   const times = ratio > 100
     ? "more than 100x"
     : ratio < 1.5
-    ? `${ratio.toFixed(6)}x`
-    : `${ratio.toFixed(1)}x`;
+    ? `${goFixed(ratio, 6)}x`
+    : `${goFixed(ratio, 1)}x`;
   return `${what} exceeds budget by factor of ${times} (try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared)`;
 }

@@ -33,7 +33,13 @@ import { type Environment, Optional } from "@marcbachmann/cel-js";
 import { authz } from "./_authz.ts";
 import { kubernetesTypes } from "./_kube.ts";
 import { charge, re2 } from "./_nodes.ts";
-import { celEqual, celError, compareValues, regex } from "./_values.ts";
+import {
+  celEqual,
+  celError,
+  compareValues,
+  goFixed,
+  regex,
+} from "./_values.ts";
 
 /** The engine's declared type of a value, as its checker holds it. */
 interface Declared {
@@ -267,7 +273,7 @@ function formatOne(verb: string, arg: unknown, precision?: number): string {
         );
       }
       if (!Number.isFinite(n)) return formatDouble(n);
-      if (verb === "f") return n.toFixed(precision ?? 6);
+      if (verb === "f") return goFixed(n, precision ?? 6);
       const [mantissa, exponent] = n.toExponential(precision ?? 6).split("e");
       const e = Number(exponent);
       return `${mantissa}e${e < 0 ? "-" : "+"}${

@@ -42,6 +42,86 @@ function valueOf(node: unknown): unknown {
   return n.op === "value" ? n.args : n[LAST];
 }
 
+/** Go's `float64(math.MaxInt64)` and `float64(math.MinInt64)`: ±2⁶³. */
+const TWO_63 = 2 ** 63;
+
+/**
+ * cel-go's order of an int and a double: the int as a double, except past
+ * the int range (`compareIntDouble`), so `9223372036854775807 <
+ * 9223372036854775808.0` is false as in Go, where JavaScript compares
+ * exactly.
+ */
+function compareIntDouble(i: bigint, d: number): number {
+  if (d < -TWO_63) return 1;
+  if (d > TWO_63) return -1;
+  const x = Number(i);
+  return x < d ? -1 : x > d ? 1 : x === d ? 0 : Number.NaN;
+}
+
+const ORDER: Record<string, (order: number) => boolean> = {
+  "<": (o) => o < 0,
+  "<=": (o) => o <= 0,
+  ">": (o) => o > 0,
+  ">=": (o) => o >= 0,
+  "==": (o) => o === 0,
+  "!=": (o) => o !== 0,
+};
+
+/**
+ * Where the engine's answer differs from cel-go's, the correction of a
+ * node's value: an int compared with a double (see
+ * {@linkcode compareIntDouble}), `int()` of a double past the int range
+ * (an `integer overflow` in cel-go, not a large int), `string()` of bytes
+ * that are not UTF-8 (an error, not replacement characters).
+ */
+function semantics(
+  node: Node,
+  call: [string, unknown[]] | undefined,
+): ((result: unknown) => unknown) | undefined {
+  const order = ORDER[node.op];
+  if (order) {
+    const [left, right] = node.args as [unknown, unknown];
+    return (result) => {
+      const l = valueOf(left);
+      const r = valueOf(right);
+      if (typeof l === "bigint" && typeof r === "number") {
+        return order(compareIntDouble(l, r));
+      }
+      if (typeof l === "number" && typeof r === "bigint") {
+        return order(-compareIntDouble(r, l));
+      }
+      return result;
+    };
+  }
+  if (call && call[0] === "int" && node.op === "call" && call[1].length === 1) {
+    const [argument] = call[1];
+    return (result) => {
+      const d = valueOf(argument);
+      if (typeof d === "number" && (d <= -TWO_63 || d >= TWO_63)) {
+        throw celError("integer overflow");
+      }
+      return result;
+    };
+  }
+  if (
+    call && call[0] === "string" && node.op === "call" && call[1].length === 1
+  ) {
+    const [argument] = call[1];
+    return (result) => {
+      const bytes = valueOf(argument);
+      if (bytes instanceof Uint8Array) {
+        try {
+          new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+        } catch {
+          throw celError("invalid UTF-8 in bytes, cannot convert to string");
+        }
+      }
+      return result;
+    };
+  }
+  return undefined;
+}
+
 /** Costs set by a comprehension on the nodes of its expansion. */
 const OVERRIDES = new WeakMap<object, number>();
 
@@ -346,6 +426,7 @@ function wrap(
     }
   }
   const [cost, after] = costOf(node, call);
+  const adjust = semantics(node, call);
   // Set when the engine installs its own `evaluate` and calls it at once:
   // that call is the same evaluation, already counted.
   let again = false;
@@ -361,7 +442,8 @@ function wrap(
       // at once (and without building a new stack).
       throw current.error ??= new CelCostError();
     }
-    const result = inner.apply(this, args);
+    let result = inner.apply(this, args);
+    if (adjust) result = adjust(result);
     (node as Recorded)[LAST] = result;
     if (after && current) charge(after(result));
     return result;

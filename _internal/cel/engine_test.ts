@@ -580,3 +580,32 @@ Deno.test("compile: errors are placed and worded as cel-go's", () => {
     "ERROR: <input>:1:6: Syntax error: mismatched input '<EOF>' expecting ']'",
   );
 });
+
+Deno.test("run: conversions and comparisons as cel-go's", () => {
+  const run = (expression: string): unknown =>
+    compile(expression, { variables: {} }).run({});
+  // An int against a double: as a double within the int range, so 2⁶³ - 1
+  // is not below 2⁶³ (JavaScript compares exactly).
+  assert.equal(run("dyn(9223372036854775807) < 9223372036854775808.0"), false);
+  assert.equal(run("dyn(9223372036854775807) >= 9223372036854775808.0"), true);
+  assert.equal(run("dyn(9223372036854775808.0) > 9223372036854775807"), false);
+  assert.equal(run("dyn(1) < 1.5"), true);
+  // A double past the int range does not convert.
+  assert.throws(() => run("int(1e99)"), {
+    name: "CelRuntimeError",
+    message: "integer overflow",
+  });
+  assert.equal(run("int(-1.5)"), -1n);
+  assert.throws(() => run("string(b'\\000\\xff')"), {
+    name: "CelRuntimeError",
+    message: "invalid UTF-8 in bytes, cannot convert to string",
+  });
+  // Go's %f rounds an exact tie to the even digit.
+  assert.equal(run("'%.0f'.format([2.5])"), "2");
+  assert.equal(run("'%.0f'.format([3.5])"), "4");
+  assert.equal(run("'%.1f'.format([0.25])"), "0.2");
+  assert.throws(
+    () => run("timestamp('2009-02-13T23:31:30Z').getHours('Nowhere/Else')"),
+    { name: "CelRuntimeError", message: "unknown time zone Nowhere/Else" },
+  );
+});
