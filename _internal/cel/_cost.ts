@@ -546,8 +546,10 @@ class Estimator {
         const kind = operand.checkedType?.kind;
         if (node.op === ".?") sum = add(sum, ONE);
         else if (kind === "map" || kind === "message") sum = add(sum, ONE);
-        const tree = this.#trees.get(operand);
-        const child = tree?.fields?.[field] ?? tree?.items;
+        // Only an object's field has a size in the schema: a map's value
+        // selected by name has none (the API server's size estimator
+        // looks the name up in the fields), unlike `m['x']`.
+        const child = this.#trees.get(operand)?.fields?.[field];
         if (child) this.#trees.set(node, child);
         return sum;
       }
@@ -664,6 +666,8 @@ class Estimator {
       const cost = this.cost(alternate);
       const size = this.#sizes.get(alternate);
       if (size) this.#sizes.set(node, size);
+      const items = this.#items.get(alternate);
+      if (items) this.#items.set(node, items);
       return cost;
     }
     const member = node.op === "rcall";
@@ -1016,20 +1020,21 @@ class Estimator {
         perItem = add(predicate, { min: 1, max: 2 });
         fixedCost = fixed(2);
       }
-    } else if (step.op === "accuPush") {
-      // map: `__result__ + [t]`.
-      perItem = add(this.cost(step.args as AstNode), fixed(12));
-      fixedCost = fixed(LIST_CREATE + 1);
     } else {
-      // filter, map with a filter: `p ? __result__ + [t] : __result__`.
-      const predicate = this.cost(stepArgs[0]!);
-      const push = stepArgs[1]!;
-      const transform = this.cost(push.args as AstNode);
-      perItem = add(predicate, union(add(transform, fixed(12)), ONE));
+      // map: `__result__ + [t]`; filter, map with a filter: `p ?
+      // __result__ + [t] : __result__`. The items are the `t`s (or none:
+      // the accumulator's `[]`).
+      const push = step.op === "accuPush" ? step : stepArgs[1]!;
+      const predicate = step.op === "accuPush" ? ZERO : this.cost(stepArgs[0]!);
+      const pushed = push.args as AstNode;
+      const transform = this.cost(pushed);
+      perItem = step.op === "accuPush"
+        ? add(transform, fixed(12))
+        : add(predicate, union(add(transform, fixed(12)), ONE));
       fixedCost = fixed(LIST_CREATE + 1);
       this.#sizes.set(node, count);
+      this.#items.set(node, union(ZERO, this.size(pushed)));
     }
-    if (step.op === "accuPush") this.#sizes.set(node, count);
     this.#scopes.pop();
     return add(add(range, fixedCost), multiply(count, perItem));
   }

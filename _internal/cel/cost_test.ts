@@ -104,3 +104,37 @@ Deno.test("estimateCost: sizes come from the schema, else the request limit", ()
   // of the shorter side.
   assert.equal(long, 3 + 1_048_575 * (2 + 1 + 1 + 40 + 1));
 });
+
+Deno.test("estimateCost: a map's value by name has no size, a list made by map has its items'", () => {
+  const schema: Schema = {
+    type: "object",
+    properties: {
+      labels: { type: "object", additionalProperties: { type: "string" } },
+      items: {
+        type: "array",
+        maxItems: 10,
+        items: {
+          type: "object",
+          properties: { name: { type: "string", maxLength: 10 } },
+        },
+      },
+    },
+  };
+  const estimate = (expression: string): number =>
+    compile(expression, { variables: { self: schemaType(schema) } })
+      .estimateCost({ self: schemaSizes(schema, false) }).max;
+  // `self.labels.a` is unbounded to the API server (its size estimator
+  // finds no field `a`): comparing two such strings is over any limit.
+  assert.ok(estimate("self.labels.a == self.labels.b") > 1e17);
+  // By index, a value has the schema's size (3 MiB - 2 bytes, a tenth).
+  assert.equal(
+    estimate("self.labels['a'] == self.labels['b']"),
+    2 * (1 + 1 + 1) + 314_573,
+  );
+  // The names a `map` makes keep their `maxLength` (40 bytes): each
+  // `matches` costs 5 × 1 besides `n`.
+  assert.equal(
+    estimate("self.items.map(x, x.name).all(n, n.matches('^a+$'))"),
+    2 + 11 + 10 * (12 + 1 + 1) + 1 + 10 * (2 + 1 + 1 + 5),
+  );
+});
