@@ -721,16 +721,9 @@ function twoVariables(
       const list: unknown[] = [];
       const map = new Map<unknown, unknown>();
       // Costs as cel-go's expansions of these macros count (see
-      // `costComprehension`): the accumulator's literal first, the result
-      // last, a condition and a step for each pair.
+      // `costComprehension`): a condition and a step for each pair, the
+      // result last (the accumulator's `[]` or `{}` is a constant).
       const quantifier = kind === "all" || kind === "exists";
-      charge(
-        kind === "transformList"
-          ? 10
-          : kind === "transformMap" || kind === "transformMapEntry"
-          ? 30
-          : 0,
-      );
       for (const [key, value] of pairs) {
         const scope = scopeOf(key, value);
         if (quantifier) {

@@ -122,6 +122,45 @@ function semantics(
   return undefined;
 }
 
+/** cel-go's type conversion functions, folded over a constant. */
+const CONVERSIONS = new Set([
+  "bool",
+  "bytes",
+  "double",
+  "duration",
+  "dyn",
+  "int",
+  "string",
+  "timestamp",
+  "type",
+  "uint",
+]);
+
+/** Whether a node is a constant to cel-go's `OptOptimize` (a literal of literals). */
+function isConstant(node: unknown): boolean {
+  const n = node as Node;
+  switch (n?.op) {
+    case "value":
+      return true;
+    case "list":
+      return (n.args as unknown[]).every(isConstant);
+    case "map":
+      return (n.args as [unknown, unknown][]).every(([k, v]) =>
+        isConstant(k) && isConstant(v)
+      );
+  }
+  return false;
+}
+
+/** A constant list of scalars (not bytes): `in` it is a set lookup. */
+function isConstantSet(node: unknown): boolean {
+  const n = node as Node;
+  return n?.op === "list" &&
+    (n.args as Node[]).every((item) =>
+      item.op === "value" && !(item.args instanceof Uint8Array)
+    );
+}
+
 /** Costs set by a comprehension on the nodes of its expansion. */
 const OVERRIDES = new WeakMap<object, number>();
 
@@ -155,9 +194,10 @@ function costOf(
     case "comprehension":
       return [0, undefined];
     case "list":
-      return [10, undefined];
+      // A literal of constants is one constant (cel-go's `OptOptimize`).
+      return [isConstant(node) ? 0 : 10, undefined];
     case "map":
-      return [30, undefined];
+      return [isConstant(node) ? 0 : 30, undefined];
     case "accuValue":
       // `__result__`
       return [1, undefined];
@@ -178,6 +218,11 @@ function costOf(
     // cel-go.
     return [0, undefined];
   }
+  if (node.op === "in" && isConstantSet((node.args as unknown[])[1])) {
+    // `x in ['a', 'b']`: a set membership test, which costs nothing
+    // (`OptOptimize`'s `evalSetMembership`).
+    return [0, undefined];
+  }
   if (BINARY.has(node.op)) {
     const [left, right] = node.args as [unknown, unknown];
     return [
@@ -192,6 +237,13 @@ function costOf(
     }
     const [name, args] = call;
     const member = node.op === "rcall";
+    if (
+      !member && CONVERSIONS.has(name) && args.length === 1 &&
+      isConstant(args[0])
+    ) {
+      // A conversion of a constant is folded into a constant.
+      return [0, undefined];
+    }
     const receiver = args[0] as Node | undefined;
     if (
       member && receiver?.op === "id" && receiver.args === "sets" &&
@@ -227,8 +279,8 @@ function chargeFunction(
  * && p` (1 and `p`) as its step, `exists` `@not_strictly_false(
  * !__result__)` (3) and `__result__ || p`, `exists_one` `p ? __result__ +
  * 1 : __result__` and `__result__ == 1` (2) at the end; `map` and
- * `filter` push with `__result__ + [x]` (12); each ends with `__result__`
- * (1).
+ * `filter` start from `[]` (a constant: 0) and push with `__result__ +
+ * [x]` (12); each ends with `__result__` (1).
  */
 function costComprehension(node: Node): void {
   const c = node.args as unknown as Record<string, unknown> & {

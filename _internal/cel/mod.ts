@@ -74,7 +74,9 @@
  * `<` on strings a tenth of the shorter one, `in` a list its length,
  * `matches`, `contains`, the Kubernetes string and list functions as its
  * library's `CallCost`), a list literal 10, a map literal 30, and a macro
- * as cel-go's expansion of it (`all` 3 per item besides its predicate).
+ * as cel-go's expansion of it (`all` 3 per item besides its predicate);
+ * as with the API server's `OptOptimize`, a literal of constants, a
+ * conversion of a constant and `in` a constant list cost nothing.
  * Reaching the limit ({@linkcode PER_CALL_LIMIT} unless told) throws
  * {@linkcode CelCostError}, even where the expression would have absorbed
  * an error. A deeper expression than the parser's 250 levels does not
