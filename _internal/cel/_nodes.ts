@@ -231,6 +231,17 @@ function costOf(
     ];
   }
   if (call) {
+    if (call[0] === "has" && node.op === "call") {
+      // cel-go's presence test costs its qualifiers (`has(self.a.b)` 2):
+      // the engine counts its first name (1), so the selections but one.
+      let selects = 0;
+      for (
+        let at = call[1][0] as Node | undefined;
+        at?.op === "." || at?.op === ".?";
+        at = (at.args as Node[])[0]
+      ) selects++;
+      return [Math.max(0, selects - 1), undefined];
+    }
     // A macro: its expansion (or its own loop) counts.
     if (node.meta.alternate !== undefined || node.meta.macro !== undefined) {
       return [0, undefined];

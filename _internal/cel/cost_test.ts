@@ -142,3 +142,14 @@ Deno.test("estimateCost: a map's value by name has no size, a list made by map h
     2 + 11 + 10 * (12 + 1 + 1) + 1 + 10 * (2 + 1 + 1 + 5),
   );
 });
+
+Deno.test("run: has() costs its selections, as cel-go's presence test", () => {
+  const nested: Schema = {
+    type: "object",
+    properties: {
+      a: { type: "object", properties: { b: { type: "integer" } } },
+    },
+  };
+  assert.equal(cost("has(self.a)", nested, { a: {} }), 1);
+  assert.equal(cost("has(self.a.b)", nested, { a: { b: 1 } }), 2);
+});

@@ -91,9 +91,8 @@
  * {@linkcode STATIC_COST_LIMIT} each or {@linkcode STATIC_CRD_COST_LIMIT}
  * together ({@linkcode costErrorMessage} words it).
  *
- * **Known differences.** The lists and sets extensions' functions cost 1
- * per call where cel-go may weigh them, `has()` what its first name does,
- * and `optMap` roughly its expression. Timestamps are JavaScript dates (milliseconds, not
+ * **Known differences.** `optMap` and `optFlatMap` cost roughly their
+ * expression. Timestamps are JavaScript dates (milliseconds, not
  * nanoseconds). The engine's `substring`, `indexOf` and `lastIndexOf`
  * count UTF-16 units where cel-go counts code points (they differ past
  * U+FFFF only); `size()` and `charAt` count code points. `find` and `findAll` extract with JavaScript's regular
