@@ -132,4 +132,15 @@ export const KNOWN_DIFFERENCES: Readonly<Record<string, string>> = {
   "namespace-deletion/create while terminating": NAMESPACE_DELETION,
   "custom-resource-versions/get established definition":
     "the recording control plane runs the apiextensions controllers in one binary named control-plane, so the status entry's manager is `control-plane`; kube-apiserver, and the fake, name it `kube-apiserver`",
+  "validating-admission-policies/create policy": BUILTIN_OWNERS,
+  "validating-admission-policies/type checking in the status": BUILTIN_OWNERS,
+  "validating-admission-policies/a policy that type-checks": BUILTIN_OWNERS,
+  "validating-admission-policies/policy that does not compile": CEL_WORDING,
+  "validating-admission-policies/policy whose matchCondition or variable does not compile":
+    CEL_WORDING,
+  "validating-admission-policies/the type checking": CEL_WORDING,
+  "mutating-admission-policies/create policy": BUILTIN_OWNERS,
+  "mutating-admission-policies/mutation that does not compile": CEL_WORDING,
+  "mutating-admission-policies/matchCondition and variable that do not compile":
+    CEL_WORDING,
 };

@@ -117,6 +117,7 @@ suite("library", [
         made.metadata.resourceVersion,
       );
     },
+    { namespaced: true },
   ],
   [
     "a finalizer holds a deleted object until its cleanup ran",
@@ -153,6 +154,7 @@ suite("library", [
       assert.deepEqual(cleaned, ["f"]);
       await controller.stop();
     },
+    { namespaced: true },
   ],
   [
     "the recorder patches a repeated Event into a series",
@@ -187,6 +189,7 @@ suite("library", [
         [["Seen", 2]],
       );
     },
+    { namespaced: true },
   ],
   [
     "the informer converges after etcd compacts the history it last saw",
@@ -254,6 +257,7 @@ suite("library", [
       assert.equal(held.spec.holderIdentity, second.identity);
       await second.stop();
     },
+    { namespaced: true },
   ],
   [
     "a controller makes owned children; the real garbage collector removes them with their owner",
@@ -314,5 +318,6 @@ suite("library", [
       );
       await controller.stop();
     },
+    { namespaced: true, controllers: true },
   ],
 ]);

@@ -157,6 +157,7 @@ suite("example operator", [
       await operator.stop();
       assert.deepEqual(exits, []);
     },
+    { controllers: true },
   ],
   [
     "with a Role in each of two namespaces and no ClusterRole, a manager over the namespace set works in both",
