@@ -443,11 +443,21 @@ function compileError(expression: string, error: unknown): CelCompileError {
     message = summary.replace(/^.*must have the same type, /, "");
   } else if (error instanceof ParseError) {
     message = `Syntax error: ${syntaxMessage(summary)}`;
+    const before = expression.slice(0, start).trimEnd();
     if (
-      /^Unexpected token: \w+$/.test(summary) &&
-      expectsExpression(expression.slice(0, start))
+      /^Unexpected token: \w+$/.test(summary) && expectsExpression(before)
     ) {
       message += ` expecting ${EXPRESSION_START}`;
+    } else if (
+      /^Expected IDENTIFIER, got (?!EOF|NUMBER)\w+$/.test(summary) &&
+      before.endsWith(".")
+    ) {
+      // After a `.`, ANTLR weighs a field, `?` and a quoted field: no
+      // alternative fits the token, which it quotes from the `.` on.
+      const end = Math.max(e.range?.end ?? start + 1, start + 1);
+      message = `Syntax error: no viable alternative at input '${
+        expression.slice(before.length - 1, end)
+      }'`;
     }
   } else {
     message = summary;

@@ -575,6 +575,11 @@ Deno.test("compile: errors are placed and worded as cel-go's", () => {
     message("self.min >"),
     "ERROR: <input>:1:11: Syntax error: mismatched input '<EOF>' expecting {'[', '{', '(', '.', '-', '!', 'true', 'false', 'null', NUM_FLOAT, NUM_INT, NUM_UINT, STRING, BYTES, IDENTIFIER}",
   );
+  // A `.` followed by what cannot be a field.
+  assert.equal(
+    message("self.min.("),
+    "ERROR: <input>:1:10: Syntax error: no viable alternative at input '.('",
+  );
   assert.equal(
     message("[1, 2"),
     "ERROR: <input>:1:6: Syntax error: mismatched input '<EOF>' expecting ']'",

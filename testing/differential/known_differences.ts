@@ -14,8 +14,6 @@ const BUILTIN_OWNERS =
   "managedFields of built-in kinds: the fake does not read the OpenAPI's atomic structs and maps (a LabelSelector, a RoleRef, a Service's selector) nor writes the `.` entry of a struct that defaulting made";
 const NAMESPACE_DELETION =
   "deleting a Namespace removes it and its contents at once (no Terminating phase, no asynchronous namespace controller)";
-const CEL_WORDING =
-  "the CEL engine's compile errors differ from cel-go's in places (a syntax error's expected tokens, the column of an operator's overload error)";
 const EMPTY_OWNERS =
   "the API server records no managedFields for an update of an object that has none (it was created with no fields but name); the fake records the update's entry";
 
@@ -137,10 +135,5 @@ export const KNOWN_DIFFERENCES: Readonly<Record<string, string>> = {
   "validating-admission-policies/create policy": BUILTIN_OWNERS,
   "validating-admission-policies/type checking in the status": BUILTIN_OWNERS,
   "validating-admission-policies/a policy that type-checks": BUILTIN_OWNERS,
-  "validating-admission-policies/policy that does not compile": CEL_WORDING,
-  "validating-admission-policies/policy whose matchCondition or variable does not compile":
-    CEL_WORDING,
   "mutating-admission-policies/create policy": BUILTIN_OWNERS,
-  "mutating-admission-policies/matchCondition and variable that do not compile":
-    CEL_WORDING,
 };
