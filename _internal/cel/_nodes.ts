@@ -161,6 +161,39 @@ function isConstantSet(node: unknown): boolean {
     );
 }
 
+/**
+ * A failed conversion (`int('x')`, `uint(-1)`) in cel-go's words: `type
+ * conversion error from 'string' to 'int'`, `integer overflow`, `unsigned
+ * integer overflow`.
+ */
+function conversionError(
+  node: Node,
+  call: [string, unknown[]] | undefined,
+): ((error: unknown) => unknown) | undefined {
+  if (!call || node.op !== "call" || call[1].length !== 1) return undefined;
+  const [name, [argument]] = call;
+  if (!["int", "uint", "double", "bool"].includes(name)) return undefined;
+  return (error) => {
+    const value = valueOf(argument);
+    if (typeof value === "string") {
+      return celError(`type conversion error from 'string' to '${name}'`);
+    }
+    // A double or a uint out of the int range.
+    const unsigned = value !== null && typeof value === "object" &&
+      typeof (value as { value?: unknown }).value === "bigint";
+    if (name === "int" && (typeof value === "number" || unsigned)) {
+      return celError("integer overflow");
+    }
+    if (
+      name === "uint" &&
+      (typeof value === "number" || typeof value === "bigint")
+    ) {
+      return celError("unsigned integer overflow");
+    }
+    return error;
+  };
+}
+
 /** Costs set by a comprehension on the nodes of its expansion. */
 const OVERRIDES = new WeakMap<object, number>();
 
@@ -490,6 +523,7 @@ function wrap(
   }
   const [cost, after] = costOf(node, call);
   const adjust = semantics(node, call);
+  const failed = conversionError(node, call);
   // Set when the engine installs its own `evaluate` and calls it at once:
   // that call is the same evaluation, already counted.
   let again = false;
@@ -505,7 +539,14 @@ function wrap(
       // at once (and without building a new stack).
       throw current.error ??= new CelCostError();
     }
-    let result = inner.apply(this, args);
+    let result;
+    if (failed) {
+      try {
+        result = inner.apply(this, args);
+      } catch (error) {
+        throw error instanceof CelCostError ? error : failed(error);
+      }
+    } else result = inner.apply(this, args);
     if (adjust) result = adjust(result);
     (node as Recorded)[LAST] = result;
     if (after && current) charge(after(result));

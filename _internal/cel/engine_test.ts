@@ -614,3 +614,19 @@ Deno.test("run: conversions and comparisons as cel-go's", () => {
     { name: "CelRuntimeError", message: "unknown time zone Nowhere/Else" },
   );
 });
+
+Deno.test("run: a failed conversion is worded as cel-go's", () => {
+  const fails = (expression: string, message: string): void => {
+    assert.throws(
+      () => compile(expression, { variables: {} }).run({}),
+      { name: "CelRuntimeError", message },
+      expression,
+    );
+  };
+  fails("int('x')", "type conversion error from 'string' to 'int'");
+  fails("double('x')", "type conversion error from 'string' to 'double'");
+  fails("bool('x')", "type conversion error from 'string' to 'bool'");
+  fails("uint(-1)", "unsigned integer overflow");
+  fails("int(18446744073709551615u)", "integer overflow");
+  fails("int(0.0 / 0.0)", "integer overflow");
+});
