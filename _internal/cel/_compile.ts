@@ -254,6 +254,13 @@ class Declarations {
       `${name} == ${name}`,
       (a: unknown, b: unknown) => celEqual(a, b),
     );
+    // An object may be compared with null (either way round), as cel-go's
+    // checker allows (a present object is never null).
+    this.#environment.registerOperator(
+      `${name} == null`,
+      (a: unknown, b: unknown) => a === b,
+    );
+
     const properties = Object.keys(convertField).map((
       field,
     ) => [field, unescapeField(field)] as const);

@@ -630,3 +630,16 @@ Deno.test("run: a failed conversion is worded as cel-go's", () => {
   fails("int(18446744073709551615u)", "integer overflow");
   fails("int(0.0 / 0.0)", "integer overflow");
 });
+
+Deno.test("compile: an object compares with null, as cel-go's checker allows", () => {
+  const self = schemaType({
+    type: "object",
+    properties: {
+      a: { type: "object", properties: { b: { type: "integer" } } },
+    },
+  });
+  const run = (expression: string): unknown =>
+    compile(expression, { variables: { self } }).run({ self: { a: { b: 1 } } });
+  assert.equal(run("self.a == null"), false);
+  assert.equal(run("null != self.a"), true);
+});
