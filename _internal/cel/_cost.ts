@@ -685,13 +685,16 @@ class Estimator {
       return this.#twoVariables(name, target!, args);
     }
     if (member && (name === "optMap" || name === "optFlatMap")) {
-      // `v.hasValue() ? optional.of(expr) : optional.none()` with `v`
-      // bound: roughly the expression and the calls around it.
+      // cel-go's expansion: `v.hasValue() ? optional.of(cel.bind(x,
+      // v.value(), e)) : optional.none()` (`optFlatMap` without the
+      // `optional.of`), the bind's empty list costing its 10.
       const receiver = this.cost(target!);
       this.#scopes.push(new Map([[identName(args[0]), {}]]));
       const body = this.cost(args[1]!);
       this.#scopes.pop();
-      return add(add(receiver, body), fixed(4));
+      const bound = add(add(receiver, ONE), add(fixed(LIST_CREATE), body));
+      const present = name === "optMap" ? add(bound, ONE) : bound;
+      return add(add(receiver, ONE), union(present, ONE));
     }
     if (name === "dyn" && !member && args.length === 1) {
       const cost = add(this.cost(args[0]!), ONE);

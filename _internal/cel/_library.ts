@@ -846,7 +846,14 @@ function optionalMap(
       if (!(value instanceof Optional)) {
         throw celError("optMap receiver must be optional");
       }
-      if (!value.hasValue()) return Optional.none();
+      // As cel-go's expansion costs: `v.hasValue() ? optional.of(
+      // cel.bind(x, v.value(), e)) : optional.none()` (the receiver's second
+      // evaluation aside).
+      if (!value.hasValue()) {
+        charge(2);
+        return Optional.none();
+      }
+      charge(flat ? 2 : 3);
       const scope = context.forkWithVariable(name, DYN).setIterValue(
         value.value(),
         evaluator,

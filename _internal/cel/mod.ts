@@ -91,8 +91,8 @@
  * {@linkcode STATIC_COST_LIMIT} each or {@linkcode STATIC_CRD_COST_LIMIT}
  * together ({@linkcode costErrorMessage} words it).
  *
- * **Known differences.** `optMap` and `optFlatMap` cost roughly their
- * expression. Timestamps are JavaScript dates (milliseconds, not
+ * **Known differences.** `optMap` and `optFlatMap` cost what cel-go's
+ * expansion does but for its second evaluation of the receiver. Timestamps are JavaScript dates (milliseconds, not
  * nanoseconds). The engine's `substring`, `indexOf` and `lastIndexOf`
  * count UTF-16 units where cel-go counts code points (they differ past
  * U+FFFF only); `size()` and `charAt` count code points. `find` and `findAll` extract with JavaScript's regular
