@@ -57,7 +57,7 @@ const FIRST = chaosSetting("seed", "CHAOS_SEED", 1);
 /** Seeds run at once. */
 const BATCH = chaosSetting("batch", "CHAOS_BATCH", 10);
 /** How long faults run per batch, in ms. */
-const DURATION = chaosSetting("fault-ms", "CHAOS_FAULT_MS", 60_000);
+const DURATION = chaosSetting("fault-ms", "CHAOS_FAULT_MS", 40_000);
 const GREETINGS = 6;
 const LABEL = shardLabel(RING);
 const MANIFESTS = new URL("../../examples/manifests/", import.meta.url)
@@ -202,6 +202,8 @@ async function runBatch(
       random: seeded(seed ^ 0x9e3779b9),
       faults: {} as Record<string, number>,
       partition: "none",
+      /** When the partition ends (ms after the faults start). */
+      healed: 0,
     };
   }));
   try {
@@ -226,6 +228,7 @@ async function runBatch(
           2 * RENEW_DEADLINE + r.random() * (REQUEST_TIMEOUT + 1_000),
         );
         let partitioned: FaultProxy | undefined;
+        r.healed = partitionAt + partitionMs;
         return [
           ...r.proxies.flatMap((proxy, i) =>
             script(r.seed * 3 + i, {
@@ -285,12 +288,10 @@ async function runBatch(
       if (wait > 0) await new Promise((done) => setTimeout(done, wait));
       void event.run().catch(() => {});
     }
-    const rest = start + DURATION - Date.now();
+    // The faults end, and the partitions (which may outlast them).
+    const healed = Math.max(DURATION, ...runs.map((r) => r.healed));
+    const rest = start + healed + 100 - Date.now();
     if (rest > 0) await new Promise((done) => setTimeout(done, rest));
-    // A partition still on ends with the faults.
-    await new Promise((done) =>
-      setTimeout(done, Math.max(0, 2 * RENEW_DEADLINE + REQUEST_TIMEOUT))
-    );
     for (const r of runs) {
       for (const proxy of r.proxies) await proxy.clear();
     }
