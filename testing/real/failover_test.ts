@@ -32,7 +32,7 @@ import {
 } from "../../examples/samples.ts";
 import { chaosSetting, seeded } from "../../_internal/_chaos_test_util.ts";
 import { type Fault, FaultProxy, script } from "./_fault_proxy.ts";
-import { eventually, kubectl } from "./_eventually.ts";
+import { eventually, exists, kubectl, retried } from "./_eventually.ts";
 import { BIND_USERS, suite } from "./_plane.ts";
 import { judge, type Judged } from "./_audit.ts";
 import { tool } from "../../tools/needs.ts";
@@ -129,8 +129,13 @@ async function runSeed(
   let restarts = 0;
   let faultLog = "";
   try {
+    // The test's own requests outlast another seed's restart of the server.
     for (let i = 0; i < GREETINGS; i++) {
-      await admin.create(greetingPath(namespace), newGreeting(`g${i}`, "v0"));
+      await retried(
+        `create g${i}`,
+        () => admin.create(greetingPath(namespace), newGreeting(`g${i}`, "v0")),
+        { done: exists },
+      );
     }
     // Each proxy's script; a stall holds bytes at most REQUEST_TIMEOUT, so
     // a write sent before the renew deadline reaches the server before
@@ -260,8 +265,11 @@ async function updateAll(
 ): Promise<void> {
   for (let i = 0; i < GREETINGS; i++) {
     const path = greetingPath(namespace, `g${i}`);
-    const greeting = await admin.get<Greeting>(path);
-    await admin.replace(path, { ...greeting, spec: { message } });
+    // Read again after a conflict or a restart's refusal.
+    await retried(`update g${i}`, async () => {
+      const greeting = await admin.get<Greeting>(path);
+      await admin.replace(path, { ...greeting, spec: { message } });
+    });
   }
 }
 
@@ -291,11 +299,16 @@ suite("failover chaos (family a)", [
       );
       await Promise.all(seeds.map(async (seed) => {
         const namespace = `failover-${seed}-${crypto.randomUUID().slice(0, 4)}`;
-        await plane.client().create("/api/v1/namespaces", {
-          apiVersion: "v1",
-          kind: "Namespace",
-          metadata: { name: namespace },
-        });
+        await retried(
+          "create the namespace",
+          () =>
+            plane.client().create("/api/v1/namespaces", {
+              apiVersion: "v1",
+              kind: "Namespace",
+              metadata: { name: namespace },
+            }),
+          { done: exists },
+        );
         const result = await runSeed(plane, seed, namespace, seed === from)
           .catch((e) => e as Error);
         if (result instanceof Error) {

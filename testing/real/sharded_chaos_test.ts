@@ -24,7 +24,7 @@
 // script; the restart's time comes from the batch's first seed. The gate
 // runs one batch of two seeds.
 import assert from "node:assert/strict";
-import { type Client, isStale } from "../../apiclient/mod.ts";
+import type { Client } from "../../apiclient/mod.ts";
 import { RENEW_DEADLINE, REQUEST_TIMEOUT } from "../../election/mod.ts";
 import { memberHash, Ring, shardKey, shardLabel } from "../../shard/mod.ts";
 import {
@@ -42,7 +42,7 @@ import { RING, shardedReplica } from "../../examples/sharded_replica.ts";
 import { safety } from "../../shard/_chaos_test_util.ts";
 import { chaosSetting, seeded } from "../../_internal/_chaos_test_util.ts";
 import { type Fault, FaultProxy, script } from "./_fault_proxy.ts";
-import { eventually, kubectl } from "./_eventually.ts";
+import { eventually, exists, kubectl, retried } from "./_eventually.ts";
 import { BIND_USERS, suite } from "./_plane.ts";
 import { auditWrites, takeovers } from "./_audit.ts";
 import { tool } from "../../tools/needs.ts";
@@ -115,15 +115,11 @@ async function updateAll(
 ): Promise<void> {
   for (let i = 0; i < GREETINGS; i++) {
     const path = greetingPath(namespace, `g${i}`);
-    for (;;) {
-      try {
-        const greeting = await admin.get<Greeting>(path);
-        await admin.replace(path, { ...greeting, spec: { message } });
-        break;
-      } catch (error) {
-        if (!isStale(error)) throw error;
-      }
-    }
+    // Read again after a conflict or a restart's refusal.
+    await retried(`update g${i}`, async () => {
+      const greeting = await admin.get<Greeting>(path);
+      await admin.replace(path, { ...greeting, spec: { message } });
+    });
   }
 }
 
@@ -178,13 +174,23 @@ async function runBatch(
   const random = seeded(seeds[0]!);
   const runs = await Promise.all(seeds.map(async (seed) => {
     const namespace = `sharded-${seed}-${crypto.randomUUID().slice(0, 4)}`;
-    await admin.create("/api/v1/namespaces", {
-      apiVersion: "v1",
-      kind: "Namespace",
-      metadata: { name: namespace },
-    });
+    // The test's own requests outlast a restart of the server.
+    await retried(
+      "create the namespace",
+      () =>
+        admin.create("/api/v1/namespaces", {
+          apiVersion: "v1",
+          kind: "Namespace",
+          metadata: { name: namespace },
+        }),
+      { done: exists },
+    );
     for (let i = 0; i < GREETINGS; i++) {
-      await admin.create(greetingPath(namespace), newGreeting(`g${i}`, "v0"));
+      await retried(
+        `create g${i}`,
+        () => admin.create(greetingPath(namespace), newGreeting(`g${i}`, "v0")),
+        { done: exists },
+      );
     }
     const proxies = REPLICAS.map((_, i) =>
       FaultProxy.start(plane.server, { seed: seed * 3 + i })

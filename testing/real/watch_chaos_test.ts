@@ -22,7 +22,7 @@ import { Collection } from "../../informer/mod.ts";
 import type { KubeObject } from "../../apiclient/mod.ts";
 import { chaosSetting, seeded } from "../../_internal/_chaos_test_util.ts";
 import { type Fault, FaultProxy, script } from "./_fault_proxy.ts";
-import { eventually } from "./_eventually.ts";
+import { eventually, exists, retried } from "./_eventually.ts";
 import { suite } from "./_plane.ts";
 import type { RealControlPlane } from "../real_control_plane.ts";
 
@@ -116,11 +116,16 @@ async function runBatch(
   const random = seeded(seeds[0]!);
   const runs = await Promise.all(seeds.map(async (seed) => {
     const namespace = `watch-${seed}-${crypto.randomUUID().slice(0, 4)}`;
-    await admin.create("/api/v1/namespaces", {
-      apiVersion: "v1",
-      kind: "Namespace",
-      metadata: { name: namespace },
-    });
+    await retried(
+      "create the namespace",
+      () =>
+        admin.create("/api/v1/namespaces", {
+          apiVersion: "v1",
+          kind: "Namespace",
+          metadata: { name: namespace },
+        }),
+      { done: exists },
+    );
     const proxy = FaultProxy.start(plane.server, { seed });
     const client = plane.clientWith(plane.ready.token, {
       server: proxy.url,
