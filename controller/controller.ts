@@ -8,12 +8,11 @@ import {
   type Resource,
 } from "../apiclient/resource.ts";
 import type { KubeObject } from "../apiclient/types.ts";
-import { type Diagnostics, diagnostics } from "../_internal/diagnostics.ts";
+import { type Logger, loggerOf } from "../_internal/log.ts";
 import { sleep } from "../_internal/sleep.ts";
 import { stopOnAbort } from "../_internal/signals.ts";
 import type { Lead } from "../election/lead.ts";
 import type { Recorder } from "../events/recorder.ts";
-import { STOP_TIMEOUT } from "../events/options.ts";
 import { Collection } from "../informer/collection.ts";
 import type { Registration } from "../informer/shared.ts";
 import { DeletedFinalStateUnknown, finalState } from "../informer/tombstone.ts";
@@ -44,7 +43,7 @@ import { clamp } from "./_limiter.ts";
 import { Terms } from "./_terms.ts";
 import { ShardGate, shardSource, SKIP } from "./_shard.ts";
 import { ReconcileError, WatchMapError } from "./errors.ts";
-import { DEFAULT_STOP_TIMEOUT, type StopOptions, WorkQueue } from "./queue.ts";
+import { type StopOptions, WorkQueue } from "./queue.ts";
 import type {
   Action,
   ControllerObserver,
@@ -53,9 +52,8 @@ import type {
   ReconcileContext,
   WatchHooks,
 } from "./types.ts";
-
-/** The shortest resync period: 1 s. */
-export const MIN_RESYNC = 1_000;
+import { STOP_TIMEOUT } from "../events/_options.ts";
+import { DEFAULT_STOP_TIMEOUT, MIN_RESYNC } from "./_defaults.ts";
 
 /**
  * A collection a controller watches: a `Collection` of its own, or a
@@ -149,7 +147,7 @@ export class Controller<T extends KubeObject = KubeObject>
   #reader: Reader;
   #stop = new AbortController();
   #terms: Terms;
-  #diagnostics: Diagnostics;
+  #logger: Logger;
   #observer: ControllerObserver | undefined;
   #instrument: ControllerWiring["instrument"];
   #gate = Promise.withResolvers<void>();
@@ -174,13 +172,13 @@ export class Controller<T extends KubeObject = KubeObject>
   constructor(client: Client, options: ControllerOptions<T>) {
     this.name = options.name;
     this.#options = options;
-    this.#diagnostics = diagnostics(`Controller ${options.name}`, options);
+    this.#logger = loggerOf(options.logger, { controller: options.name });
     const wiring = wire(client, options);
     // With `shards`, the member Lease is the election.
     this.#shard = options.wiring?.shards && new ShardGate(wiring.client, {
       controller: options,
       held: (key) => this.primary.store.has(key),
-      diagnostics: this.#diagnostics,
+      logger: this.#logger,
     });
     this.lead = options.wiring?.lead ?? this.#shard?.lead;
     this.#observer = wiring.observer;
@@ -201,8 +199,8 @@ export class Controller<T extends KubeObject = KubeObject>
     this.queue = new WorkQueue(wiring.queue);
     this.done = this.#ended.promise;
     const signal = this.#stop.signal;
-    this.#terms = new Terms(options.name, signal, lead, this.#diagnostics);
-    const { onError } = this.#diagnostics;
+    this.#terms = new Terms(options.name, signal, lead, this.#logger);
+    const logger = this.#logger;
     const changed = options.changed ?? meaningfulChange;
     const enqueue = (key: string): void => {
       if (!signal.aborted) this.queue.add(key);
@@ -230,7 +228,7 @@ export class Controller<T extends KubeObject = KubeObject>
     });
     this.primary = this.#open<T>(shardSource(options, options.for), {
       signal,
-      onError,
+      logger,
       ...(primaryHooks as CollectionOptions<T>),
     });
     this.#collections.push(
@@ -252,12 +250,13 @@ export class Controller<T extends KubeObject = KubeObject>
             enqueue(primaryKey(options.for, ref));
           }
         } catch (error) {
-          onError(
+          logger.error(
             new WatchMapError(options.name, {
               source,
               ref: objectRef(source, object),
               cause: error,
             }),
+            "Watch map failed",
           );
         }
       };
@@ -278,11 +277,8 @@ export class Controller<T extends KubeObject = KubeObject>
       client: this.#client,
       versions: this.versions,
     };
-    const outer = options.signal;
-    if (outer?.aborted) void this.stop();
-    else {
-      outer?.addEventListener("abort", () => void this.stop(), { once: true });
-    }
+    const unlink = stopOnAbort(options.signal, () => void this.stop());
+    void this.done.then(unlink, unlink);
     void this.#run();
   }
 
@@ -328,7 +324,7 @@ export class Controller<T extends KubeObject = KubeObject>
    *   ends the waits at once (the reconciles' and the Events' requests are
    *   aborted): what a `Manager` whose own bound passed gives.
    * @returns Settles when everything has stopped; a step that fails is
-   * reported to `onError` and the next steps still run.
+   * logged as an error and the next steps still run.
    */
   stop(options: StopOptions = {}): Promise<void> {
     const { signal } = options;
@@ -352,7 +348,7 @@ export class Controller<T extends KubeObject = KubeObject>
     this.#synced.push(synced.promise);
     const watch = this.#open(source, {
       signal: this.#stop.signal,
-      onError: this.#diagnostics.onError,
+      logger: this.#logger,
       ...(indexers === undefined ? {} : { indexers }),
       ...this.#hooks(source, { synced: synced.resolve, handler }),
     });
@@ -385,10 +381,10 @@ export class Controller<T extends KubeObject = KubeObject>
   }
 
   async #stopOnce(options: StopOptions): Promise<void> {
-    const { log, onError } = this.#diagnostics;
+    const logger = this.#logger;
     const started = Date.now();
     const signal = this.#cut.signal;
-    log("stopping: watches and reconciles");
+    logger.info("Stopping the watches and reconciles");
     this.#stop.abort(new DOMException("The controller stops", "AbortError"));
     await Promise.all(this.#collections.map((c) => c.stop()));
     try {
@@ -398,7 +394,7 @@ export class Controller<T extends KubeObject = KubeObject>
         signal,
       });
     } catch (error) {
-      onError(error);
+      logger.error(error, "Stopping the reconciles failed");
     }
     // No request of a reconcile outlives the bound: one sent without the
     // reconcile's signal (or never awaited) ends here.
@@ -412,7 +408,7 @@ export class Controller<T extends KubeObject = KubeObject>
     this.#wakeIdle();
     const recorder = this.recorder;
     if (recorder !== undefined) {
-      log("stopping: writing the queued Events");
+      logger.info("Writing the queued Events");
       try {
         // The recorder's own bound, or what is left of the stop's if less.
         const left = this.#bound(options) - (Date.now() - started);
@@ -421,7 +417,7 @@ export class Controller<T extends KubeObject = KubeObject>
           ...(options.signal === undefined ? {} : { signal: options.signal }),
         });
       } catch (error) {
-        onError(error);
+        logger.error(error, "Stopping the recorder failed");
       }
     }
     const lead: Lead | undefined = this.lead;
@@ -430,16 +426,16 @@ export class Controller<T extends KubeObject = KubeObject>
       lead !== undefined &&
       (this.#options.wiring?.managed !== true || this.#shard !== undefined)
     ) {
-      log("stopping: releasing the Lease");
+      logger.info("Releasing the Lease");
       try {
         await lead.stop(
           options.signal === undefined ? {} : { signal: options.signal },
         );
       } catch (error) {
-        onError(error);
+        logger.error(error, "Stopping the election failed");
       }
     }
-    log("stopped");
+    logger.info("Stopped");
     this.#ended.resolve();
   }
 
@@ -457,17 +453,17 @@ export class Controller<T extends KubeObject = KubeObject>
 
   async #run(): Promise<void> {
     const signal = this.#stop.signal;
-    const { log, onError } = this.#diagnostics;
+    const logger = this.#logger;
     try {
       const lead = this.lead;
       if (lead !== undefined) {
         await lead.leading({ signal });
         if (signal.aborted) return;
-        log(`leading as ${lead.identity}`);
+        logger.info("Leading", { identity: lead.identity });
         // A lost Lease (when exit-on-loss is turned off) stops reconciling.
         void lead.done.then(() => {
           if (!signal.aborted) {
-            log("the Lease is lost: stopping");
+            logger.info("The Lease is lost: stopping");
             void this.stop();
           }
         });
@@ -477,7 +473,7 @@ export class Controller<T extends KubeObject = KubeObject>
       );
       await Promise.race([Promise.all(this.#synced), stopped]);
       if (signal.aborted) return;
-      log("synced: reconciling");
+      logger.info("Synced: reconciling");
       this.#gateOpen = true;
       this.reconcileAll();
       this.#terms.start();
@@ -495,7 +491,7 @@ export class Controller<T extends KubeObject = KubeObject>
     } catch (error) {
       if (!signal.aborted) {
         // The election ended before this copy led: nothing will run.
-        onError(error);
+        logger.error(error, "The controller cannot run");
         void this.stop();
       }
     } finally {
@@ -529,7 +525,7 @@ export class Controller<T extends KubeObject = KubeObject>
         await this.#reconcile(key, term);
       } catch (error) {
         // Nothing above should throw; if something does, the worker lives.
-        this.#diagnostics.onError(error);
+        this.#logger.error(error, "Reconcile worker failed");
       } finally {
         end();
         this.queue.finish(key);
@@ -543,6 +539,15 @@ export class Controller<T extends KubeObject = KubeObject>
     const options = this.#options;
     const ref = objectRef(options.for, key);
     const started = Date.now();
+    const retries = this.queue.retries(key);
+    // Each pass's lines carry the object, the pass and the attempt, as
+    // controller-runtime's request logger and kube-rs's span do.
+    const logger = this.#logger.with({
+      ...(ref.namespace === undefined ? {} : { namespace: ref.namespace }),
+      name: ref.name,
+      reconcileID: crypto.randomUUID(),
+      attempt: retries + 1,
+    });
     let context: ReconcileContext<T> | undefined;
     try {
       const read = (): Promise<T | undefined> =>
@@ -570,7 +575,8 @@ export class Controller<T extends KubeObject = KubeObject>
         client: this.#noting,
         versions: this.versions,
         signal,
-        retries: this.queue.retries(key),
+        retries,
+        logger,
         read: (other) => readObject(this.#reader, other, signal),
         children: (resource) =>
           readChildren(this.#reader, object, resource, signal),
@@ -603,7 +609,10 @@ export class Controller<T extends KubeObject = KubeObject>
         if (!this.#stop.signal.aborted) this.queue.add(key);
         return;
       }
-      this.#diagnostics.onError(new ReconcileError(this.name, key, error));
+      logger.error(
+        new ReconcileError(this.name, key, error),
+        "Reconciler error",
+      );
       this.queue.retry(key, { delay: this.#policy(error, context) });
     }
   }
@@ -622,7 +631,7 @@ export class Controller<T extends KubeObject = KubeObject>
         : undefined;
     } catch (thrown) {
       // A broken policy must not end the worker: the backoff decides.
-      this.#diagnostics.onError(thrown);
+      this.#logger.error(thrown, "Error policy failed");
       return undefined;
     }
   }
@@ -636,7 +645,7 @@ export class Controller<T extends KubeObject = KubeObject>
     try {
       observer.reconciled(result, Math.max(0, Date.now() - started) / 1000);
     } catch (error) {
-      this.#diagnostics.onError(error);
+      this.#logger.error(error, "Observer failed");
     }
   }
 

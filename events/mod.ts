@@ -16,7 +16,7 @@
  * trims reasons and messages to the server's byte limits, and flushes what
  * is queued on {@linkcode Recorder.stop}. Its tunables (queue length,
  * attempts, retry wait, stop bound) are options with documented defaults;
- * Events it gives up on or drops go to `onError` as
+ * Events it gives up on or drops are logged as errors,
  * {@linkcode EventWriteError} and {@linkcode EventDroppedError}, and a stop
  * that runs out of time rejects with {@linkcode StopTimeoutError}.
  *
@@ -61,8 +61,4 @@ export * from "./options.ts";
 export * from "./recorder.ts";
 export * from "./transition.ts";
 export * from "./types.ts";
-export { SERIES_LIMIT, SERIES_WINDOW } from "./_series.ts";
-export { CLUSTER_NAMESPACE, MAX_MESSAGE, MAX_REASON } from "./_limits.ts";
 export { StopTimeoutError } from "../_internal/stop_timeout.ts";
-export type { DiagnosticsOptions } from "../_internal/diagnostics.ts";
-export type { Condition, ConditionStatus } from "../conditions/mod.ts";

@@ -1,13 +1,7 @@
 // The recorder's signal stops it as stop() does, and the stop's bound.
 import assert from "node:assert/strict";
 import { FakeApiServer, installFakeTime } from "../testing/mod.ts";
-import {
-  EventDroppedError,
-  EventWriteError,
-  RETRY_WAIT,
-  STOP_TIMEOUT,
-  StopTimeoutError,
-} from "./mod.ts";
+import { EventDroppedError, EventWriteError, StopTimeoutError } from "./mod.ts";
 import {
   about,
   failed,
@@ -17,6 +11,7 @@ import {
   setup,
   START,
 } from "./_recorder_test_util.ts";
+import { RETRY_WAIT, STOP_TIMEOUT } from "./_options.ts";
 
 Deno.test("aborting the recorder's signal writes the queued Events before done, as stop() does", async () => {
   using time = installFakeTime({ now: START });
@@ -83,7 +78,10 @@ Deno.test("the signal's stop is bounded by stopTimeout and reports its StopTimeo
   assert.equal(errors.length, 1, "the aborted write is not reported twice");
   gate.open();
   assert.equal(posts(server), 0, "nothing was sent after the bound");
-  assert.match(logs.at(-1)!, /queued Events not written: 1$/);
+  assert.match(
+    logs.at(-1)!,
+    /^"The stop ended before the queue was written" .*unwritten=1$/,
+  );
 });
 
 Deno.test("stopTimeout bounds stop() without a timeout (and NaN); a stop's own timeout wins", async () => {

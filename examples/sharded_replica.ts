@@ -17,6 +17,7 @@
 import { Client } from "../apiclient/mod.ts";
 import { Controller } from "../controller/mod.ts";
 import { REQUEST_TIMEOUT } from "../election/mod.ts";
+import { discardLogger, type Logger, textLogger } from "../log/mod.ts";
 import { Sharder } from "../shard/mod.ts";
 import { GREETING, type Greeting } from "./greeting.ts";
 import { greetingController } from "./operator.ts";
@@ -36,8 +37,8 @@ export interface ShardedReplicaOptions {
   namespace?: string | undefined;
   /** Called when a Lease (member or sharder) is lost, as a pod exits. */
   exit: (code: number) => void;
-  /** Each event of the controller. Default: none. */
-  log?: ((line: string) => void) | undefined;
+  /** The controller's logger. Default: none. */
+  logger?: Logger | undefined;
   /** Stops both. */
   signal?: AbortSignal | undefined;
 }
@@ -76,15 +77,13 @@ export function shardedReplica(
 ): { controller: Controller<Greeting>; sharder: Sharder } {
   const { identity, exit, signal, namespace } = options;
   const leaseNamespace = options.leaseNamespace ?? RING_NAMESPACE;
-  const log = options.log ?? (() => {});
   const greeting = greetingController({ pod: identity, namespace });
   const controller = new Controller(client, {
     ...greeting,
     wiring: {
       shards: { ring: RING, namespace: leaseNamespace, identity, exit },
     },
-    log,
-    onError: () => {},
+    logger: options.logger ?? discardLogger(),
     signal,
   });
   const sharder = new Sharder(client, {
@@ -96,7 +95,7 @@ export function shardedReplica(
     pod: identity,
     resync: 2_000,
     exit,
-    onError: () => {},
+    logger: discardLogger(),
     signal,
   });
   return { controller, sharder };
@@ -124,7 +123,7 @@ if (import.meta.main) {
   const { controller, sharder } = shardedReplica(client, {
     identity,
     exit,
-    log: (line) => say(line),
+    logger: textLogger({ write: say }),
     signal: stop.signal,
   });
   void sharder.lead.leading().then(

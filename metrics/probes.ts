@@ -5,40 +5,12 @@
  * @module
  */
 
-import type { DiagnosticsOptions } from "../_internal/diagnostics.ts";
-import { diagnostics } from "../_internal/diagnostics.ts";
+import { type Logger, loggerOf } from "../_internal/log.ts";
 import { stopOnAbort } from "../_internal/signals.ts";
 import { BoundedServer } from "../_internal/_server.ts";
 import { reportText } from "./_checks.ts";
 import type { Metrics } from "./metrics.ts";
-import { CONTENT_TYPE } from "./registry.ts";
-
-/**
- * The default address of the probe server: every interface, as the kubelet
- * probes the pod's IP.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { PROBE_HOSTNAME } from "@liken/kubernetes/metrics";
- *
- * assert.equal(PROBE_HOSTNAME, "0.0.0.0");
- * ```
- */
-export const PROBE_HOSTNAME = "0.0.0.0";
-
-/**
- * The default port of the probe server.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { PROBE_PORT } from "@liken/kubernetes/metrics";
- *
- * assert.equal(PROBE_PORT, 8080);
- * ```
- */
-export const PROBE_PORT = 8080;
+import { CONTENT_TYPE, PROBE_HOSTNAME, PROBE_PORT } from "./_defaults.ts";
 
 /**
  * Options of {@linkcode ProbeServer}.
@@ -60,14 +32,20 @@ export const PROBE_PORT = 8080;
  * await assert.rejects(fetch(`http://127.0.0.1:${probes.port}/healthz`), TypeError);
  * ```
  */
-export interface ProbeServerOptions extends DiagnosticsOptions {
+export interface ProbeServerOptions {
   /**
-   * The address to listen on. Default {@linkcode PROBE_HOSTNAME}
+   * Receives the server's lines (field `server`: `probes`): where it
+   * listens, and the errors of its connections. Default: errors to
+   * `console.error`.
+   */
+  logger?: Logger | undefined;
+  /**
+   * The address to listen on. Default `0.0.0.0`
    * (`0.0.0.0`); tests use `127.0.0.1`.
    */
   hostname?: string | undefined;
   /**
-   * The port. Default {@linkcode PROBE_PORT} (8080); `0` picks a free one
+   * The port. Default 8080; `0` picks a free one
    * (see {@linkcode ProbeServer.port}).
    */
   port?: number | undefined;
@@ -161,13 +139,13 @@ export class ProbeServer implements AsyncDisposable {
    * Starts listening.
    *
    * @param metrics What the endpoints answer.
-   * @param options The address, port, signal and diagnostics.
+   * @param options The address, port, signal and logger.
    * @throws {Deno.errors.AddrInUse} When the port is taken.
    * @throws {Deno.errors.NotCapable} Without `--allow-net` for the address.
    */
   constructor(metrics: Metrics, options: ProbeServerOptions = {}) {
     this.#metrics = metrics;
-    const { onError, log } = diagnostics("Probe server", options);
+    const logger = loggerOf(options.logger, { server: "probes" });
     const port = options.port ?? PROBE_PORT;
     if (!Number.isInteger(port) || port < 0 || port > 65_535) {
       throw new RangeError(`Not a port: ${port}`);
@@ -183,13 +161,13 @@ export class ProbeServer implements AsyncDisposable {
         stopTimeout: options.stopTimeout ?? 5_000,
       },
       (request) => this.#handle(request),
-      onError,
+      (error) => logger.error(error, "Serving a request failed"),
     );
     this.port = this.#server.port;
     this.hostname = this.#server.hostname;
-    log(
-      `serving /healthz, /readyz and /metrics on ${this.hostname}:${this.port}`,
-    );
+    logger.info("Serving /healthz, /readyz and /metrics", {
+      address: `${this.hostname}:${this.port}`,
+    });
     let settle!: () => void;
     this.done = new Promise<void>((resolve) => (settle = resolve));
     this.#settle = settle;

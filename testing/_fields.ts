@@ -102,6 +102,16 @@ export class Schema {
   }
 
   /**
+   * Whether a set or map list at `fields` is owned itself when an update
+   * adds it, as the API server's field sets show (an apply's hold its
+   * items only): a set, and every list of a custom resource but under
+   * `metadata`. The map lists of built-in kinds are not.
+   */
+  ownsList(fields: readonly string[], type: ListType): boolean {
+    return type === "set" || (this.#custom && fields[0] !== "metadata");
+  }
+
+  /**
    * Whether an object at `fields` is owned itself when added (a map, or an
    * optional struct): every object of a custom resource but under
    * `metadata`, and a definition's `spec.conversion` and the optional
@@ -241,6 +251,7 @@ export function diffSets(
     if (Array.isArray(value) && at.path.length > 0) {
       const type = typeOf(schema, at, value);
       if (type !== "atomic" && value.length > 0) {
+        if (schema.ownsList(at.fields, type)) changed.add(at.path.join(SEP));
         for (const v of value) {
           const child = item(at, itemElement(type, v)!);
           added(type === "set" ? undefined : v, child, true);

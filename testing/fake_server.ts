@@ -43,13 +43,6 @@ import type {
   ServeOptions,
 } from "./types.ts";
 
-export type {
-  KubeObject,
-  ObjectMeta,
-  OwnerReference,
-} from "../apiclient/types.ts";
-export type { ObjectRef, Resource } from "../apiclient/resource.ts";
-
 /**
  * An in-memory Kubernetes API server for tests.
  *
@@ -72,7 +65,8 @@ export type { ObjectRef, Resource } from "../apiclient/resource.ts";
  * bad name or a schema that is not structural, Established soon after;
  * discovery and REST paths per served version; objects pruned (a `Warning`
  * per unknown field, 400 under `fieldValidation=Strict`), defaulted and
- * validated (422) against the version's schema (CEL rules not evaluated);
+ * validated (422) against the version's schema and its CEL rules, updates
+ * ratcheted;
  * the status and scale subresources; selectable fields; deprecated versions'
  * `Warning`; versions sharing objects (`conversion: None`) or converted by a
  * conversion webhook (`conversion: Webhook`, one `ConversionReview` per

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { FakeApiServer, type KubeObject } from "./fake_server.ts";
+import { FakeApiServer } from "./fake_server.ts";
+import type { KubeObject } from "../apiclient/types.ts";
 import { installFakeTime } from "./fake_time.ts";
 import { call, watch } from "./_test_util.ts";
 
@@ -432,6 +433,18 @@ Deno.test("watch: timeoutSeconds=0 is the server's default, not an instant end",
   using time = installFakeTime({ now: 0 });
   await using server = new FakeApiServer();
   const { lines } = await watch(server, `${CM}?watch=1&timeoutSeconds=0`);
+  await time.tick(3_600_000);
+  assert.equal(server.openWatches, 1);
+  await seed(server, [["default", "a"]]);
+  assert.equal((await lines.event()).object.metadata.name, "a");
+  await lines.cancel();
+  assert.equal(time.countTimers(), 0);
+});
+
+Deno.test("watch: a timeoutSeconds beyond a timer's range stays open, not an instant end", async () => {
+  using time = installFakeTime({ now: 0 });
+  await using server = new FakeApiServer();
+  const { lines } = await watch(server, `${CM}?watch=1&timeoutSeconds=9999999`);
   await time.tick(3_600_000);
   assert.equal(server.openWatches, 1);
   await seed(server, [["default", "a"]]);

@@ -8,16 +8,14 @@
  * @module
  */
 
-const SETS =
-  'managedFields of a set-typed list (finalizers) lack the list\'s own `".": {}` entry';
 const EVENT_SHAPE =
   "core/v1 Events: the fake tracks involvedObject field by field (the API server owns it atomically) and does not write the zero eventTime and reportingComponent";
 const BUILTIN_OWNERS =
   "managedFields of built-in kinds: the fake does not read the OpenAPI's atomic structs and maps (a LabelSelector, a RoleRef, a Service's selector) nor writes the `.` entry of a struct that defaulting made";
 const NAMESPACE_DELETION =
   "deleting a Namespace removes it and its contents at once (no Terminating phase, no asynchronous namespace controller)";
-const NO_CEL =
-  "x-kubernetes-validations (CEL rules) are not evaluated: there is no CEL evaluator in Deno, so a write the API server refuses (422) is taken";
+const CEL_WORDING =
+  "the CEL engine's compile errors differ from cel-go's in places (a syntax error's expected tokens, the column of an operator's overload error)";
 const EMPTY_OWNERS =
   "the API server records no managedFields for an update of an object that has none (it was created with no fields but name); the fake records the update's entry";
 
@@ -31,9 +29,6 @@ export const KNOWN_DIFFERENCES: Readonly<Record<string, string>> = {
   "watch-events/watch": EMPTY_OWNERS,
   "watch-gone/watch from compacted":
     "the 410 message is the watch cache's (`too old resource version`); an API server reading etcd directly words it otherwise",
-  "finalizers/create": SETS,
-  "finalizers/delete": SETS,
-  "finalizers/get while deleting": SETS,
   "server-side-apply/apply a drops y":
     "an apply that gives up every field keeps an empty entry for its manager on the API server; the fake drops the entry",
   "server-side-apply/get":
@@ -137,8 +132,13 @@ export const KNOWN_DIFFERENCES: Readonly<Record<string, string>> = {
     "the Namespace's spec.finalizers is recorded in managedFields (the API server sets it without an owner)",
   "namespace-deletion/delete": NAMESPACE_DELETION,
   "namespace-deletion/create while terminating": NAMESPACE_DELETION,
+  "validation-rules-definitions/a syntax error": CEL_WORDING,
+  "validation-rules-definitions/no such overload": CEL_WORDING,
+  "validation-rules-definitions/two bad rules": CEL_WORDING,
+  "validation-rules/rules over the cost budget of an object":
+    "the CEL engine counts less cost than cel-go for nested comprehensions (265,456 for one of these rules where cel-go counts about 420,000 to 476,000), so the object's budget runs out at a later list item (the answer's words match)",
+  "validation-rules-definitions/a rule over the estimated cost limit":
+    "the cost of a rule is not estimated when a definition is written (the CEL engine has no estimator), so a rule the API server refuses for its worst-case cost is taken; its evaluation is still bounded by the per-rule and per-object runtime limits",
   "custom-resource-versions/get established definition":
     "the recording control plane runs the apiextensions controllers in one binary named control-plane, so the status entry's manager is `control-plane`; kube-apiserver, and the fake, name it `kube-apiserver`",
-  "custom-resource-parts/a validation rule refuses": NO_CEL,
-  "custom-resource-parts/a scale beyond a validation rule": NO_CEL,
 };

@@ -19,6 +19,7 @@
 // the black hole (about a minute): `--slow` adds it.
 import assert from "node:assert/strict";
 import { Collection } from "../../informer/mod.ts";
+import { testLogger } from "../../_internal/_log_test_util.ts";
 import type { KubeObject } from "../../apiclient/mod.ts";
 import { chaosSetting, seeded } from "../../_internal/_chaos_test_util.ts";
 import { type Fault, FaultProxy, script } from "./_fault_proxy.ts";
@@ -140,14 +141,16 @@ async function runBatch(
     }, {
       synced: resolve,
       heartbeatTimeout: HEARTBEAT,
-      onError: (error) => {
-        const e = error as Error;
-        errors.push({
-          at: Date.now(),
-          name: e.cause instanceof Error ? e.cause.name : e.name,
-          message: e.message.slice(0, 200),
-        });
-      },
+      logger: testLogger({
+        onError: (error) => {
+          const e = error as Error;
+          errors.push({
+            at: Date.now(),
+            name: e.cause instanceof Error ? e.cause.name : e.name,
+            message: e.message.slice(0, 200),
+          });
+        },
+      }),
     });
     return {
       seed,
