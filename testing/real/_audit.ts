@@ -215,3 +215,27 @@ export function takeovers(
   }
   return out;
 }
+
+/**
+ * The lines of the audit log at `path` and of its rotated backups
+ * (kube-apiserver rotates it at 100 MB when `--audit-log-maxsize` is unset,
+ * lumberjack's default, as
+ * `<name>-<timestamp>.log` beside it; at the RequestResponse level a batch
+ * of chaos seeds writes that much), oldest first.
+ */
+export async function readAudit(path: string): Promise<string[]> {
+  const slash = path.lastIndexOf("/");
+  const dir = path.slice(0, slash);
+  const name = path.slice(slash + 1).replace(/\.log$/, "");
+  const backup = new RegExp(`^${name}-\\d{4}-\\d{2}-\\d{2}T[\\d.-]+\\.log$`);
+  const backups: string[] = [];
+  for await (const entry of Deno.readDir(dir)) {
+    if (backup.test(entry.name)) backups.push(entry.name);
+  }
+  const lines: string[] = [];
+  for (const file of [...backups.sort(), path.slice(slash + 1)]) {
+    const text = await Deno.readTextFile(`${dir}/${file}`);
+    for (const line of text.split("\n")) if (line) lines.push(line);
+  }
+  return lines;
+}

@@ -3,7 +3,7 @@
 // `safety` (a write outside the writer's epoch is caught; a forced move
 // needs the takeover first), and a takeover's gap is measured.
 import assert from "node:assert/strict";
-import { auditWrites, takeovers } from "./_audit.ts";
+import { auditWrites, readAudit, takeovers } from "./_audit.ts";
 import { safety } from "../../shard/_chaos_test_util.ts";
 import { memberHash, shardLabel } from "../../shard/mod.ts";
 
@@ -119,4 +119,17 @@ Deno.test("the audit judge needs a takeover before a forced move", () => {
     [],
   );
   assert.deepEqual(takeovers(taken, NS), [{ lease: member, gapMs: 30_500 }]);
+});
+
+Deno.test("the audit log is read with its rotated backups, oldest first", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    await Deno.writeTextFile(`${dir}/audit.log`, "c\nd\n");
+    await Deno.writeTextFile(`${dir}/audit-2026-12-05T15-00-00.000.log`, "b\n");
+    await Deno.writeTextFile(`${dir}/audit-2026-12-05T14-00-00.000.log`, "a\n");
+    await Deno.writeTextFile(`${dir}/audit-no-watch-cache.log`, "x\n");
+    assert.deepEqual(await readAudit(`${dir}/audit.log`), ["a", "b", "c", "d"]);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
 });

@@ -34,7 +34,7 @@ import { chaosSetting, seeded } from "../../_internal/_chaos_test_util.ts";
 import { type Fault, FaultProxy, script } from "./_fault_proxy.ts";
 import { eventually, exists, kubectl, retried } from "./_eventually.ts";
 import { BIND_USERS, suite } from "./_plane.ts";
-import { judge, type Judged } from "./_audit.ts";
+import { judge, type Judged, readAudit } from "./_audit.ts";
 import { tool } from "../../tools/needs.ts";
 import type { RealControlPlane } from "../real_control_plane.ts";
 
@@ -239,8 +239,7 @@ async function runSeed(
     await Promise.all(replicas.map((r) => r.stop()));
     await Promise.all(proxies.map((p) => p.close()));
   }
-  const audit = (await Deno.readTextFile(plane.ready.auditLog)).split("\n")
-    .filter(Boolean);
+  const audit = await readAudit(plane.ready.auditLog);
   const judged = judge(audit, namespace);
   if (judged.violations.length > 0) {
     // Kept for the post-mortem: this seed's lines of the audit log.

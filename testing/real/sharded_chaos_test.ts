@@ -44,7 +44,7 @@ import { chaosSetting, seeded } from "../../_internal/_chaos_test_util.ts";
 import { type Fault, FaultProxy, script } from "./_fault_proxy.ts";
 import { eventually, exists, kubectl, retried } from "./_eventually.ts";
 import { BIND_USERS, suite } from "./_plane.ts";
-import { auditWrites, takeovers } from "./_audit.ts";
+import { auditWrites, readAudit, takeovers } from "./_audit.ts";
 import { tool } from "../../tools/needs.ts";
 import type { RealControlPlane } from "../real_control_plane.ts";
 
@@ -319,8 +319,7 @@ async function runBatch(
       })
     ));
     for (const r of runs) await Promise.all(r.replicas.map((x) => x.stop()));
-    const audit = (await Deno.readTextFile(plane.ready.auditLog)).split("\n")
-      .filter(Boolean);
+    const audit = await readAudit(plane.ready.auditLog);
     return runs.map((r, i) => {
       const writes = auditWrites(audit, r.namespace);
       const violations = safety({
@@ -400,10 +399,9 @@ suite("sharded chaos (family b)", [
           failures.push(`seed ${seed.seed}: ${seed.violations.join("; ")}`);
         }
         // The judge saw the epochs: every Greeting was assigned.
-        assert.ok(
-          seed.assignments >= GREETINGS,
-          `seed ${seed.seed}: ${seed.assignments} assignments`,
-        );
+        if (seed.assignments < GREETINGS) {
+          failures.push(`seed ${seed.seed}: ${seed.assignments} assignments`);
+        }
         figures.push(seed);
       }
     }
