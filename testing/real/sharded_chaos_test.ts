@@ -4,8 +4,8 @@
 // that a seeded script drives (latency and jitter, bandwidth limits,
 // stalls, resets, hangs, refusals), plus a restart of kube-apiserver and a
 // partition of one replica long enough for its member Lease to be taken
-// over; a replica whose Lease is lost exits and comes back under the same
-// name, as a StatefulSet's pod does. A user edits the Greetings meanwhile.
+// over; a replica whose Lease is lost exits and comes back as a new pod
+// under a new name (and token), as a Deployment's does. A user edits the Greetings meanwhile.
 //
 // Judged from the real audit log at the RequestResponse level, ordered by
 // resourceVersion, with the fake chaos family's judge (`safety` in
@@ -49,6 +49,19 @@ import { tool } from "../../tools/needs.ts";
 import type { RealControlPlane } from "../real_control_plane.ts";
 
 const REPLICAS = ["replica-0", "replica-1", "replica-2"];
+/**
+ * A replica whose Lease is lost comes back as a new pod with a new name (as
+ * a Deployment's does), up to this many names, then under its last one.
+ */
+const GENERATIONS = 4;
+const nameOf = (replica: string, generation: number): string =>
+  generation === 0
+    ? replica
+    : `${replica}-g${Math.min(generation, GENERATIONS - 1)}`;
+/** A token (an audit-log user) per name, so writes tell pods apart. */
+const USERS = REPLICAS.flatMap((r) =>
+  Array.from({ length: GENERATIONS }, (_, g) => nameOf(r, g))
+);
 const SEEDS = Number(
   Deno.args.findLast((a) => a.startsWith("--seeds="))?.slice(8) ??
     chaosSetting("seeds", "CHAOS_SEEDS", 2),
@@ -63,22 +76,24 @@ const LABEL = shardLabel(RING);
 const MANIFESTS = new URL("../../examples/manifests/", import.meta.url)
   .pathname;
 
-/** A replica that comes back under its name after it exits. */
+/** A replica that comes back as a new pod after it exits. */
 function replica(
   plane: RealControlPlane,
-  name: string,
+  replicaName: string,
   proxy: FaultProxy,
   namespace: string,
   exits: string[],
-): { stop: () => Promise<void> } {
-  const client: Client = plane.clientWith(plane.ready.users![name]!, {
-    server: proxy.url,
-    timeout: REQUEST_TIMEOUT,
-  });
+): { stop: () => Promise<void>; identity: () => string } {
   let stopped = false;
   let current: AbortController | undefined;
+  let name = replicaName;
   const loop = (async () => {
-    while (!stopped) {
+    for (let generation = 0; !stopped; generation++) {
+      name = nameOf(replicaName, generation);
+      const client: Client = plane.clientWith(plane.ready.users![name]!, {
+        server: proxy.url,
+        timeout: REQUEST_TIMEOUT,
+      });
       const stop = new AbortController();
       current = stop;
       const { controller, sharder } = shardedReplica(client, {
@@ -105,6 +120,7 @@ function replica(
       current?.abort();
       await loop;
     },
+    identity: () => name,
   };
 }
 
@@ -128,8 +144,9 @@ async function converged(
   admin: Client,
   namespace: string,
   message: string,
+  members: readonly string[],
 ): Promise<string[]> {
-  const ring = new Ring(REPLICAS.map(memberHash));
+  const ring = new Ring(members.map(memberHash));
   const wrong: string[] = [];
   for (let i = 0; i < GREETINGS; i++) {
     const name = `g${i}`;
@@ -163,6 +180,8 @@ interface Seed {
   exits: string[];
   /** From the end of the faults until everything converged, ms. */
   convergedMs: number;
+  /** Why it did not converge. */
+  failure?: string;
   partition: string;
 }
 
@@ -216,7 +235,8 @@ async function runBatch(
     await Promise.all(runs.map((r) =>
       eventually(
         `seed ${r.seed}: the ring settled`,
-        async () => (await converged(admin, r.namespace, "v0")).length === 0,
+        async () =>
+          (await converged(admin, r.namespace, "v0", REPLICAS)).length === 0,
         120_000,
       )
     ));
@@ -303,27 +323,27 @@ async function runBatch(
     }
     await Promise.all(runs.map((r) => updateAll(admin, r.namespace, "final")));
     const end = Date.now();
+    const live = (r: typeof runs[number]): string[] =>
+      r.replicas.map((x) => x.identity());
     const times = await Promise.all(runs.map((r) =>
       eventually(
-        `seed ${r.seed}: every Greeting on its member with the final message`,
+        `every Greeting on its member with the final message`,
         async () =>
-          (await converged(admin, r.namespace, "final")).length === 0 &&
-          Date.now(),
+          (await converged(admin, r.namespace, "final", live(r))).length ===
+            0 && Date.now(),
         150_000,
-      ).catch(async (error) => {
-        throw new Error(
-          `${(error as Error).message}: ${
-            (await converged(admin, r.namespace, "final")).join("; ")
-          }; exits ${r.exits.join(",")}`,
-        );
-      })
+      ).catch(async (error) =>
+        `${(error as Error).message}: ${
+          (await converged(admin, r.namespace, "final", live(r))).join("; ")
+        }; exits ${r.exits.join(",")}`
+      )
     ));
     for (const r of runs) await Promise.all(r.replicas.map((x) => x.stop()));
     const audit = await readAudit(plane.ready.auditLog);
     return runs.map((r, i) => {
       const writes = auditWrites(audit, r.namespace);
       const violations = safety({
-        replicas: new Map(REPLICAS.map((name) => [name, name])),
+        replicas: new Map(USERS.map((name) => [name, name])),
         writes,
         intervals: [],
       }, {
@@ -351,7 +371,8 @@ async function runBatch(
         ),
         violations,
         exits: r.exits,
-        convergedMs: times[i]! - end,
+        convergedMs: typeof times[i] === "number" ? times[i] - end : -1,
+        ...(typeof times[i] === "string" ? { failure: times[i] } : {}),
         partition: r.partition,
       };
     });
@@ -395,6 +416,9 @@ suite("sharded chaos (family b)", [
       for (const seed of batch) {
         // deno-lint-ignore no-console -- the family's figures, per seed
         console.log(`seed ${seed.seed}: ${JSON.stringify(seed)}`);
+        if (seed.failure !== undefined) {
+          failures.push(`seed ${seed.seed}: ${seed.failure}`);
+        }
         if (seed.violations.length > 0) {
           failures.push(`seed ${seed.seed}: ${seed.violations.join("; ")}`);
         }
@@ -426,7 +450,7 @@ suite("sharded chaos (family b)", [
     assert.deepEqual(failures, []);
   }],
 ], {
-  plane: { users: REPLICAS, auditLevel: "RequestResponse" },
+  plane: { users: USERS, auditLevel: "RequestResponse" },
   timeout: 600_000 + Math.ceil(SEEDS / BATCH) * 600_000,
   unmet: await tool(
     "kubectl",
