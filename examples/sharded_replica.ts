@@ -17,15 +17,89 @@
 import { Client } from "../apiclient/mod.ts";
 import { Controller } from "../controller/mod.ts";
 import { REQUEST_TIMEOUT } from "../election/mod.ts";
-import { discardLogger, textLogger } from "../log/mod.ts";
+import { discardLogger, type Logger, textLogger } from "../log/mod.ts";
 import { Sharder } from "../shard/mod.ts";
-import { GREETING } from "./greeting.ts";
+import { GREETING, type Greeting } from "./greeting.ts";
 import { greetingController } from "./operator.ts";
 
 /** The ring's name and the namespace of its Leases. */
 export const RING = "greeting";
 /** The operator's namespace in the sharded demo. */
 export const RING_NAMESPACE = "default";
+
+/** What {@linkcode shardedReplica} takes. */
+export interface ShardedReplicaOptions {
+  /** The pod's name: its member identity and the sharder's candidate. */
+  identity: string;
+  /** The namespace of the ring's Leases. Default {@linkcode RING_NAMESPACE}. */
+  leaseNamespace?: string | undefined;
+  /** Watch only this namespace's Greetings. Default: every namespace. */
+  namespace?: string | undefined;
+  /** Called when a Lease (member or sharder) is lost, as a pod exits. */
+  exit: (code: number) => void;
+  /** The controller's logger. Default: none. */
+  logger?: Logger | undefined;
+  /** Stops both. */
+  signal?: AbortSignal | undefined;
+}
+
+/**
+ * The parts of one replica: the sharded Greeting controller and the
+ * ring's sharder (the real-server chaos family runs three of these).
+ *
+ * @example Build one, then stop it (on the fake)
+ * ```ts
+ * import { Client } from "@liken/kubernetes/apiclient";
+ * import { FakeApiServer } from "@liken/kubernetes/testing";
+ * import { GREETING, type Greeting } from "./greeting.ts";
+ * import { shardedReplica } from "./sharded_replica.ts";
+ *
+ * await using server = new FakeApiServer();
+ * const client = new Client(server.url, { fetch: server.fetch });
+ * await client.create(
+ *   "/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
+ *   GREETING.crd(),
+ * );
+ * const { controller, sharder } = shardedReplica(client, {
+ *   identity: "replica-0",
+ *   exit: () => {},
+ * });
+ * await Promise.all([controller.stop(), sharder.stop()]);
+ * ```
+ *
+ * @param client The replica's client (requests end in `REQUEST_TIMEOUT`).
+ * @param options Its identity, namespaces, exit and signal.
+ * @returns The controller and the sharder, both running.
+ */
+export function shardedReplica(
+  client: Client,
+  options: ShardedReplicaOptions,
+): { controller: Controller<Greeting>; sharder: Sharder } {
+  const { identity, exit, signal, namespace } = options;
+  const leaseNamespace = options.leaseNamespace ?? RING_NAMESPACE;
+  const greeting = greetingController({ pod: identity, namespace });
+  const controller = new Controller(client, {
+    ...greeting,
+    wiring: {
+      shards: { ring: RING, namespace: leaseNamespace, identity, exit },
+    },
+    logger: options.logger ?? discardLogger(),
+    signal,
+  });
+  const sharder = new Sharder(client, {
+    ring: RING,
+    namespace: leaseNamespace,
+    for: { ...GREETING, namespace },
+    // Its children (the ConfigMaps) carry their Greeting's shard.
+    owns: greeting.owns,
+    pod: identity,
+    resync: 2_000,
+    exit,
+    logger: discardLogger(),
+    signal,
+  });
+  return { controller, sharder };
+}
 
 function arg(name: string): string {
   const found = Deno.args.find((a) => a.startsWith(`--${name}=`));
@@ -46,25 +120,10 @@ if (import.meta.main) {
     say(`member Lease lost: exit ${code}`);
     Deno.exit(code);
   };
-  const greeting = greetingController({ pod: identity });
-  const controller = new Controller(client, {
-    ...greeting,
-    wiring: {
-      shards: { ring: RING, namespace: RING_NAMESPACE, identity, exit },
-    },
-    logger: textLogger({ write: say }),
-    signal: stop.signal,
-  });
-  const sharder = new Sharder(client, {
-    ring: RING,
-    namespace: RING_NAMESPACE,
-    for: GREETING,
-    // Its children (the ConfigMaps) carry their Greeting's shard.
-    owns: greeting.owns,
-    pod: identity,
-    resync: 2_000,
+  const { controller, sharder } = shardedReplica(client, {
+    identity,
     exit,
-    logger: discardLogger(),
+    logger: textLogger({ write: say }),
     signal: stop.signal,
   });
   void sharder.lead.leading().then(

@@ -402,16 +402,38 @@ export class Run {
   }
 }
 
+/**
+ * What a judged run's objects are: the namespace, the primaries' and the
+ * children's resources, and a child's primary by name. Default: this
+ * file's ConfigMaps with their `<name>-child` Secrets in `default`.
+ */
+export interface Shape {
+  namespace: string;
+  primary: string;
+  child: string;
+  ownerOf: (child: string) => string;
+}
+
+const SHAPE: Shape = {
+  namespace: NS,
+  primary: "configmaps",
+  child: "secrets",
+  ownerOf: (child) => child.replace(/-child$/, ""),
+};
+
 /** The primary a logged path is about: `cm-3` for it and its child. */
-function keyOf(write: Write): string | undefined {
-  const prefix = `/api/v1/namespaces/${NS}/`;
-  if (!write.path.startsWith(prefix)) return undefined;
-  const [resource, name] = write.path.slice(prefix.length).split("/");
+function keyOf(write: Write, shape: Shape): string | undefined {
+  const prefix = `/namespaces/${shape.namespace}/`;
+  const at = write.path.indexOf(prefix);
+  if (at === -1) return undefined;
+  const [resource, name] = write.path.slice(at + prefix.length).split("/");
   const named = name ??
     (write.body as KubeObject | undefined)?.metadata?.name;
   if (named === undefined) return undefined;
-  if (resource === "configmaps") return `${NS}/${named}`;
-  if (resource === "secrets") return `${NS}/${named.replace(/-child$/, "")}`;
+  if (resource === shape.primary) return `${shape.namespace}/${named}`;
+  if (resource === shape.child) {
+    return `${shape.namespace}/${shape.ownerOf(named)}`;
+  }
   return undefined;
 }
 
@@ -442,7 +464,14 @@ interface Epoch {
  * - Two replicas reconcile one key at once only when the first one's epoch
  *   ended by force (it was paused or cut off and taken over).
  */
-export function safety(run: Run): string[] {
+export function safety(
+  run: {
+    replicas: ReadonlyMap<string, unknown>;
+    writes: readonly Write[];
+    intervals: readonly Interval[];
+  },
+  shape: Shape = SHAPE,
+): string[] {
   const violations: string[] = [];
   const hashes = new Map(
     [...run.replicas.keys()].map((name) => [memberHash(name), name]),
@@ -468,12 +497,12 @@ export function safety(run: Run): string[] {
   const epochs = new Map<string, Epoch[]>();
   const current = new Map<string, Epoch | undefined>();
   for (const w of accepted) {
-    const key = keyOf(w);
+    const key = keyOf(w, shape);
     if (key === undefined) continue;
     const list = epochs.get(key) ?? [];
     epochs.set(key, list);
     const now = current.get(key);
-    const primary = w.path.includes("/configmaps");
+    const primary = w.path.includes(`/${shape.primary}`);
     const what = `${w.who} ${w.method} ${w.path} at ${w.rv}`;
     if (w.who === "user") {
       if (w.method === "DELETE" && primary && now !== undefined) {

@@ -8,6 +8,7 @@
  */
 
 import { OPERATOR } from "../../examples/greeting.ts";
+import type { Write } from "../../shard/_chaos_test_util.ts";
 
 /** One line of the audit log, the fields judged. */
 interface AuditEvent {
@@ -47,7 +48,10 @@ export function judge(
   namespace: string,
   leaseName: string = OPERATOR,
 ): Judged {
-  const writes = lines.map((l) => JSON.parse(l) as AuditEvent).filter((e) =>
+  const mine = `"namespace":"${namespace}"`;
+  const writes = lines.filter((l) => l.includes(mine)).map((l) =>
+    JSON.parse(l) as AuditEvent
+  ).filter((e) =>
     e.stage === "ResponseComplete" && WRITES.has(e.verb) &&
     e.user.username.startsWith("replica-") &&
     e.objectRef?.namespace === namespace &&
@@ -111,4 +115,127 @@ export function judge(
     holders,
     noops,
   };
+}
+
+/** One write of the audit log, as the fake's sharding judge takes it. */
+interface LoggedWrite {
+  stage: string;
+  verb: string;
+  requestURI: string;
+  user: { username: string };
+  objectRef?: { namespace?: string };
+  responseStatus?: { code?: number };
+  requestObject?: unknown;
+  responseObject?: { metadata?: { resourceVersion?: string } };
+}
+
+const METHODS: Record<string, string> = {
+  create: "POST",
+  update: "PUT",
+  patch: "PATCH",
+  delete: "DELETE",
+};
+
+/**
+ * The writes in `namespace` from the audit log, in the shape of the fake
+ * chaos family's write log (`shard/_chaos_test_util.ts`), so that its
+ * `safety` judges the real server's: the sender (a replica's user, else
+ * `user`), the method, path, query and body as sent, the status, and the
+ * resourceVersion the write produced (`NaN` when refused).
+ */
+export function auditWrites(
+  lines: readonly string[],
+  namespace: string,
+): Write[] {
+  const mine = `"namespace":"${namespace}"`;
+  return lines.filter((l) => l.includes(mine)).map((l) =>
+    JSON.parse(l) as LoggedWrite
+  ).filter((e) =>
+    e.stage === "ResponseComplete" && METHODS[e.verb] !== undefined &&
+    e.objectRef?.namespace === namespace
+  ).map((e) => {
+    const url = new URL(e.requestURI, "https://audit");
+    const status = e.responseStatus?.code ?? 0;
+    const rv = e.responseObject?.metadata?.resourceVersion;
+    return {
+      who: e.user.username.startsWith("replica-") ? e.user.username : "user",
+      method: METHODS[e.verb]!,
+      path: url.pathname,
+      query: url.searchParams,
+      body: e.requestObject,
+      status,
+      rv: status < 300 && rv !== undefined ? Number(rv) : NaN,
+    };
+  });
+}
+
+/** A member Lease taken over by the sharder, as the audit log shows it. */
+export interface Takeover {
+  /** The member Lease's name. */
+  lease: string;
+  /** From the member's last accepted renewal to the takeover, in ms. */
+  gapMs: number;
+}
+
+/**
+ * The takeovers of member Leases in `namespace` (holder
+ * `shard.liken.dev/taken-by=…`), ordered by resourceVersion, each with the
+ * time since the member's last renewal: the sharded family's failover time.
+ */
+export function takeovers(
+  lines: readonly string[],
+  namespace: string,
+): Takeover[] {
+  const mine = `"namespace":"${namespace}"`;
+  const leases = lines.filter((l) => l.includes(mine)).map((l) =>
+    JSON.parse(l) as LoggedWrite & AuditEvent
+  ).filter((e) =>
+    e.stage === "ResponseComplete" && WRITES.has(e.verb) &&
+    e.objectRef?.resource === "leases" &&
+    e.objectRef.namespace === namespace &&
+    (e.responseStatus?.code ?? 0) < 300 &&
+    e.responseObject?.metadata?.resourceVersion !== undefined
+  ).sort((a, b) =>
+    Number(
+      BigInt(a.responseObject!.metadata!.resourceVersion!) -
+        BigInt(b.responseObject!.metadata!.resourceVersion!),
+    )
+  );
+  const renewed = new Map<string, number>();
+  const out: Takeover[] = [];
+  for (const e of leases) {
+    const name = e.objectRef!.name!;
+    const holder = e.responseObject?.spec?.holderIdentity ?? "";
+    const at = Date.parse(e.stageTimestamp);
+    if (holder.startsWith("shard.liken.dev/taken-by=")) {
+      const last = renewed.get(name);
+      if (last !== undefined) out.push({ lease: name, gapMs: at - last });
+      renewed.delete(name);
+    } else if (holder !== "") renewed.set(name, at);
+  }
+  return out;
+}
+
+/**
+ * The lines of the audit log at `path` and of its rotated backups
+ * (kube-apiserver rotates it at 100 MB when `--audit-log-maxsize` is unset,
+ * lumberjack's default, as
+ * `<name>-<timestamp>.log` beside it; at the RequestResponse level a batch
+ * of chaos seeds writes that much), oldest first.
+ */
+export async function readAudit(path: string): Promise<string[]> {
+  const slash = path.lastIndexOf("/");
+  const dir = path.slice(0, slash);
+  const name = path.slice(slash + 1).replace(/\.log$/, "");
+  const backup = new RegExp(`^${name}-\\d{4}-\\d{2}-\\d{2}T[\\d.-]+\\.log$`);
+  const backups: string[] = [];
+  for await (const entry of Deno.readDir(dir)) {
+    if (backup.test(entry.name)) backups.push(entry.name);
+  }
+  const lines: string[] = [];
+  for (const file of [...backups.sort(), path.slice(slash + 1)]) {
+    const text = await Deno.readTextFile(`${dir}/${file}`);
+    for (const line of text.split("\n")) if (line) lines.push(line);
+  }
+  return lines;
 }

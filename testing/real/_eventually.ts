@@ -60,3 +60,32 @@ export async function kubectl(
   }
   return result;
 }
+
+/**
+ * Sends `request` again until it succeeds, for a test's own requests that
+ * a restart of kube-apiserver may refuse or cut ("fetch failed"); an error
+ * that `done` accepts (such as a 409 for a create whose answer was lost)
+ * ends it too.
+ *
+ * @throws {Error} Naming `what` when `timeout` ms pass first.
+ */
+export async function retried(
+  what: string,
+  request: () => Promise<unknown>,
+  options: { timeout?: number; done?: (error: unknown) => boolean } = {},
+): Promise<void> {
+  await eventually(what, async () => {
+    try {
+      await request();
+    } catch (error) {
+      if (options.done?.(error)) return true;
+      throw error;
+    }
+    return true;
+  }, options.timeout ?? 60_000);
+}
+
+/** A 409: what a create whose first answer was lost gets when sent again. */
+export function exists(error: unknown): boolean {
+  return (error as { status?: number }).status === 409;
+}

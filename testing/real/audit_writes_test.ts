@@ -1,0 +1,135 @@
+// The sharded family's judge on hand-written audit lines: the audit log's
+// writes, turned into the fake family's write log, are judged by its
+// `safety` (a write outside the writer's epoch is caught; a forced move
+// needs the takeover first), and a takeover's gap is measured.
+import assert from "node:assert/strict";
+import { auditWrites, readAudit, takeovers } from "./_audit.ts";
+import { safety } from "../../shard/_chaos_test_util.ts";
+import { memberHash, shardLabel } from "../../shard/mod.ts";
+
+const NS = "n";
+const LABEL = shardLabel("greeting");
+const SHAPE = {
+  namespace: NS,
+  primary: "greetings",
+  child: "configmaps",
+  ownerOf: (child: string) => child.replace(/-greeting$/, ""),
+};
+
+function line(
+  user: string,
+  rv: number,
+  verb: string,
+  uri: string,
+  body: unknown,
+  at = 0,
+  holder?: string,
+): string {
+  const [, resource, name] =
+    /\/namespaces\/n\/([a-z]+)(?:\/([^/?]+))?/.exec(uri) ?? [];
+  return JSON.stringify({
+    stage: "ResponseComplete",
+    verb,
+    requestURI: uri,
+    user: { username: user },
+    objectRef: { resource, name, namespace: NS },
+    responseStatus: { code: 200 },
+    requestObject: body,
+    responseObject: {
+      metadata: { resourceVersion: String(rv) },
+      ...(holder === undefined ? {} : { spec: { holderIdentity: holder } }),
+    },
+    stageTimestamp: new Date(at).toISOString(),
+  });
+}
+
+const G = "/apis/demo.liken.dev/v1alpha1/namespaces/n/greetings/g0";
+const CM = "/api/v1/namespaces/n/configmaps/g0-greeting";
+const LEASE = "/apis/coordination.k8s.io/v1/namespaces/n/leases/greeting-";
+const assign = (rv: number, to: string): string =>
+  line(
+    "replica-2",
+    rv,
+    "patch",
+    `${G}?fieldManager=greeting-sharder&force=true`,
+    { metadata: { name: "g0", labels: { [LABEL]: memberHash(to) } } },
+  );
+const replicas = new Map(
+  ["replica-0", "replica-1", "replica-2"].map((n) => [n, n]),
+);
+
+Deno.test("the audit judge catches a write outside the writer's epoch", () => {
+  const lines = [
+    assign(10, "replica-0"),
+    line("replica-0", 11, "patch", `${CM}?fieldManager=greeting`, {}),
+    line("replica-1", 12, "patch", `${CM}?fieldManager=greeting`, {}),
+    line("someone", 13, "update", G, {}),
+  ];
+  const writes = auditWrites(lines, NS);
+  assert.deepEqual(writes.map((w) => [w.who, w.method, w.rv]), [
+    ["replica-2", "PATCH", 10],
+    ["replica-0", "PATCH", 11],
+    ["replica-1", "PATCH", 12],
+    ["user", "PUT", 13],
+  ]);
+  const violations = safety({ replicas, writes, intervals: [] }, SHAPE);
+  assert.equal(violations.length, 1);
+  assert.match(violations[0]!, /n\/g0: a write outside replica-1's epochs/);
+});
+
+Deno.test("the audit judge needs a takeover before a forced move", () => {
+  const member = `greeting-${memberHash("replica-0")}`;
+  const forced = [
+    assign(10, "replica-0"),
+    assign(20, "replica-1"),
+  ];
+  assert.equal(
+    safety({ replicas, writes: auditWrites(forced, NS), intervals: [] }, SHAPE)
+      .length,
+    1,
+  );
+  const taken = [
+    line(
+      "replica-0",
+      5,
+      "update",
+      `${LEASE}${memberHash("replica-0")}`,
+      {
+        spec: { holderIdentity: "replica-0" },
+      },
+      1_000,
+      "replica-0",
+    ),
+    assign(10, "replica-0"),
+    line(
+      "replica-2",
+      15,
+      "update",
+      `${LEASE}${memberHash("replica-0")}`,
+      {
+        spec: { holderIdentity: "shard.liken.dev/taken-by=replica-2" },
+      },
+      31_500,
+      "shard.liken.dev/taken-by=replica-2",
+    ),
+    assign(20, "replica-1"),
+  ];
+  assert.deepEqual(
+    safety({ replicas, writes: auditWrites(taken, NS), intervals: [] }, SHAPE),
+    [],
+  );
+  assert.deepEqual(takeovers(taken, NS), [{ lease: member, gapMs: 30_500 }]);
+});
+
+Deno.test("the audit log is read with its rotated backups, oldest first", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    await Deno.writeTextFile(`${dir}/audit.log`, "c\nd\n");
+    await Deno.writeTextFile(`${dir}/audit-2026-12-05T15-00-00.000.log`, "b\n");
+    await Deno.writeTextFile(`${dir}/audit-2026-12-05T14-00-00.000.log`, "a\n");
+    await Deno.writeTextFile(`${dir}/audit-no-watch-cache.log`, "x\n");
+    assert.deepEqual(await readAudit(`${dir}/audit.log`), ["a", "b", "c", "d"]);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
