@@ -302,7 +302,9 @@ function special(type: string, bytes: Uint8Array | undefined): unknown {
     case "dur":
       return goDuration(bytes === undefined ? 0n : int64(readFields(bytes), 1));
     case "qty": {
-      // Clients write the canonical form; a zero Quantity writes "0".
+      // The sender's String(), as its JSON would say; the API server would
+      // canonicalize it again on decode, the fake does not (nor for JSON).
+      // A zero Quantity writes "0".
       const text = bytes === undefined
         ? undefined
         : lastString(readFields(bytes), 1);
@@ -405,7 +407,16 @@ export function decodeMessage(type: string, bytes: Uint8Array): unknown {
       for (const entry of values) {
         const parts = readFields(messageBytes("map entry", [entry], number));
         const key = single(fieldType, parts.get(1), number);
-        map[String(key)] = single(valueType!, parts.get(2), number);
+        const item = single(valueType!, parts.get(2), number);
+        // Generated Unmarshal starts a map value at []byte{} or an empty
+        // list (ExtraValue{}), not nil: JSON writes "" and [].
+        map[String(key)] = item !== null
+          ? item
+          : valueType === "y"
+          ? ""
+          : isWrapper(valueType!)
+          ? []
+          : item;
       }
       value = map;
     }
@@ -415,7 +426,11 @@ export function decodeMessage(type: string, bytes: Uint8Array): unknown {
       }
       continue;
     }
-    if (flags.includes("o") && empty(shape, fieldType, value)) continue;
+    // A pointer that was sent is never empty, even to a zero Time (null).
+    const sentPointer = shape === 1 && values !== undefined;
+    if (flags.includes("o") && !sentPointer && empty(shape, fieldType, value)) {
+      continue;
+    }
     if (flags.includes("z") && value === null) continue;
     out[name] = value;
   }

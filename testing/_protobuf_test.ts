@@ -8,6 +8,7 @@ import {
   readVarint,
 } from "./_protobuf.ts";
 import { GOLDEN } from "./_protobuf_golden.ts";
+import { SAMPLE } from "./_protobuf_sample.ts";
 import { FakeApiServer } from "./mod.ts";
 
 // A few bytes of protobuf, written by hand.
@@ -270,6 +271,38 @@ for (const golden of GOLDEN) {
     );
   });
 }
+
+Deno.test("protobuf: a random object of each kind an operator writes decodes to the Go types' JSON", () => {
+  assert.ok(SAMPLE.length >= 40);
+  for (const sample of SAMPLE) {
+    assert.deepEqual(
+      decodeProtobufBody(base64Bytes(sample.bytes)),
+      sample.json,
+      sample.name,
+    );
+  }
+});
+
+Deno.test("protobuf: a sent pointer to a zero Time is null; map values start empty, not nil", () => {
+  // meta/v1.ObjectMeta: deletionTimestamp 9 (*Time, omitempty), sent empty.
+  assert.deepEqual(
+    decodeMessage("meta/v1.ObjectMeta", new Uint8Array(len(9, []))),
+    { deletionTimestamp: null },
+  );
+  // A map<string, bytes> entry without value is "", a map of ExtraValue []:
+  // core/v1.ConfigMap binaryData 3; authentication/v1.UserInfo extra 4.
+  assert.deepEqual(
+    decodeMessage("core/v1.ConfigMap", new Uint8Array(len(3, str(1, "k")))),
+    { metadata: {}, binaryData: { k: "" } },
+  );
+  assert.deepEqual(
+    decodeMessage(
+      "authentication/v1.UserInfo",
+      new Uint8Array(len(4, str(1, "k"))),
+    ),
+    { extra: { k: [] } },
+  );
+});
 
 const DEPLOYMENTS = "/apis/apps/v1/namespaces/default/deployments";
 

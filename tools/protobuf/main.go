@@ -3,6 +3,7 @@
 //
 //	go run . descriptors ../../testing/_protobuf_data.ts
 //	go run . golden ../../testing/_protobuf_golden.ts
+//	go run . sample ../../testing/_protobuf_sample.ts
 //	go run . fuzz OUT.json N
 //
 // The descriptors come from the release's Go types (k8s.io/api and
@@ -20,7 +21,7 @@ import (
 
 func main() {
 	if len(os.Args) < 3 {
-		fmt.Fprintln(os.Stderr, "usage: protobuf descriptors|golden|fuzz OUT [N]")
+		fmt.Fprintln(os.Stderr, "usage: protobuf descriptors|golden|sample|fuzz OUT [N]")
 		os.Exit(2)
 	}
 	var err error
@@ -29,6 +30,8 @@ func main() {
 		err = writeDescriptors(os.Args[2])
 	case "golden":
 		err = writeGolden(os.Args[2])
+	case "sample":
+		err = writeSample(os.Args[2])
 	case "fuzz":
 		n := 3
 		if len(os.Args) > 3 {
