@@ -386,6 +386,52 @@ Deno.test("protobuf: the fake creates, updates and deletes with protobuf bodies"
   await deleted.body?.cancel();
 });
 
+Deno.test("protobuf: subresource bodies (scale, eviction) are read too", async () => {
+  await using server = new FakeApiServer();
+  const golden = GOLDEN.find((g) => g.name === "Deployment")!;
+  const create = await server.fetch(`${server.url}${DEPLOYMENTS}`, {
+    method: "POST",
+    headers: { "content-type": "application/vnd.kubernetes.protobuf" },
+    body: base64Bytes(golden.bytes),
+  });
+  assert.equal(create.status, 201);
+  await create.body?.cancel();
+  // autoscaling/v1.Scale: metadata 1, spec 2 (replicas 1).
+  const scale = await server.fetch(`${server.url}${DEPLOYMENTS}/web/scale`, {
+    method: "PUT",
+    headers: { "content-type": "application/vnd.kubernetes.protobuf" },
+    body: envelope("autoscaling/v1", "Scale", [
+      ...len(1, [...str(1, "web"), ...str(3, "default")]),
+      ...len(2, int(1, 7)),
+    ]),
+  });
+  const scaled = await scale.json();
+  assert.equal(scale.status, 200, JSON.stringify(scaled));
+  assert.equal(scaled.spec.replicas, 7);
+  const pods = "/api/v1/namespaces/default/pods";
+  const pod = GOLDEN.find((g) => g.name === "Pod")!;
+  const made = await server.fetch(`${server.url}${pods}`, {
+    method: "POST",
+    headers: { "content-type": "application/vnd.kubernetes.protobuf" },
+    body: base64Bytes(pod.bytes),
+  });
+  assert.equal(made.status, 201);
+  await made.body?.cancel();
+  // policy/v1.Eviction: metadata 1, deleteOptions 2.
+  const evicted = await server.fetch(`${server.url}${pods}/web-0/eviction`, {
+    method: "POST",
+    headers: { "content-type": "application/vnd.kubernetes.protobuf" },
+    body: envelope("policy/v1", "Eviction", [
+      ...len(1, [...str(1, "web-0"), ...str(3, "default")]),
+    ]),
+  });
+  assert.equal(evicted.status, 201, await evicted.clone().text());
+  await evicted.body?.cancel();
+  // The golden Pod has a finalizer: evicted, it is being deleted.
+  const gone = await server.fetch(`${server.url}${pods}/web-0`);
+  assert.equal(typeof (await gone.json()).metadata.deletionTimestamp, "string");
+});
+
 Deno.test("protobuf: the fake refuses an unknown kind with 415 and a broken body with 400", async () => {
   await using server = new FakeApiServer();
   const unknown = await server.fetch(`${server.url}${DEPLOYMENTS}`, {
