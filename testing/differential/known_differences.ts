@@ -14,8 +14,6 @@ const BUILTIN_OWNERS =
   "managedFields of built-in kinds: the fake does not read the OpenAPI's atomic structs and maps (a LabelSelector, a RoleRef, a Service's selector) nor writes the `.` entry of a struct that defaulting made";
 const NAMESPACE_DELETION =
   "deleting a Namespace removes it and its contents at once (no Terminating phase, no asynchronous namespace controller)";
-const CEL_WORDING =
-  "the CEL engine's compile errors differ from cel-go's in places (a syntax error's expected tokens, the column of an operator's overload error)";
 const EMPTY_OWNERS =
   "the API server records no managedFields for an update of an object that has none (it was created with no fields but name); the fake records the update's entry";
 
@@ -132,24 +130,10 @@ export const KNOWN_DIFFERENCES: Readonly<Record<string, string>> = {
     "the Namespace's spec.finalizers is recorded in managedFields (the API server sets it without an owner)",
   "namespace-deletion/delete": NAMESPACE_DELETION,
   "namespace-deletion/create while terminating": NAMESPACE_DELETION,
-  "validation-rules-definitions/a syntax error": CEL_WORDING,
-  "validation-rules-definitions/no such overload": CEL_WORDING,
-  "validation-rules-definitions/two bad rules": CEL_WORDING,
-  "validation-rules/rules over the cost budget of an object":
-    "the CEL engine counts less cost than cel-go for nested comprehensions (265,456 for one of these rules where cel-go counts about 420,000 to 476,000), so the object's budget runs out at a later list item (the answer's words match)",
-  "validation-rules-definitions/a rule over the estimated cost limit":
-    "the cost of a rule is not estimated when a definition is written (the CEL engine has no estimator), so a rule the API server refuses for its worst-case cost is taken; its evaluation is still bounded by the per-rule and per-object runtime limits",
   "custom-resource-versions/get established definition":
     "the recording control plane runs the apiextensions controllers in one binary named control-plane, so the status entry's manager is `control-plane`; kube-apiserver, and the fake, name it `kube-apiserver`",
   "validating-admission-policies/create policy": BUILTIN_OWNERS,
   "validating-admission-policies/type checking in the status": BUILTIN_OWNERS,
   "validating-admission-policies/a policy that type-checks": BUILTIN_OWNERS,
-  "validating-admission-policies/policy that does not compile": CEL_WORDING,
-  "validating-admission-policies/policy whose matchCondition or variable does not compile":
-    CEL_WORDING,
-  "validating-admission-policies/the type checking": CEL_WORDING,
   "mutating-admission-policies/create policy": BUILTIN_OWNERS,
-  "mutating-admission-policies/mutation that does not compile": CEL_WORDING,
-  "mutating-admission-policies/matchCondition and variable that do not compile":
-    CEL_WORDING,
 };
