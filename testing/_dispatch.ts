@@ -32,6 +32,12 @@ import { scaleObject } from "./_scale.ts";
 import { hasSubresource } from "./_registry.ts";
 import { ACTIONS, actOn } from "./_subresources.ts";
 import type { RecordedRequest } from "./types.ts";
+import {
+  isProtobuf,
+  PROTOBUF,
+  protobufRefusal,
+  protobufText,
+} from "./_protobuf_body.ts";
 
 /** A request as the server reads it. */
 export interface Received {
@@ -56,6 +62,8 @@ export async function receive(
   const method = request.method.toUpperCase();
   const text = method === "GET" || method === "HEAD"
     ? ""
+    : isProtobuf(request.headers.get("content-type"))
+    ? await protobufText(request)
     : await request.text();
   let body: unknown = undefined;
   if (text !== "") {
@@ -169,16 +177,13 @@ export function route(
   const contentType = (request.headers.get("content-type") ?? "").split(";")[0]!
     .trim().toLowerCase();
   if (
-    (method === "POST" || method === "PUT") &&
-    contentType === "application/vnd.kubernetes.protobuf"
+    (method === "POST" || method === "PUT" || method === "DELETE") &&
+    contentType === PROTOBUF
   ) {
     // controller-runtime's typed clients send protobuf for built-in kinds;
-    // say plainly what to send instead.
-    throw new StatusError(failure(
-      415,
-      "UnsupportedMediaType",
-      "the body of the request was in an unknown format - accepted media types include: application/json, application/yaml (the fake API server decodes no protobuf: send JSON, as client-go does by default)",
-    ));
+    // a body the fake could not read says plainly what to send instead.
+    const refusal = protobufRefusal(request);
+    if (refusal !== undefined) throw refusal;
   }
   // The API server names the manager of a write by fieldManager, else by
   // the client's user agent.

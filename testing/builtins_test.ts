@@ -774,18 +774,23 @@ Deno.test("built-ins: strategic merge patches merge lists by their keys", async 
   );
 });
 
-Deno.test("built-ins: a protobuf body is refused with 415 naming JSON", async () => {
+Deno.test("built-ins: a protobuf body of no built-in kind is refused with 415 naming JSON", async () => {
   await using server = new FakeApiServer();
+  // The envelope's typeMeta: apiVersion example.com/v1, kind Widget.
+  const typeMeta = [
+    ...[0x0a, 14, ...new TextEncoder().encode("example.com/v1")],
+    ...[0x12, 6, ...new TextEncoder().encode("Widget")],
+  ];
   const res = await server.fetch(`${server.url}${DEPLOYMENTS}`, {
     method: "POST",
     headers: { "content-type": "application/vnd.kubernetes.protobuf" },
-    body: new Uint8Array([0x6b, 0x38, 0x73, 0x00, 0x0a]),
+    body: new Uint8Array([0x6b, 0x38, 0x73, 0x00, 0x0a, 24, ...typeMeta]),
   });
   assert.equal(res.status, 415);
   const status = await res.json();
   assert.equal(status.reason, "UnsupportedMediaType");
   assert.match(status.message, /application\/json/);
-  assert.match(status.message, /decodes no protobuf/);
+  assert.match(status.message, /decodes protobuf only for built-in kinds/);
 });
 
 Deno.test("built-ins: workload Tables have the API server's columns", async () => {

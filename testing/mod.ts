@@ -71,8 +71,11 @@
  *   (the API server also checks kind, name and namespace).
  * - Request bodies in protobuf (`application/vnd.kubernetes.protobuf`,
  *   as controller-runtime's typed clients and `kubectl create deployment`
- *   send for built-in kinds) are refused with 415, whose message says to
- *   send JSON; answers are JSON whatever the `Accept`.
+ *   send for built-in kinds) are read for every built-in kind of the
+ *   release (create, update, DeleteOptions) into the JSON the Go types
+ *   write; a body of another kind gets 415, whose message says to send
+ *   JSON. Quantities are kept as sent (clients send the canonical form).
+ *   Answers are JSON whatever the `Accept`.
  * - Metadata-only reads (`as=PartialObjectMetadata` and
  *   `as=PartialObjectMetadataList`, `meta.k8s.io` `v1` or `v1beta1`) and
  *   Tables are the only conversions; an `Accept` the fake cannot answer

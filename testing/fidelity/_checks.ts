@@ -106,28 +106,11 @@ check("kubectl version and api-resources read discovery", async (t) => {
 });
 
 check(
-  "kubectl create -f, scale and get all work on a Deployment",
+  "kubectl create deployment (a protobuf body), scale and get all work",
   async (t) => {
     const { kubectl } = t;
-    // `kubectl create deployment` sends protobuf, which the fake refuses
-    // (issue 44's last part); `create -f` sends JSON.
-    const file = `${kubectl.dir}/deployment.json`;
-    await Deno.writeTextFile(
-      file,
-      JSON.stringify({
-        apiVersion: "apps/v1",
-        kind: "Deployment",
-        metadata: { name: "web", namespace: t.ns },
-        spec: {
-          selector: { matchLabels: { app: "web" } },
-          template: {
-            metadata: { labels: { app: "web" } },
-            spec: { containers: [{ name: "nginx", image: "nginx:1.27" }] },
-          },
-        },
-      }),
-    );
-    await kubectl.ok("create", "-f", file);
+    // kubectl sends the typed Deployment in protobuf, which the fake reads.
+    await kubectl.ok("create", "deployment", "web", "--image=nginx:1.27");
     await kubectl.ok("scale", "deployment", "web", "--replicas=3");
     const made = JSON.parse(
       await kubectl.ok("get", "deployment", "web", "-o", "json"),
