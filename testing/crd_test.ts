@@ -389,3 +389,30 @@ Deno.test("crd: deleting the definition removes the resource and its objects", a
   const list = await send(server, "GET", GADGETS);
   assert.deepEqual(list.body.items, []);
 });
+
+Deno.test("crd: a schema's `metadata: {type: object}` (controller-gen's) keeps the object's metadata", async () => {
+  await using server = new FakeApiServer();
+  const crd = definition() as Json;
+  for (const version of crd.spec.versions) {
+    version.schema.openAPIV3Schema = {
+      ...SCHEMA,
+      properties: { ...SCHEMA.properties, metadata: { type: "object" } },
+    };
+  }
+  const made = await send(server, "POST", CRDS, { body: crd });
+  assert.equal(made.status, 201, JSON.stringify(made.body));
+  const created = await send(
+    server,
+    "POST",
+    `${GADGETS}?fieldValidation=Strict`,
+    {
+      body: gadget({ size: 1 }, {
+        metadata: { name: "g", labels: { team: "a" }, annotations: { a: "b" } },
+      }),
+    },
+  );
+  assert.equal(created.status, 201, JSON.stringify(created.body));
+  assert.equal(created.body.metadata.name, "g");
+  assert.deepEqual(created.body.metadata.labels, { team: "a" });
+  assert.deepEqual(created.body.metadata.annotations, { a: "b" });
+});

@@ -68,8 +68,11 @@ export function prune(
     const at = path === "" ? name : `${path}.${name}`;
     if (root && (name === "apiVersion" || name === "kind")) continue;
     if (root && name === "metadata") {
+      // ObjectMeta prunes by its own fields: a schema may only restrict
+      // `name` and `generateName` (controller-gen writes `{type: object}`),
+      // which is validation, never pruning.
       trimMeta(value[name], at, unknown);
-      if (properties.metadata === undefined) continue;
+      continue;
     }
     const node = Object.hasOwn(properties, name)
       ? properties[name]
