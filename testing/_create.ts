@@ -306,13 +306,26 @@ export function validateObject(
 const ALLOCATED = new WeakMap<ServerState, number>();
 
 /**
- * The next cluster IP of the recorded control plane's range, 10.96.0.0/16,
- * handed out in order from 10.96.0.1 (the API server picks at random).
+ * The next free cluster IP of the recorded control plane's range,
+ * 10.96.0.0/16, handed out in order from 10.96.0.1 (the API server picks
+ * at random), past those a Service holds (a fresh cluster's `kubernetes`
+ * Service holds 10.96.0.1).
  */
 function allocateClusterIP(state: ServerState): string {
-  const n = (ALLOCATED.get(state) ?? 0) + 1;
-  ALLOCATED.set(state, n);
-  return `10.96.${Math.floor(n / 256) % 256}.${n % 256}`;
+  const services = BUILT_IN_RESOURCES.find((r) =>
+    r.group === "" && r.resource === "services"
+  )!;
+  const held = new Set(
+    state.store.all(resourceKey(services)).flatMap(([, service]) =>
+      (service as { spec?: { clusterIPs?: string[] } }).spec?.clusterIPs ?? []
+    ),
+  );
+  for (;;) {
+    const n = (ALLOCATED.get(state) ?? 0) + 1;
+    ALLOCATED.set(state, n);
+    const ip = `10.96.${Math.floor(n / 256) % 256}.${n % 256}`;
+    if (!held.has(ip)) return ip;
+  }
 }
 
 /**

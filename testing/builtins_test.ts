@@ -275,7 +275,7 @@ Deno.test("built-ins: imagePullPolicy follows the image's tag", async () => {
   });
 });
 
-Deno.test("built-ins: a Service gets a cluster IP from 10.96.0.0/16 and its targetPort", async () => {
+Deno.test("built-ins: a Service gets a free cluster IP from 10.96.0.0/16 (the kubernetes Service holds 10.96.0.1) and its targetPort", async () => {
   await using server = new FakeApiServer();
   const path = "/api/v1/namespaces/default/services";
   const one = await send(server, "POST", path, {
@@ -283,14 +283,14 @@ Deno.test("built-ins: a Service gets a cluster IP from 10.96.0.0/16 and its targ
     spec: { ports: [{ port: 80 }, { port: 81, targetPort: "http" }] },
   });
   assert.equal(one.status, 201);
-  assert.equal(one.body.spec.clusterIP, "10.96.0.1");
-  assert.deepEqual(one.body.spec.clusterIPs, ["10.96.0.1"]);
+  assert.equal(one.body.spec.clusterIP, "10.96.0.2");
+  assert.deepEqual(one.body.spec.clusterIPs, ["10.96.0.2"]);
   assert.deepEqual(one.body.spec.ports, [
     { port: 80, protocol: "TCP", targetPort: 80 },
     { port: 81, protocol: "TCP", targetPort: "http" },
   ]);
   const two = await send(server, "POST", path, { metadata: { name: "two" } });
-  assert.equal(two.body.spec.clusterIP, "10.96.0.2");
+  assert.equal(two.body.spec.clusterIP, "10.96.0.3");
   const bad = await send(server, "POST", path, { metadata: { name: "1bad" } });
   assert.equal(bad.status, 422);
 });

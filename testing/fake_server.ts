@@ -21,6 +21,7 @@ import { failureResponse, receive } from "./_dispatch.ts";
 import { respond } from "./_webhooks.ts";
 import { converting } from "./_conversion.ts";
 import { serveDefinitions } from "./_crd.ts";
+import { loadCluster } from "./_cluster.ts";
 import { withWarnings } from "./_admit.ts";
 import { matchPath, Refusals } from "./_faults.ts";
 import { Listeners } from "./_serve.ts";
@@ -127,7 +128,7 @@ export class FakeApiServer implements AsyncDisposable {
   #disposed = new AbortController();
   #downSignal = new AbortController();
 
-  /** Makes a server with the built-in resources and no objects. */
+  /** Makes a server with the built-in resources and a fresh cluster's objects. */
   constructor(options: FakeApiServerOptions = {}) {
     this.url = (options.url ?? "http://apiserver.test").replace(/\/$/, "");
     this.#state = new ServerState({
@@ -140,6 +141,7 @@ export class FakeApiServer implements AsyncDisposable {
     };
     this.#state.namespaceLifecycle = options.namespaceLifecycle ?? false;
     serveDefinitions(this.#state);
+    if (options.freshCluster ?? true) loadCluster(this.#state);
     this.#gc = new GarbageCollector(
       this.#state,
       options.garbageCollectionDelay,

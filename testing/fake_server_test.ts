@@ -18,7 +18,7 @@ function widgets(server: FakeApiServer): void {
 
 Deno.test("create sets uid, resourceVersion and creationTimestamp; generation only where the API server keeps one", async () => {
   using _time = installFakeTime({ now: Date.UTC(2030, 0, 1) });
-  await using server = new FakeApiServer();
+  await using server = new FakeApiServer({ freshCluster: false });
   const a = await call(server, "POST", CM, { metadata: { name: "a" } });
   assert.equal(a.status, 201);
   assert.equal(a.body.kind, "ConfigMap");
@@ -116,7 +116,7 @@ Deno.test("errors are Status objects as the API server sends them", async () => 
 });
 
 Deno.test("update: stale resourceVersion conflicts, missing is 404, no rv is unconditional", async () => {
-  await using server = new FakeApiServer();
+  await using server = new FakeApiServer({ freshCluster: false });
   const made = (await call(server, "POST", CM, {
     metadata: { name: "x" },
     data: { a: "1" },
@@ -154,7 +154,7 @@ Deno.test("update: stale resourceVersion conflicts, missing is 404, no rv is unc
 });
 
 Deno.test("a no-op update keeps the resourceVersion", async () => {
-  await using server = new FakeApiServer();
+  await using server = new FakeApiServer({ freshCluster: false });
   const made = (await call(server, "POST", CM, {
     metadata: { name: "x" },
     data: { a: "1" },
@@ -453,7 +453,7 @@ Deno.test("delete with finalizers marks the object; removing the last finalizer 
 });
 
 Deno.test("delete preconditions conflict", async () => {
-  await using server = new FakeApiServer();
+  await using server = new FakeApiServer({ freshCluster: false });
   await call(server, "POST", CM, { metadata: { name: "x" } });
   const res = await call(server, "DELETE", `${CM}/x`, {
     preconditions: { resourceVersion: "0" },
@@ -506,7 +506,7 @@ Deno.test("dryRun=All answers without storing", async () => {
 });
 
 Deno.test("object, put and remove reach the store directly", async () => {
-  await using server = new FakeApiServer();
+  await using server = new FakeApiServer({ freshCluster: false });
   const stored = server.put(`${CM}/x`, {
     metadata: { labels: { a: "b" } },
     data: { k: "v" },

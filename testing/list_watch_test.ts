@@ -25,7 +25,7 @@ function names(list: { items: KubeObject[] }): string[] {
 }
 
 Deno.test("list: kind, resourceVersion, order, and all namespaces", async () => {
-  await using server = new FakeApiServer();
+  await using server = new FakeApiServer({ freshCluster: false });
   await seed(server, [["default", "b"], ["default", "a"], ["other", "c"]]);
   const list = (await call(server, "GET", CM)).body;
   assert.equal(list.kind, "ConfigMapList");
@@ -70,7 +70,7 @@ Deno.test("list: label selectors", async () => {
 });
 
 Deno.test("list: field selectors on metadata.name and metadata.namespace", async () => {
-  await using server = new FakeApiServer();
+  await using server = new FakeApiServer({ freshCluster: false });
   await seed(server, [["default", "a"], ["default", "b"], ["other", "a"]]);
   const byName = (await call(
     server,
@@ -97,7 +97,7 @@ Deno.test("list: field selectors on metadata.name and metadata.namespace", async
 });
 
 Deno.test("list: limit and continue, with remainingItemCount, as one consistent snapshot", async () => {
-  await using server = new FakeApiServer();
+  await using server = new FakeApiServer({ freshCluster: false });
   await seed(server, [
     ["default", "a"],
     ["default", "b"],
@@ -139,7 +139,7 @@ Deno.test("list: limit and continue, with remainingItemCount, as one consistent 
 });
 
 Deno.test("list: a continue token from before compaction is 410 Expired", async () => {
-  await using server = new FakeApiServer();
+  await using server = new FakeApiServer({ freshCluster: false });
   await seed(server, [["default", "a"], ["default", "b"]]);
   const first = (await call(server, "GET", `${CM}?limit=1`)).body;
   await seed(server, [["default", "c"]]);
@@ -173,7 +173,7 @@ Deno.test("list: a continue token from before compaction is 410 Expired", async 
 });
 
 Deno.test("list: resourceVersionMatch=Exact reads an older snapshot", async () => {
-  await using server = new FakeApiServer();
+  await using server = new FakeApiServer({ freshCluster: false });
   await seed(server, [["default", "a"], ["default", "b"]]);
   await call(server, "DELETE", `${CM}/a`);
   const exact = (await call(
@@ -226,7 +226,7 @@ Deno.test("watch without resourceVersion sends the current objects as ADDED, the
 });
 
 Deno.test("watch from a resourceVersion replays the history after it", async () => {
-  await using server = new FakeApiServer();
+  await using server = new FakeApiServer({ freshCluster: false });
   await seed(server, [["default", "a"], ["default", "b"]]);
   await call(server, "DELETE", `${CM}/a`);
   const { lines } = await watch(server, `${CM}?watch=true&resourceVersion=1`);
@@ -239,7 +239,7 @@ Deno.test("watch from a resourceVersion replays the history after it", async () 
 });
 
 Deno.test("watch from a compacted resourceVersion is an ERROR event with 410 Expired", async () => {
-  await using server = new FakeApiServer();
+  await using server = new FakeApiServer({ freshCluster: false });
   await seed(server, [["default", "a"], ["default", "b"]]);
   server.compact();
   const { status, lines } = await watch(
@@ -325,7 +325,7 @@ Deno.test("watch of one object by name or field selector", async () => {
 
 Deno.test("watch: periodic bookmarks on the fake clock", async () => {
   using time = installFakeTime({ now: 0 });
-  await using server = new FakeApiServer();
+  await using server = new FakeApiServer({ freshCluster: false });
   await seed(server, [["default", "a"]]);
   const { lines } = await watch(
     server,
@@ -441,7 +441,7 @@ Deno.test("watch: timeoutSeconds=0 is the server's default, not an instant end",
 });
 
 Deno.test("watch: sendInitialEvents sends the objects, then the initial-events-end bookmark", async () => {
-  await using server = new FakeApiServer();
+  await using server = new FakeApiServer({ freshCluster: false });
   await seed(server, [["default", "a"], ["default", "b"]]);
   const { lines } = await watch(
     server,
@@ -538,7 +538,7 @@ Deno.test("watch: sendInitialEvents without bookmarks sends the objects and no e
 });
 
 Deno.test("watch: sendInitialEvents=false without a version starts at the newest, replaying nothing", async () => {
-  await using server = new FakeApiServer();
+  await using server = new FakeApiServer({ freshCluster: false });
   await seed(server, [["default", "a"]]);
   for (const rv of ["", "0"]) {
     const { lines } = await watch(
@@ -598,7 +598,7 @@ Deno.test("watch: a client abort ends the stream and leaves no timers", async ()
 });
 
 Deno.test("watch of a cluster-scoped resource across namespaces", async () => {
-  await using server = new FakeApiServer();
+  await using server = new FakeApiServer({ freshCluster: false });
   const { lines } = await watch(server, "/api/v1/namespaces?watch=1");
   await call(server, "POST", "/api/v1/namespaces", { metadata: { name: "n" } });
   const added = await lines.event();

@@ -28,6 +28,13 @@
  * Events, Leases, Deployments, ReplicaSets, StatefulSets, DaemonSets, Jobs
  * and CronJobs; other built-in kinds get NAME and AGE.
  *
+ * A new fake holds a fresh cluster's objects, recorded from a v1.37.2
+ * control plane: the system namespaces with their `default`
+ * ServiceAccounts, the `default/kubernetes` Service, the bootstrap RBAC
+ * roles and bindings, the system priority classes, the flow-control
+ * objects, the local APIServices
+ * ({@linkcode FakeApiServerOptions.freshCluster}; `false` starts empty).
+ *
  * Where the fake differs from the API server, on purpose:
  * - Of the other subresources of built-in kinds, `pods/binding`,
  *   `pods/eviction` (no PodDisruptionBudget is consulted: nothing computes
@@ -41,8 +48,7 @@
  * - Namespaces need not exist for objects to be created in them, unless
  *   {@linkcode FakeApiServerOptions.namespaceLifecycle} asks for the
  *   NamespaceLifecycle plugin's 404 (`default`, `kube-system`,
- *   `kube-public` and `kube-node-lease` always exist then, though a fresh
- *   fake stores none of a fresh cluster's objects). Deleting a Namespace
+ *   `kube-public` and `kube-node-lease` always exist then). Deleting a Namespace
  *   deletes all it holds at once (no Terminating phase).
  * - Built-in kinds are validated for what tests most often get wrong: a pod
  *   spec's containers (name and image), a workload's selector (required,
@@ -136,8 +142,9 @@
  *   PriorityClasses, StorageClasses, ValidatingAdmissionPolicies,
  *   PriorityLevelConfigurations, DeviceClasses), with the empty structs and
  *   zero statuses Go's encoding writes; other kinds (CSIDrivers, for
- *   one) get none. A Service's cluster IP is the next of 10.96.0.0/16 in
- *   order from 10.96.0.1 (the API server picks one at random), and a
+ *   one) get none. A Service's cluster IP is the next free one of
+ *   10.96.0.0/16 in order from 10.96.0.2 (the API server picks one at
+ *   random; the `kubernetes` Service holds 10.96.0.1), and a
  *   requested one is not checked against those in use. A Pod's QoS class
  *   compares quantities as written. Of the default admission plugins, a
  *   new Pod gets its ServiceAccount name (not its token volume, and the

@@ -39,6 +39,12 @@ export interface SendOptions {
   accept?: string;
   /** Whether to keep the step out of the transcript (set-up). */
   quiet?: boolean;
+  /**
+   * Whether to keep the answer's `metadata.resourceVersion` out of the
+   * transcript: the objects a control plane makes at its start are written
+   * in an order that changes from one start to the next.
+   */
+  unversioned?: boolean;
 }
 
 /** Options of a watch read. */
@@ -109,6 +115,10 @@ export class Run {
     const answer = await this.target.fetch(request);
     const text = await answer.text();
     const parsed = parse(text);
+    if (options.unversioned) {
+      delete (parsed as { metadata?: { resourceVersion?: string } }).metadata
+        ?.resourceVersion;
+    }
     const warnings = answer.headers.get("warning");
     if (!options.quiet) {
       this.steps.push({

@@ -141,4 +141,6 @@ export const KNOWN_DIFFERENCES: Readonly<Record<string, string>> = {
     "the recording control plane runs the apiextensions controllers in one binary named control-plane, so the status entry's manager is `control-plane`; kube-apiserver, and the fake, name it `kube-apiserver`",
   "custom-resource-parts/a validation rule refuses": NO_CEL,
   "custom-resource-parts/a scale beyond a validation rule": NO_CEL,
+  "builtin-fresh-cluster/service kubernetes":
+    "the `kubernetes` Service's targetPort is the API server's secure port: a free port of each run of the recorded plane, 6443 (kubeadm's) on the fake",
 };

@@ -722,4 +722,61 @@ export const BUILTINS: readonly Scenario[] = [
       }
     },
   },
+  {
+    // A fresh cluster's own objects, which the fake holds from its start.
+    name: "builtin-fresh-cluster",
+    async run(r): Promise<void> {
+      const gets: [string, string][] = [
+        ["namespace default", "/api/v1/namespaces/default"],
+        ["namespace kube-system", "/api/v1/namespaces/kube-system"],
+        ["namespace kube-public", "/api/v1/namespaces/kube-public"],
+        ["namespace kube-node-lease", "/api/v1/namespaces/kube-node-lease"],
+        [
+          "service kubernetes",
+          "/api/v1/namespaces/default/services/kubernetes",
+        ],
+        [
+          "serviceaccount default",
+          "/api/v1/namespaces/kube-system/serviceaccounts/default",
+        ],
+        [
+          "clusterrole cluster-admin",
+          "/apis/rbac.authorization.k8s.io/v1/clusterroles/cluster-admin",
+        ],
+        [
+          "clusterrole edit",
+          "/apis/rbac.authorization.k8s.io/v1/clusterroles/edit",
+        ],
+        [
+          "clusterrolebinding cluster-admin",
+          "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings/cluster-admin",
+        ],
+        [
+          "role in kube-system",
+          "/apis/rbac.authorization.k8s.io/v1/namespaces/kube-system/roles/extension-apiserver-authentication-reader",
+        ],
+        [
+          "priorityclass",
+          "/apis/scheduling.k8s.io/v1/priorityclasses/system-cluster-critical",
+        ],
+        [
+          "flowschema exempt",
+          "/apis/flowcontrol.apiserver.k8s.io/v1/flowschemas/exempt",
+        ],
+        [
+          "prioritylevel workload-low",
+          "/apis/flowcontrol.apiserver.k8s.io/v1/prioritylevelconfigurations/workload-low",
+        ],
+        [
+          "servicecidr",
+          "/apis/networking.k8s.io/v1/servicecidrs/kubernetes",
+        ],
+        ["ipaddress", "/apis/networking.k8s.io/v1/ipaddresses/10.96.0.1"],
+        ["apiservice", "/apis/apiregistration.k8s.io/v1/apiservices/v1.apps"],
+      ];
+      for (const [step, path] of gets) {
+        await r.send(step, "GET", path, { unversioned: true });
+      }
+    },
+  },
 ];
