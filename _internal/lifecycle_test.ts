@@ -526,6 +526,35 @@ function holds(trace: string[], expected: readonly string[]): void {
   );
 }
 
+/**
+ * A signal that counts its abort listeners: an object that stops without
+ * removing its own would keep itself alive as long as the signal (often the
+ * process's).
+ */
+function countingSignal(): { signal: AbortSignal; listening(): number } {
+  const signal = new AbortController().signal;
+  const live = new Set<unknown>();
+  const add = signal.addEventListener.bind(signal);
+  const remove = signal.removeEventListener.bind(signal);
+  signal.addEventListener = (
+    type: string,
+    listener: EventListenerOrEventListenerObject,
+    options?: boolean | AddEventListenerOptions,
+  ): void => {
+    if (type === "abort") live.add(listener);
+    add(type, listener, options);
+  };
+  signal.removeEventListener = (
+    type: string,
+    listener: EventListenerOrEventListenerObject,
+    options?: boolean | EventListenerOptions,
+  ): void => {
+    if (type === "abort") live.delete(listener);
+    remove(type, listener, options);
+  };
+  return { signal, listening: () => live.size };
+}
+
 /** The checks, each run against every subject. */
 const CHECKS: readonly {
   name: string;
@@ -571,6 +600,24 @@ const CHECKS: readonly {
       abort.abort();
       await world.pass();
       assert.deepEqual(world.trace, trace, "the later stops did nothing");
+      await made.stopped();
+      await made.close?.();
+    },
+  },
+  {
+    name: "once stopped it leaves no listener on its signal",
+    async check(subject): Promise<void> {
+      using _time = subject.realTime
+        ? undefined
+        : installFakeTime({ now: START });
+      await using world = new World(_time);
+      const { signal, listening } = countingSignal();
+      const made = await subject.make(world, signal);
+      await made.work();
+      assert.ok(listening() > 0, "it follows its signal");
+      await world.until(made.object.stop());
+      await world.until(made.object.done);
+      assert.equal(listening(), 0, "a long-lived signal keeps no dead object");
       await made.stopped();
       await made.close?.();
     },

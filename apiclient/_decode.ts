@@ -9,9 +9,9 @@ import {
   ThrottledError,
 } from "./errors.ts";
 import { statedRetryAfter } from "./_retry_after.ts";
-import { MAX_RETRY_AFTER_SECONDS } from "./options.ts";
 import type { Status } from "./types.ts";
 import { excerpt, redact, slackFor } from "../_internal/redact.ts";
+import { MAX_RETRY_AFTER_SECONDS } from "./_limits.ts";
 
 // Past this size the connection is cheaper to lose than to drain.
 const MAX_DRAIN = 4 << 20;

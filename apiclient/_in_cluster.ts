@@ -3,12 +3,9 @@
 // KUBERNETES_SERVICE_PORT, the CA and token in the ServiceAccount directory;
 // plus the pod's namespace from the same directory.
 import { InClusterConfigError } from "./errors.ts";
-import {
-  type ClientOptions,
-  type InClusterOptions,
-  SERVICE_ACCOUNT_DIR,
-} from "./options.ts";
+import type { ClientOptions, InClusterOptions } from "./options.ts";
 import { describe } from "../_internal/errors.ts";
+import { SERVICE_ACCOUNT_DIR } from "./_limits.ts";
 
 /** What {@linkcode inClusterConfig} answers: a client's server and options. */
 export interface InClusterConfig {

@@ -1,7 +1,7 @@
 // The wait a server asks for, bounded: any number it states (up to 1e9 and
 // beyond) reads as at most MAX_RETRY_AFTER_SECONDS.
-import { MAX_RETRY_AFTER_SECONDS } from "./options.ts";
 import type { Status } from "./types.ts";
+import { MAX_RETRY_AFTER_SECONDS } from "./_limits.ts";
 
 /** A stated wait within 0 and {@linkcode MAX_RETRY_AFTER_SECONDS}. */
 export function boundedWait(seconds: number): number {

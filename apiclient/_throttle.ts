@@ -2,7 +2,6 @@
 // asks for, for at most MAX_THROTTLE_WAIT_SECONDS in all (client-go also
 // honours Retry-After on a 429 before it retries).
 import { ThrottledError } from "./errors.ts";
-import { MAX_THROTTLE_WAIT_SECONDS } from "./options.ts";
 import {
   type Answer,
   type Bound,
@@ -12,6 +11,7 @@ import {
 } from "./_transport.ts";
 import { sleep } from "../_internal/sleep.ts";
 import { join } from "../_internal/signals.ts";
+import { MAX_THROTTLE_WAIT_SECONDS } from "./_limits.ts";
 
 /**
  * Sends until an answer that is not a 429 it can wait out. A wait lasts the

@@ -6,12 +6,7 @@ import {
   RequestTimeoutError,
   WriteRefusedError,
 } from "./errors.ts";
-import {
-  type ClientOptions,
-  DEFAULT_TIMEOUT,
-  type Outcome,
-  type RequestOptions,
-} from "./options.ts";
+import type { ClientOptions, Outcome, RequestOptions } from "./options.ts";
 import {
   bytesOf,
   decodeJson,
@@ -25,6 +20,7 @@ import { parseWarnings } from "./_warnings.ts";
 import { MAX_TIMER } from "../_internal/sleep.ts";
 import { join } from "../_internal/signals.ts";
 import { withoutTrailing } from "../_internal/strings.ts";
+import { DEFAULT_TIMEOUT } from "./_limits.ts";
 
 /** A request's options as the client sends them. */
 export interface SendOptions extends RequestOptions {

@@ -2,8 +2,8 @@
 // Kubernetes sends them since 1.19): `299 - "text"`, several joined by
 // commas. Parsed as client-go's ParseWarningHeaders does: a malformed entry
 // ends the parse and keeps what came before; only code 299 counts.
-import { MAX_WARNING_BYTES, MAX_WARNINGS } from "./options.ts";
 import { redact } from "../_internal/redact.ts";
+import { MAX_WARNING_BYTES, MAX_WARNINGS } from "./_limits.ts";
 
 const utf8 = new TextDecoder("utf-8", { fatal: true });
 

@@ -310,7 +310,7 @@ export class Client implements Disposable, PathClient, RestClient {
    * Sends one request and answers the decoded JSON body (`undefined` for an
    * empty body). Failures reject with {@linkcode NotFoundError} (404),
    * {@linkcode ConflictError} (409) or {@linkcode ApiError}; a 429 is sent
-   * again after the server's wait (at most {@linkcode MAX_THROTTLE_WAIT_SECONDS}
+   * again after the server's wait (at most 10 s
    * in all), then rejects with {@linkcode ThrottledError}.
    *
    * @example

@@ -138,7 +138,7 @@ export class ConflictError extends ApiError {
 export class ThrottledError extends ApiError {
   /**
    * The seconds the server asked the client to wait, or 0 when it stated
-   * none; at most {@linkcode MAX_RETRY_AFTER_SECONDS}. A 429 that states no wait is often a refusal time alone does not
+   * none; at most 60 s. A 429 that states no wait is often a refusal time alone does not
    * end (an eviction a PodDisruptionBudget refuses), so the caller decides.
    */
   readonly retryAfterSeconds: number;
@@ -149,7 +149,7 @@ export class ThrottledError extends ApiError {
    * @param message The error's message.
    * @param options The request and the answer.
    * @param retryAfterSeconds The wait the server stated, or 0 (a larger one
-   * than {@linkcode MAX_RETRY_AFTER_SECONDS} is taken as that; one that is
+   * than 60 s is taken as that; one that is
    * not a positive number as 0).
    */
   constructor(
@@ -401,7 +401,7 @@ export function isFieldManagerConflict(error: unknown): boolean {
  * 0: a 429's wait ({@linkcode ThrottledError.retryAfterSeconds}), else the
  * `details.retryAfterSeconds` of any other answer's Status (client-go's
  * `SuggestsClientDelay` reads it the same way, such as a 503 or a 504 that
- * asks for one), else 0. Never more than {@linkcode MAX_RETRY_AFTER_SECONDS}.
+ * asks for one), else 0. Never more than 60 s.
  *
  * @example
  * ```ts

@@ -7,8 +7,6 @@ import {
   Client,
   InClusterConfigError,
   MalformedResponseError,
-  MAX_LINE_LENGTH,
-  MAX_RETRY_AFTER_SECONDS,
   retryAfterSeconds,
   ThrottledError,
   WatchStream,
@@ -18,6 +16,7 @@ import { installFakeTime } from "../testing/fake_time.ts";
 import { sleep } from "../_internal/sleep.ts";
 import { failure, json, scripted } from "./_scripted_test_util.ts";
 import { work } from "./_work_test_util.ts";
+import { MAX_LINE_LENGTH, MAX_RETRY_AFTER_SECONDS } from "./_limits.ts";
 
 const CM = "/api/v1/namespaces/default/configmaps";
 

@@ -5,51 +5,6 @@
  * @module
  */
 
-/**
- * Where the kubelet mounts each container's API credentials (the Kubernetes
- * docs, "Accessing the Kubernetes API from a Pod").
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { SERVICE_ACCOUNT_DIR } from "@liken/kubernetes/apiclient";
- *
- * assert.equal(SERVICE_ACCOUNT_DIR, "/var/run/secrets/kubernetes.io/serviceaccount");
- * ```
- */
-export const SERVICE_ACCOUNT_DIR =
-  "/var/run/secrets/kubernetes.io/serviceaccount";
-
-/** The default limit of one request, dial to last byte: 30 s. */
-export const DEFAULT_TIMEOUT = 30_000;
-
-/**
- * The most a request waits out 429 answers in all, in seconds, before it
- * answers {@linkcode ThrottledError}. While the API server starts the storage
- * of a CRD it just received it answers 429 for a second or two; a request that
- * waits gets the object. A server that throttles longer is overloaded, and the
- * caller's own, longer retry handles it.
- */
-export const MAX_THROTTLE_WAIT_SECONDS = 10;
-
-/**
- * The longest wait a server may ask for, in seconds: 60. A `Retry-After`
- * header or a Status's `details.retryAfterSeconds` above it (up to any number,
- * such as `1e9`) reads as 60 s, so a broken server or proxy cannot park a
- * caller for years nor, past a timer's range, make its waits fire at once.
- * It matches the longest backoff of an informer.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { ThrottledError, MAX_RETRY_AFTER_SECONDS } from "@liken/kubernetes/apiclient";
- *
- * const error = new ThrottledError("busy", { method: "GET", path: "/x", status: 429 }, 1e9);
- * assert.equal(error.retryAfterSeconds, MAX_RETRY_AFTER_SECONDS);
- * ```
- */
-export const MAX_RETRY_AFTER_SECONDS = 60;
-
 /** The final answer to one request, for an observer. */
 export interface Outcome {
   /** The HTTP method. */
@@ -73,17 +28,11 @@ export interface Outcome {
    * The texts of the last answer's `Warning` headers (RFC 7234, `299 -
    * "text"`), such as a deprecated API version or an unknown field under
    * `fieldValidation: "Warn"`; absent when it had none. As client-go does,
-   * only code 299 counts. Bounded: at most {@linkcode MAX_WARNINGS} texts,
-   * each cut to {@linkcode MAX_WARNING_BYTES} of UTF-8.
+   * only code 299 counts. Bounded: at most 32 texts,
+   * each cut to 1 KiB of UTF-8.
    */
   warnings?: string[] | undefined;
 }
-
-/** The most warnings an {@linkcode Outcome} carries: 32. */
-export const MAX_WARNINGS = 32;
-
-/** The longest warning text an {@linkcode Outcome} carries, in UTF-8 bytes: 1 KiB. */
-export const MAX_WARNING_BYTES = 1024;
 
 /** Options of {@linkcode Client}. */
 export interface ClientOptions {
@@ -110,7 +59,7 @@ export interface ClientOptions {
   authorization?: (() => Promise<string | undefined>) | undefined;
   /**
    * The limit of one request in milliseconds, dial to last byte. Absent or 0:
-   * {@linkcode DEFAULT_TIMEOUT} (30 s). `Infinity`: no limit.
+   * 30 s. `Infinity`: no limit.
    */
   timeout?: number | undefined;
   /** The namespace the client's pod runs in, when known. Default: none. */
@@ -271,7 +220,7 @@ export interface WatchOptions {
   /**
    * The longest event line the watch takes, in characters; a longer one ends
    * the stream with a `MalformedResponseError`. Absent or 0: 32 Mi
-   * (`MAX_LINE_LENGTH`).
+   * characters.
    */
   maxLineLength?: number | undefined;
   /**
@@ -316,7 +265,7 @@ export interface ResourceWatchOptions extends WatchOptions {
 export interface InClusterOptions {
   /**
    * The directory holding `ca.crt`, `token` and `namespace`. Default
-   * {@linkcode SERVICE_ACCOUNT_DIR}.
+   * `/var/run/secrets/kubernetes.io/serviceaccount`.
    */
   serviceAccountDir?: string | undefined;
   /**

@@ -1,14 +1,9 @@
 import assert from "node:assert/strict";
-import {
-  ApiError,
-  Client,
-  MAX_WARNING_BYTES,
-  MAX_WARNINGS,
-  type Outcome,
-} from "./mod.ts";
+import { ApiError, Client, type Outcome } from "./mod.ts";
 import { failure, json, scripted } from "./_scripted_test_util.ts";
 import { inClusterConfig } from "./_in_cluster.ts";
 import { fakeServiceAccount } from "../testing/mod.ts";
+import { MAX_WARNING_BYTES, MAX_WARNINGS } from "./_limits.ts";
 
 const CM = "/api/v1/namespaces/default/configmaps";
 

@@ -2,26 +2,10 @@ import { MalformedResponseError, WatchIdleError } from "./errors.ts";
 import type { KubeObject, WatchEvent } from "./types.ts";
 import { MAX_TIMER } from "../_internal/sleep.ts";
 import { excerpt, redactStrings } from "../_internal/redact.ts";
+import { MAX_LINE_LENGTH } from "./_limits.ts";
 
 const BUFFER_SIZE = 256 * 1024;
 
-/**
- * The default limit of one watch line, in characters (UTF-16 code units; a
- * character of the ASCII JSON that API servers send is one byte): 32 Mi. The
- * API server refuses a request body over 3 MiB and etcd stores at most about
- * 1.5 MiB an object, so a line past this is not an object of the API: the
- * stream ends with a {@linkcode MalformedResponseError} rather than buffer it
- * without bound.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { MAX_LINE_LENGTH } from "@liken/kubernetes/apiclient";
- *
- * assert.equal(MAX_LINE_LENGTH, 32 * 1024 * 1024);
- * ```
- */
-export const MAX_LINE_LENGTH = 32 * 1024 * 1024;
 const EVENT_TYPES = new Set([
   "ADDED",
   "MODIFIED",
@@ -61,7 +45,7 @@ export interface WatchStreamOptions {
   /**
    * The longest line the stream takes, in characters; a longer one ends it
    * with a {@linkcode MalformedResponseError}. Default
-   * {@linkcode MAX_LINE_LENGTH} (32 Mi).
+   * 32 Mi characters.
    */
   maxLineLength?: number | undefined;
 }

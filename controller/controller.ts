@@ -13,7 +13,6 @@ import { sleep } from "../_internal/sleep.ts";
 import { stopOnAbort } from "../_internal/signals.ts";
 import type { Lead } from "../election/lead.ts";
 import type { Recorder } from "../events/recorder.ts";
-import { STOP_TIMEOUT } from "../events/options.ts";
 import { Collection } from "../informer/collection.ts";
 import type { Registration } from "../informer/shared.ts";
 import { DeletedFinalStateUnknown, finalState } from "../informer/tombstone.ts";
@@ -44,7 +43,7 @@ import { clamp } from "./_limiter.ts";
 import { Terms } from "./_terms.ts";
 import { ShardGate, shardSource, SKIP } from "./_shard.ts";
 import { ReconcileError, WatchMapError } from "./errors.ts";
-import { DEFAULT_STOP_TIMEOUT, type StopOptions, WorkQueue } from "./queue.ts";
+import { type StopOptions, WorkQueue } from "./queue.ts";
 import type {
   Action,
   ControllerObserver,
@@ -53,9 +52,8 @@ import type {
   ReconcileContext,
   WatchHooks,
 } from "./types.ts";
-
-/** The shortest resync period: 1 s. */
-export const MIN_RESYNC = 1_000;
+import { STOP_TIMEOUT } from "../events/_options.ts";
+import { DEFAULT_STOP_TIMEOUT, MIN_RESYNC } from "./_defaults.ts";
 
 /**
  * A collection a controller watches: a `Collection` of its own, or a
@@ -278,11 +276,8 @@ export class Controller<T extends KubeObject = KubeObject>
       client: this.#client,
       versions: this.versions,
     };
-    const outer = options.signal;
-    if (outer?.aborted) void this.stop();
-    else {
-      outer?.addEventListener("abort", () => void this.stop(), { once: true });
-    }
+    const unlink = stopOnAbort(options.signal, () => void this.stop());
+    void this.done.then(unlink, unlink);
     void this.#run();
   }
 

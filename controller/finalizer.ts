@@ -7,9 +7,7 @@ import { objectKey, type ObjectRef } from "../apiclient/resource.ts";
 import type { KubeObject } from "../apiclient/types.ts";
 import { freshGet, type MemoOptions } from "../memo/requests.ts";
 import type { Action } from "./types.ts";
-
-/** How often a finalizer patch is tried against concurrent writers. */
-export const FINALIZER_ATTEMPTS = 5;
+import { FINALIZER_ATTEMPTS } from "./_defaults.ts";
 
 /**
  * The object a {@linkcode finalizer} guards, and how to write it: a
@@ -65,7 +63,7 @@ export interface FinalizerOptions<T extends KubeObject> {
  *   applied, or its cleanup is done).
  *
  * A patch refused as stale (409) is tried again from a fresh read, up to
- * {@linkcode FINALIZER_ATTEMPTS} times, and the decision is taken again
+ * 5 times, and the decision is taken again
  * from that copy (a deletion that arrived meanwhile turns an add into a
  * cleanup).
  *

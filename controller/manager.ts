@@ -13,8 +13,9 @@ import { Sharder } from "../shard/sharder.ts";
 import { Controller } from "./controller.ts";
 import { clamp } from "./_limiter.ts";
 import { shardSource } from "./_shard.ts";
-import { DEFAULT_STOP_TIMEOUT } from "./queue.ts";
 import type { ControllerOptions, ControllerShards } from "./types.ts";
+import { DEFAULT_STOP_TIMEOUT } from "./_defaults.ts";
+import { stopOnAbort } from "../_internal/signals.ts";
 
 /** The election of a {@linkcode Manager}: one Lease for all its controllers. */
 export interface ManagerElection {
@@ -232,11 +233,8 @@ export class Manager implements AsyncDisposable {
       if (controller.wiring?.shards !== undefined) this.#shard(controller);
     }
     for (const task of options.tasks ?? []) this.#tasks.push(this.#run(task));
-    const outer = options.signal;
-    if (outer?.aborted) void this.stop();
-    else {
-      outer?.addEventListener("abort", () => void this.stop(), { once: true });
-    }
+    const unlink = stopOnAbort(options.signal, () => void this.stop());
+    void this.done.then(unlink, unlink);
     if (!this.#stopping) this.#term();
   }
 

@@ -92,11 +92,7 @@ export {
   controllerUid,
   meaningfulChange,
 } from "./changes.ts";
-export {
-  Controller,
-  MIN_RESYNC,
-  type WatchedCollection,
-} from "./controller.ts";
+export { Controller, type WatchedCollection } from "./controller.ts";
 export {
   ApplyConflictError,
   type ApplyConflictErrorOptions,
@@ -107,17 +103,10 @@ export {
 } from "./errors.ts";
 export {
   finalizer,
-  FINALIZER_ATTEMPTS,
   type FinalizerOptions,
   type FinalizerTarget,
 } from "./finalizer.ts";
 export {
-  DEFAULT_BASE_DELAY,
-  DEFAULT_BURST,
-  DEFAULT_MAX_DELAY,
-  DEFAULT_QPS,
-  DEFAULT_STOP_TIMEOUT,
-  MAX_ADD_AFTER,
   type RetryOptions,
   type StopOptions,
   type TakeOptions,
@@ -153,5 +142,4 @@ export type {
   StatusOptions,
   StatusPatch,
   Watch,
-  WatchHooks,
 } from "./types.ts";

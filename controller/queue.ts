@@ -10,19 +10,14 @@ import {
 
 export type { StopOptions };
 import { clamp, ExponentialBackoff, TokenBucket } from "./_limiter.ts";
-
-/** The default first retry delay of a key: 5 ms (client-go's). */
-export const DEFAULT_BASE_DELAY = 5;
-/** The default longest retry delay of a key: 1,000 s (client-go's). */
-export const DEFAULT_MAX_DELAY = 1_000_000;
-/** The default overall retry rate: 10 a second (client-go's). */
-export const DEFAULT_QPS = 10;
-/** The default burst of retries above the rate: 100 (client-go's). */
-export const DEFAULT_BURST = 100;
-/** The default bound of {@linkcode WorkQueue.stop}: 30 s. */
-export const DEFAULT_STOP_TIMEOUT = 30_000;
-/** The longest delay `addAfter` accepts; longer ones are cut to this. */
-export const MAX_ADD_AFTER = 7 * 24 * 60 * 60 * 1000;
+import {
+  DEFAULT_BASE_DELAY,
+  DEFAULT_BURST,
+  DEFAULT_MAX_DELAY,
+  DEFAULT_QPS,
+  DEFAULT_STOP_TIMEOUT,
+  MAX_ADD_AFTER,
+} from "./_defaults.ts";
 
 /**
  * Hears a work queue's operations, as client-go's workqueue metrics
@@ -56,22 +51,22 @@ export interface WorkQueueObserver {
 export interface WorkQueueOptions {
   /**
    * The delay of a key's first retry; each further failure doubles it.
-   * Default {@linkcode DEFAULT_BASE_DELAY}; at least 1 ms.
+   * Default 5 ms; at least 1 ms.
    */
   baseDelay?: number | undefined;
   /**
    * The longest retry delay of a key. Default
-   * {@linkcode DEFAULT_MAX_DELAY}; at least `baseDelay`, at most
-   * {@linkcode MAX_ADD_AFTER}.
+   * 1,000 s; at least `baseDelay`, at most
+   * 7 days.
    */
   maxDelay?: number | undefined;
   /**
    * Retries a second over all keys, once the burst is spent. Default
-   * {@linkcode DEFAULT_QPS}; `Infinity` turns the overall limit off; at
+   * 10; `Infinity` turns the overall limit off; at
    * least 0.001.
    */
   qps?: number | undefined;
-  /** Retries allowed at once above `qps`. Default {@linkcode DEFAULT_BURST}. */
+  /** Retries allowed at once above `qps`. Default 100. */
   burst?: number | undefined;
   /** Hears every operation (for metrics). Default: none. */
   observer?: WorkQueueObserver | undefined;
@@ -81,7 +76,7 @@ export interface WorkQueueOptions {
 export interface RetryOptions {
   /**
    * The delay instead of the key's exponential backoff, in milliseconds
-   * (cut to {@linkcode MAX_ADD_AFTER}). Default: the backoff.
+   * (cut to 7 days). Default: the backoff.
    */
   delay?: number | undefined;
 }
@@ -246,7 +241,7 @@ export class WorkQueue implements AsyncDisposable {
   /**
    * Queues a key after a delay. For a key already waiting, the earliest
    * time wins. A delay of 0 or less (or NaN) queues at once; one longer
-   * than {@linkcode MAX_ADD_AFTER} is cut to it.
+   * than 7 days is cut to it.
    *
    * @param key The key.
    * @param ms The delay in milliseconds.
@@ -364,7 +359,7 @@ export class WorkQueue implements AsyncDisposable {
    * are dropped, and the keys being worked on may finish within the bound.
    *
    * @param options The bound: a timeout (default
-   *   {@linkcode DEFAULT_STOP_TIMEOUT}) and a signal.
+   *   30 s) and a signal.
    * @returns Settles when no key is being worked on; rejects with a
    * `StopTimeoutError` naming the unfinished keys when the bound runs out
    * or the signal aborts first.

@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { installFakeTime } from "../testing/mod.ts";
 import { StopTimeoutError } from "../_internal/stop_timeout.ts";
-import { MAX_ADD_AFTER, WorkQueue } from "./queue.ts";
+import { WorkQueue } from "./queue.ts";
+import { MAX_ADD_AFTER } from "./_defaults.ts";
 
 /** Takes and finishes every queued key. */
 async function drain(queue: WorkQueue): Promise<string[]> {

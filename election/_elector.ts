@@ -24,13 +24,9 @@ import {
   LeaseRequestError,
   NotLeadingError,
 } from "./errors.ts";
-import {
-  JITTER_FACTOR,
-  LEASE_DURATION,
-  RENEW_DEADLINE,
-  RETRY_PERIOD,
-} from "./timings.ts";
+import { LEASE_DURATION, RENEW_DEADLINE, RETRY_PERIOD } from "./timings.ts";
 import type { LeadOptions } from "./types.ts";
+import { JITTER_FACTOR } from "./_jitter.ts";
 
 /** The hooks of the elector. */
 export type Hooks =

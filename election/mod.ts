@@ -99,7 +99,6 @@ export {
   StoppedError,
 } from "./errors.ts";
 export {
-  JITTER_FACTOR,
   LEASE_DURATION,
   RENEW_DEADLINE,
   REQUEST_TIMEOUT,

@@ -43,19 +43,14 @@ import {
 } from "../_internal/_chaos_test_util.ts";
 import { Client, objectPath } from "../apiclient/mod.ts";
 import { FakeApiServer, installFakeTime } from "../testing/mod.ts";
-import {
-  JITTER_FACTOR,
-  Lead,
-  LEASE_DURATION,
-  REQUEST_TIMEOUT,
-  RETRY_PERIOD,
-} from "./mod.ts";
+import { Lead, LEASE_DURATION, REQUEST_TIMEOUT, RETRY_PERIOD } from "./mod.ts";
 import {
   FaultyLink,
   installProcessTimers,
   outsideProcesses,
   Process,
 } from "../_internal/_link_test_util.ts";
+import { JITTER_FACTOR } from "./_jitter.ts";
 
 const NAMESPACE = "default";
 const NAME = "op";

@@ -60,22 +60,6 @@ export const RENEW_DEADLINE = 10_000;
 export const RETRY_PERIOD = 5_000;
 
 /**
- * The jitter factor of a waiting copy's retry, as client-go's: it reads the
- * Lease every `RETRY_PERIOD` plus up to 1.2 periods, 5 to 11 s, so copies
- * that started together do not stay in step.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { JITTER_FACTOR, RETRY_PERIOD } from "@liken/kubernetes/election";
- *
- * // The longest pause between two reads of a waiting copy: 11 s.
- * assert.equal(RETRY_PERIOD * (1 + JITTER_FACTOR), 11_000);
- * ```
- */
-export const JITTER_FACTOR = 1.2;
-
-/**
  * The longest request the operator's client may send while it leads, in
  * milliseconds: pass it as the client's `timeout`. A write the guard allowed
  * just before T+10 s is given up by T+25 s: before another copy can take

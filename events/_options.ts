@@ -46,3 +46,36 @@ export function stopTimeout(
   if (value > MAX_TIMER) return undefined;
   return Math.max(value, 0);
 }
+
+/**
+ * Default capacity of the in-memory queue of unwritten Events
+ * ({@linkcode RecorderOptions.queueLength}). In normal operation only a
+ * handful are ever waiting; hundreds mean the API server is unreachable,
+ * and at that point keeping more would only trade memory for Events nobody
+ * may ever see, so further posts are dropped and counted.
+ */
+export const QUEUE_LENGTH = 256;
+
+/**
+ * Default total tries per write ({@linkcode RecorderOptions.attempts}).
+ * Spaced {@linkcode RETRY_WAIT} apart, three tries span about 20 s, enough
+ * to ride out an API server restart while keeping the Events queued behind
+ * it from waiting long.
+ */
+export const ATTEMPTS = 3;
+
+/**
+ * Default pause between two tries of one write, in milliseconds
+ * ({@linkcode RecorderOptions.retryWait}); the same spacing client-go's
+ * event recorder uses.
+ */
+export const RETRY_WAIT = 10_000;
+
+/**
+ * Default bound on {@linkcode Recorder.stop}, in milliseconds
+ * ({@linkcode RecorderOptions.stopTimeout}). Flushing a healthy queue is nearly
+ * instant; a server silent for this long is unlikely to recover within the
+ * pod's termination grace period, and the remainder of the default 30 s is
+ * better spent releasing a Lease.
+ */
+export const STOP_TIMEOUT = 5_000;

@@ -61,8 +61,5 @@ export * from "./options.ts";
 export * from "./recorder.ts";
 export * from "./transition.ts";
 export * from "./types.ts";
-export { SERIES_LIMIT, SERIES_WINDOW } from "./_series.ts";
-export { CLUSTER_NAMESPACE, MAX_MESSAGE, MAX_REASON } from "./_limits.ts";
 export { StopTimeoutError } from "../_internal/stop_timeout.ts";
 export type { DiagnosticsOptions } from "../_internal/diagnostics.ts";
-export type { Condition, ConditionStatus } from "../conditions/mod.ts";

@@ -7,71 +7,6 @@
 import type { DiagnosticsOptions } from "../_internal/diagnostics.ts";
 
 /**
- * Default capacity of the in-memory queue of unwritten Events
- * ({@linkcode RecorderOptions.queueLength}). In normal operation only a
- * handful are ever waiting; hundreds mean the API server is unreachable,
- * and at that point keeping more would only trade memory for Events nobody
- * may ever see, so further posts are dropped and counted.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { QUEUE_LENGTH } from "@liken/kubernetes/events";
- *
- * assert.equal(QUEUE_LENGTH, 256);
- * ```
- */
-export const QUEUE_LENGTH = 256;
-
-/**
- * Default total tries per write ({@linkcode RecorderOptions.attempts}).
- * Spaced {@linkcode RETRY_WAIT} apart, three tries span about 20 s, enough
- * to ride out an API server restart while keeping the Events queued behind
- * it from waiting long.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { ATTEMPTS } from "@liken/kubernetes/events";
- *
- * assert.equal(ATTEMPTS, 3);
- * ```
- */
-export const ATTEMPTS = 3;
-
-/**
- * Default pause between two tries of one write, in milliseconds
- * ({@linkcode RecorderOptions.retryWait}); the same spacing client-go's
- * event recorder uses.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { RETRY_WAIT } from "@liken/kubernetes/events";
- *
- * assert.equal(RETRY_WAIT, 10_000);
- * ```
- */
-export const RETRY_WAIT = 10_000;
-
-/**
- * Default bound on {@linkcode Recorder.stop}, in milliseconds
- * ({@linkcode RecorderOptions.stopTimeout}). Flushing a healthy queue is nearly
- * instant; a server silent for this long is unlikely to recover within the
- * pod's termination grace period, and the remainder of the default 30 s is
- * better spent releasing a Lease.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { STOP_TIMEOUT } from "@liken/kubernetes/events";
- *
- * assert.equal(STOP_TIMEOUT, 5_000);
- * ```
- */
-export const STOP_TIMEOUT = 5_000;
-
-/**
  * Options of {@linkcode Recorder}. `log` receives a line when a stop
  * abandons queued Events (default: none); `onError` receives each Event
  * given up on ({@linkcode EventWriteError}), the first Event dropped for
@@ -84,7 +19,7 @@ export const STOP_TIMEOUT = 5_000;
  * ```ts
  * import assert from "node:assert/strict";
  * import { Client } from "@liken/kubernetes/apiclient";
- * import { QUEUE_LENGTH, Recorder, type RecorderOptions } from "@liken/kubernetes/events";
+ * import { Recorder, type RecorderOptions } from "@liken/kubernetes/events";
  * import { FakeApiServer } from "@liken/kubernetes/testing";
  *
  * await using server = new FakeApiServer();
@@ -92,7 +27,7 @@ export const STOP_TIMEOUT = 5_000;
  * const errors: unknown[] = [];
  * const options: RecorderOptions = {
  *   instance: "pod-1",
- *   queueLength: QUEUE_LENGTH * 4, // a component that posts in bursts
+ *   queueLength: 1024, // a component that posts in bursts
  *   attempts: 5,
  *   retryWait: 2_000,
  *   stopTimeout: 10_000, // the bound of stop(), await using and the signal
@@ -116,19 +51,19 @@ export interface RecorderOptions extends DiagnosticsOptions {
   /**
    * How many Events may wait to be written; posts beyond are dropped and
    * counted by {@linkcode Recorder.dropped}. Default
-   * {@linkcode QUEUE_LENGTH} (256); kept within 1 to 65536, a fraction
+   * 256; kept within 1 to 65536, a fraction
    * rounded down, `NaN` meaning the default.
    */
   queueLength?: number | undefined;
   /**
    * Total tries per write before the Event is given up on. Default
-   * {@linkcode ATTEMPTS} (3); kept within 1 to 100, a fraction rounded
+   * 3; kept within 1 to 100, a fraction rounded
    * down, `NaN` meaning the default.
    */
   attempts?: number | undefined;
   /**
    * Milliseconds between two tries of one write. Default
-   * {@linkcode RETRY_WAIT} (10 s); kept within 100 ms and 1 hour, `NaN`
+   * 10 s; kept within 100 ms and 1 hour, `NaN`
    * meaning the default.
    */
   retryWait?: number | undefined;
@@ -136,7 +71,7 @@ export interface RecorderOptions extends DiagnosticsOptions {
    * Milliseconds a stop that names no `timeout` waits for the queue to be
    * written: the bound of {@linkcode Recorder.stop} without options, of
    * `await using`, and of the stop {@linkcode RecorderOptions.signal}
-   * starts. Default {@linkcode STOP_TIMEOUT} (5 s); `NaN` means the
+   * starts. Default 5 s; `NaN` means the
    * default, a negative bound ends at once, and `Infinity` (or anything past
    * a timer's range, about 24.8 days) waits without a bound.
    */

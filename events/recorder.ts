@@ -17,18 +17,16 @@ import { EventDroppedError, EventWriteError } from "./errors.ts";
 import type { ObjectReference } from "../apiclient/types.ts";
 import type { Event, EventNote, EventType } from "./types.ts";
 import { type Diagnostics, diagnostics } from "../_internal/diagnostics.ts";
-import {
-  ATTEMPTS,
-  type EventOutcome,
-  QUEUE_LENGTH,
-  type RecorderOptions,
-  RETRY_WAIT,
-  STOP_TIMEOUT,
-  type StopOptions,
-} from "./options.ts";
+import type { EventOutcome, RecorderOptions, StopOptions } from "./options.ts";
 import { stopOnAbort } from "../_internal/signals.ts";
 import { sleep } from "../_internal/sleep.ts";
 import { StopTimeoutError } from "../_internal/stop_timeout.ts";
+import {
+  ATTEMPTS,
+  QUEUE_LENGTH,
+  RETRY_WAIT,
+  STOP_TIMEOUT,
+} from "./_options.ts";
 
 /**
  * Records what a component did, as core/v1 Events that `kubectl describe`

@@ -15,7 +15,8 @@
  */
 import { Client } from "../apiclient/mod.ts";
 import { FakeApiServer } from "../testing/mod.ts";
-import { QUEUE_LENGTH, Recorder } from "./mod.ts";
+import { Recorder } from "./mod.ts";
+import { QUEUE_LENGTH } from "./_options.ts";
 
 const note = { reason: "StepFailed", message: "The mount did not answer" };
 const objects = Array.from(

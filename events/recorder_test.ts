@@ -2,16 +2,11 @@ import assert from "node:assert/strict";
 import { Client } from "../apiclient/mod.ts";
 import { describe } from "../_internal/errors.ts";
 import { FakeApiServer, installFakeTime } from "../testing/mod.ts";
+import { SERIES_LIMIT, SERIES_WINDOW } from "./_series.ts";
 import {
-  ATTEMPTS,
   EventDroppedError,
   EventWriteError,
-  QUEUE_LENGTH,
   Recorder,
-  RETRY_WAIT,
-  SERIES_LIMIT,
-  SERIES_WINDOW,
-  STOP_TIMEOUT,
   StopTimeoutError,
 } from "./mod.ts";
 import {
@@ -24,6 +19,12 @@ import {
   setup,
   START,
 } from "./_recorder_test_util.ts";
+import {
+  ATTEMPTS,
+  QUEUE_LENGTH,
+  RETRY_WAIT,
+  STOP_TIMEOUT,
+} from "./_options.ts";
 
 Deno.test("normal and warning build the Event at the call and return at once", async () => {
   using time = installFakeTime({ now: START });

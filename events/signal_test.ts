@@ -1,13 +1,7 @@
 // The recorder's signal stops it as stop() does, and the stop's bound.
 import assert from "node:assert/strict";
 import { FakeApiServer, installFakeTime } from "../testing/mod.ts";
-import {
-  EventDroppedError,
-  EventWriteError,
-  RETRY_WAIT,
-  STOP_TIMEOUT,
-  StopTimeoutError,
-} from "./mod.ts";
+import { EventDroppedError, EventWriteError, StopTimeoutError } from "./mod.ts";
 import {
   about,
   failed,
@@ -17,6 +11,7 @@ import {
   setup,
   START,
 } from "./_recorder_test_util.ts";
+import { RETRY_WAIT, STOP_TIMEOUT } from "./_options.ts";
 
 Deno.test("aborting the recorder's signal writes the queued Events before done, as stop() does", async () => {
   using time = installFakeTime({ now: START });

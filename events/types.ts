@@ -4,15 +4,6 @@ import type { ObjectReference } from "../apiclient/types.ts";
 export type EventType = "Normal" | "Warning";
 
 /**
- * For the record: things went as designed, or the component did something
- * worth knowing about. No one has to respond.
- */
-export const NORMAL: EventType = "Normal";
-
-/** Calls for a human to look: something failed or is stuck. */
-export const WARNING: EventType = "Warning";
-
-/**
  * The metadata of an Event the recorder writes: `generateName` on a create,
  * and the `name` the API server chose, which a repeat patches.
  */

@@ -5,9 +5,9 @@ import {
   MalformedResponseError,
   retryAfterSeconds,
 } from "../apiclient/errors.ts";
-import { MAX_RETRY_AFTER_SECONDS } from "../apiclient/options.ts";
 import type { Status } from "../apiclient/types.ts";
 import { excerpt } from "../_internal/redact.ts";
+import { MAX_RETRY_AFTER_SECONDS } from "../apiclient/_limits.ts";
 
 /** The HTTP status of an API error, or 0 for anything else. */
 export function statusOf(error: unknown): number {

@@ -9,9 +9,7 @@ import { type ExecClusterInfo, ExecCredential } from "./_exec.ts";
 import { KubeconfigError } from "./errors.ts";
 import { describe } from "../_internal/errors.ts";
 import { withoutTrailing } from "../_internal/strings.ts";
-
-/** The default limit of one exec credential plugin run: 60 s. */
-export const DEFAULT_EXEC_TIMEOUT = 60_000;
+import { DEFAULT_EXEC_TIMEOUT } from "./_defaults.ts";
 
 /** Options of {@linkcode loadKubeconfig}. */
 export interface LoadKubeconfigOptions {
@@ -36,7 +34,7 @@ export interface LoadKubeconfigOptions {
   timeout?: number | undefined;
   /**
    * The limit of one exec credential plugin run in milliseconds, after which
-   * the plugin is killed. Default {@linkcode DEFAULT_EXEC_TIMEOUT}.
+   * the plugin is killed. Default 60 s.
    */
   execTimeout?: number | undefined;
   /** Ends the loading. */

@@ -27,35 +27,7 @@ import type {
   SharderState,
   WatchedSource,
 } from "./types.ts";
-
-/**
- * How long one reconcile may run before the health check calls its
- * controller stuck: 10 min. Override it per controller with
- * {@linkcode ControllerMetricsOptions.stuckAfter}.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { STUCK_AFTER } from "@liken/kubernetes/metrics";
- *
- * assert.equal(STUCK_AFTER, 600_000);
- * ```
- */
-export const STUCK_AFTER = 600_000;
-
-/**
- * How long one check may take before it counts as failed: 5 s (the kubelet
- * gives a probe 1 s by default, so a slow check fails there first).
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { CHECK_TIMEOUT } from "@liken/kubernetes/metrics";
- *
- * assert.equal(CHECK_TIMEOUT, 5_000);
- * ```
- */
-export const CHECK_TIMEOUT = 5_000;
+import { CHECK_TIMEOUT, STUCK_AFTER } from "./_defaults.ts";
 
 /** Options of {@linkcode Metrics}. */
 export interface MetricsOptions {
@@ -63,7 +35,7 @@ export interface MetricsOptions {
   registry?: Registry | undefined;
   /**
    * Milliseconds one check may take before it fails. Default
-   * {@linkcode CHECK_TIMEOUT} (5 s); kept within 1 ms and 1 hour.
+   * 5 s; kept within 1 ms and 1 hour.
    */
   checkTimeout?: number | undefined;
 }
@@ -72,7 +44,7 @@ export interface MetricsOptions {
 export interface ControllerMetricsOptions {
   /**
    * Milliseconds one reconcile may run before the health check fails.
-   * Default {@linkcode STUCK_AFTER} (10 min); `Infinity`: never.
+   * Default 10 min; `Infinity`: never.
    */
   stuckAfter?: number | undefined;
 }

@@ -11,34 +11,7 @@ import { stopOnAbort } from "../_internal/signals.ts";
 import { BoundedServer } from "../_internal/_server.ts";
 import { reportText } from "./_checks.ts";
 import type { Metrics } from "./metrics.ts";
-import { CONTENT_TYPE } from "./registry.ts";
-
-/**
- * The default address of the probe server: every interface, as the kubelet
- * probes the pod's IP.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { PROBE_HOSTNAME } from "@liken/kubernetes/metrics";
- *
- * assert.equal(PROBE_HOSTNAME, "0.0.0.0");
- * ```
- */
-export const PROBE_HOSTNAME = "0.0.0.0";
-
-/**
- * The default port of the probe server.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { PROBE_PORT } from "@liken/kubernetes/metrics";
- *
- * assert.equal(PROBE_PORT, 8080);
- * ```
- */
-export const PROBE_PORT = 8080;
+import { CONTENT_TYPE, PROBE_HOSTNAME, PROBE_PORT } from "./_defaults.ts";
 
 /**
  * Options of {@linkcode ProbeServer}.
@@ -62,12 +35,12 @@ export const PROBE_PORT = 8080;
  */
 export interface ProbeServerOptions extends DiagnosticsOptions {
   /**
-   * The address to listen on. Default {@linkcode PROBE_HOSTNAME}
+   * The address to listen on. Default `0.0.0.0`
    * (`0.0.0.0`); tests use `127.0.0.1`.
    */
   hostname?: string | undefined;
   /**
-   * The port. Default {@linkcode PROBE_PORT} (8080); `0` picks a free one
+   * The port. Default 8080; `0` picks a free one
    * (see {@linkcode ProbeServer.port}).
    */
   port?: number | undefined;

@@ -3,8 +3,9 @@ import { Client } from "../apiclient/mod.ts";
 import { Collection } from "../informer/mod.ts";
 import { Lead } from "../election/mod.ts";
 import { FakeApiServer } from "../testing/mod.ts";
-import { CONTENT_TYPE, Metrics, ProbeServer } from "./mod.ts";
+import { Metrics, ProbeServer } from "./mod.ts";
 import { parse, value } from "./_prometheus_test_util.ts";
+import { CONTENT_TYPE } from "./_defaults.ts";
 
 const LOOPBACK = { hostname: "127.0.0.1", port: 0 };
 

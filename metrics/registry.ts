@@ -16,44 +16,7 @@ import type {
   MetricOptions,
 } from "./types.ts";
 import { type Series, SeriesMap } from "./_series.ts";
-
-/**
- * The `Content-Type` of the text exposition format, version 0.0.4.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { CONTENT_TYPE } from "@liken/kubernetes/metrics";
- *
- * assert.equal(CONTENT_TYPE, "text/plain; version=0.0.4; charset=utf-8");
- * ```
- */
-export const CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8";
-
-/**
- * Prometheus's default histogram buckets, in seconds.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { DEFAULT_BUCKETS } from "@liken/kubernetes/metrics";
- *
- * assert.equal(DEFAULT_BUCKETS.at(-1), 10);
- * ```
- */
-export const DEFAULT_BUCKETS: readonly number[] = Object.freeze([
-  0.005,
-  0.01,
-  0.025,
-  0.05,
-  0.1,
-  0.25,
-  0.5,
-  1,
-  2.5,
-  5,
-  10,
-]);
+import { DEFAULT_BUCKETS } from "./_defaults.ts";
 
 /**
  * A value that only goes up, such as requests sent. A scrape compares two

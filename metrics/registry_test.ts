@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { parse } from "./_prometheus_test_util.ts";
-import { CONTENT_TYPE, Counter, Registry } from "./mod.ts";
+import { Counter, Registry } from "./mod.ts";
+import { CONTENT_TYPE } from "./_defaults.ts";
 
 Deno.test("an empty registry renders nothing", () => {
   assert.equal(new Registry().render(), "");

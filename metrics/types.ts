@@ -40,7 +40,7 @@ export interface MetricOptions<L extends string> {
 export interface HistogramOptions<L extends string> extends MetricOptions<L> {
   /**
    * The upper bounds of the buckets, ascending; `+Inf` is always added.
-   * Default {@linkcode DEFAULT_BUCKETS}.
+   * Default Prometheus's default buckets (5 ms to 10 s).
    */
   buckets?: readonly number[] | undefined;
 }

@@ -28,6 +28,7 @@ import {
 } from "./labels.ts";
 import { MemberClocks, type MemberLease } from "./_members.ts";
 import { Ring, shardKey } from "./ring.ts";
+import { stopOnAbort } from "../_internal/signals.ts";
 
 /** The primaries of a ring: a resource and the kind of its objects. */
 export interface ShardedResource extends Resource {
@@ -201,12 +202,9 @@ export class Sharder implements AsyncDisposable {
       log: (line) => log(`election: ${line}`),
       onError,
     });
-    const outer = options.signal;
-    if (outer?.aborted) void this.stop();
-    else {
-      outer?.addEventListener("abort", () => void this.stop(), { once: true });
-    }
     this.done = this.#run();
+    const unlink = stopOnAbort(options.signal, () => void this.stop());
+    void this.done.then(unlink, unlink);
     options.metrics?.sharder(this);
   }
 

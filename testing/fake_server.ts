@@ -44,13 +44,6 @@ import type {
   ServeOptions,
 } from "./types.ts";
 
-export type {
-  KubeObject,
-  ObjectMeta,
-  OwnerReference,
-} from "../apiclient/types.ts";
-export type { ObjectRef, Resource } from "../apiclient/resource.ts";
-
 /**
  * An in-memory Kubernetes API server for tests.
  *

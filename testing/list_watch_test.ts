@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { FakeApiServer, type KubeObject } from "./fake_server.ts";
+import { FakeApiServer } from "./fake_server.ts";
+import type { KubeObject } from "../apiclient/types.ts";
 import { installFakeTime } from "./fake_time.ts";
 import { call, watch } from "./_test_util.ts";
 

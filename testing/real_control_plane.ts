@@ -9,9 +9,7 @@
 
 import { Client } from "../apiclient/client.ts";
 import type { ClientOptions } from "../apiclient/options.ts";
-
-/** The environment variable that names the control-plane binary. */
-export const CONTROL_PLANE_ENV = "LIKEN_CONTROL_PLANE";
+import { CONTROL_PLANE_ENV } from "./_control_plane_env.ts";
 
 /** What the control plane printed once it was ready. */
 export interface ReadyLine {

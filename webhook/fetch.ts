@@ -6,12 +6,12 @@ import {
   type DiagnosticsOptions,
 } from "../_internal/diagnostics.ts";
 import { answer, text } from "./_http.ts";
-import { MAX_REVIEW_BYTES } from "./server.ts";
 import type { Webhook } from "./types.ts";
+import { MAX_REVIEW_BYTES } from "./_defaults.ts";
 
 /** Options of {@linkcode webhookFetch}. */
 export interface WebhookFetchOptions extends DiagnosticsOptions {
-  /** The largest review body, in bytes; beyond it 413. Default {@linkcode MAX_REVIEW_BYTES}. */
+  /** The largest review body, in bytes; beyond it 413. Default 7 MiB. */
   maxBodyBytes?: number | undefined;
 }
 

@@ -61,4 +61,3 @@ export * from "./server.ts";
 export * from "./fetch.ts";
 export * from "./certificates.ts";
 export type { DiagnosticsOptions } from "../_internal/diagnostics.ts";
-export type { OwnerReference } from "../apiclient/types.ts";

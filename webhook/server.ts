@@ -15,12 +15,7 @@ import { readPair, readPairSync, watchPair } from "./_certs.ts";
 import { answer, MAX_REVIEW_TIMEOUT, text } from "./_http.ts";
 import { type WebhookMetrics, webhookMetrics } from "./_metrics.ts";
 import type { MetricsRegistry, Webhook } from "./types.ts";
-
-/** The port controller-runtime's webhook server listens on. */
-export const WEBHOOK_PORT = 9443;
-
-/** The body limit controller-runtime applies: 7 MiB. */
-export const MAX_REVIEW_BYTES: number = 7 * 1024 * 1024;
+import { MAX_REVIEW_BYTES, WEBHOOK_PORT } from "./_defaults.ts";
 
 /** What {@linkcode WebhookServer} takes. */
 export interface WebhookServerOptions extends DiagnosticsOptions {
@@ -40,9 +35,9 @@ export interface WebhookServerOptions extends DiagnosticsOptions {
   key?: string | undefined;
   /** The address. Default `0.0.0.0`; tests use `127.0.0.1`. */
   hostname?: string | undefined;
-  /** The port. Default {@linkcode WEBHOOK_PORT} (9443); `0` picks one. */
+  /** The port. Default 9443; `0` picks one. */
   port?: number | undefined;
-  /** The largest review body, in bytes; beyond it 413. Default {@linkcode MAX_REVIEW_BYTES}. */
+  /** The largest review body, in bytes; beyond it 413. Default 7 MiB. */
   maxBodyBytes?: number | undefined;
   /**
    * How often the certificate files are read again beside watching their

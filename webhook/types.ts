@@ -7,8 +7,6 @@
  */
 import type { KubeObject } from "../apiclient/types.ts";
 
-export type { KubeObject, ObjectMeta } from "../apiclient/types.ts";
-
 /** A kind, as `AdmissionRequest.kind` names it (metav1.GroupVersionKind). */
 export interface GroupVersionKind {
   /** The API group; `""` for the core group. */

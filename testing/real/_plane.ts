@@ -9,11 +9,11 @@
  */
 
 import {
-  CONTROL_PLANE_ENV,
   RealControlPlane,
   type RealControlPlaneOptions,
 } from "../real_control_plane.ts";
 import { first, runnable, type Unmet } from "../../tools/needs.ts";
+import { CONTROL_PLANE_ENV } from "../_control_plane_env.ts";
 
 /** Whether a binary is configured. */
 export const AVAILABLE = RealControlPlane.binary() !== undefined;
