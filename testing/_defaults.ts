@@ -464,10 +464,10 @@ const TOLERATED = [
 ];
 
 /**
- * What the default admission plugins set on a new Pod: its ServiceAccount
- * (`default`; the token volume is not added, nor is the account checked),
- * the tolerations of DefaultTolerationSeconds, and the Priority plugin's
- * priority (no PriorityClass is a global default).
+ * What the default admission plugins set on a new Pod from its own spec:
+ * its ServiceAccount's name (`default`) and the tolerations of
+ * DefaultTolerationSeconds (`_pod_admission.ts` does what reads other
+ * objects: the account, its token, the priority).
  */
 function admitPod(spec: Obj): void {
   if (spec.serviceAccountName === undefined || spec.serviceAccountName === "") {
@@ -488,8 +488,6 @@ function admitPod(spec: Obj): void {
     tolerationSeconds: 300,
   }));
   if (added.length > 0) spec.tolerations = [...tolerations, ...added];
-  if (spec.priorityClassName === undefined) setDefault(spec, "priority", 0);
-  setDefault(spec, "preemptionPolicy", "PreemptLowerPriority");
 }
 
 /**

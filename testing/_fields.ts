@@ -241,6 +241,11 @@ export function diffSets(
     if (Array.isArray(value) && at.path.length > 0) {
       const type = typeOf(schema, at, value);
       if (type !== "atomic" && value.length > 0) {
+        // A new list is owned as a node too, its `.` entry, but for a
+        // field Go writes even when empty (a pod's containers: no
+        // omitempty), which the empty object kube-apiserver compares with
+        // already has.
+        if (at.fields.at(-1) !== "containers") changed.add(at.path.join(SEP));
         for (const v of value) {
           const child = item(at, itemElement(type, v)!);
           added(type === "set" ? undefined : v, child, true);

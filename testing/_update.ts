@@ -9,6 +9,7 @@ import { secretData } from "./_secrets.ts";
 import { BUILT_IN_RESOURCES } from "./_registry.ts";
 import { validateMetadata } from "./_validation.ts";
 import type { KubeObject, ObjectMeta } from "../apiclient/types.ts";
+import { isNamespaces, terminating } from "./_namespaces.ts";
 import { clone, jsonPatch, mergePatch } from "./_patch.ts";
 import { jsonEqual } from "../_internal/json.ts";
 import {
@@ -302,6 +303,8 @@ export function commitObject(
       else next.status = clone(old.status);
     }
     if (isDefinitions(resource)) noteStorageVersion(next);
+    // Go writes a Namespace's spec even when empty (once finalized).
+    if (isNamespaces(resource)) next.spec ??= {};
     if (resource.generation) {
       meta.generation = old.metadata.generation ?? 1;
       if (specChanged(old, next, resource.statusSubresource)) {
@@ -348,7 +351,9 @@ export function commitObject(
   if (dryRun) return next;
   if (
     next.metadata.deletionTimestamp &&
-    (next.metadata.finalizers ?? []).length === 0
+    (next.metadata.finalizers ?? []).length === 0 &&
+    // A Namespace goes once the namespace controller finalized it.
+    !(isNamespaces(resource) && terminating(next))
   ) {
     // The last finalizer went: the object goes. kube-apiserver answers the
     // object as written, at the version it had before (a client's memo

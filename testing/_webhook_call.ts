@@ -174,7 +174,8 @@ function isEmptySelector(selector: unknown): boolean {
   return Object.keys(labels).length === 0 && expressions.length === 0;
 }
 
-function selectorMatches(
+/** Whether `labels` match a LabelSelector (matchLabels and matchExpressions). */
+export function selectorMatches(
   selector: unknown,
   labels: Record<string, string>,
 ): boolean {

@@ -526,15 +526,15 @@ Deno.test("built-ins: fieldValidation reads the kind's schema (Strict 400, Warn 
   assert.equal(owned.body.metadata.ownerReferences.length, 1);
 });
 
-Deno.test("built-ins: namespaceLifecycle refuses a create in a namespace that does not exist", async () => {
+Deno.test("built-ins: NamespaceLifecycle refuses a create in a namespace that does not exist, unless turned off", async () => {
   const cm = (ns: string) => `/api/v1/namespaces/${ns}/configmaps`;
-  await using lax = new FakeApiServer();
+  await using lax = new FakeApiServer({ namespaceLifecycle: false });
   assert.equal(
     (await send(lax, "POST", cm("nowhere"), { metadata: { name: "c" } }))
       .status,
     201,
   );
-  await using server = new FakeApiServer({ namespaceLifecycle: true });
+  await using server = new FakeApiServer();
   const missing = await send(server, "POST", cm("nowhere"), {
     metadata: { name: "c" },
   });

@@ -132,9 +132,10 @@ export class FakeApiServer implements AsyncDisposable {
       fetch: options.webhookFetch,
       resolveService: options.resolveService,
     };
-    this.#state.namespaceLifecycle = options.namespaceLifecycle ?? false;
+    this.#state.namespaceLifecycle = options.namespaceLifecycle ?? true;
+    this.#state.freshCluster = options.freshCluster ?? true;
     serveDefinitions(this.#state);
-    if (options.freshCluster ?? true) loadCluster(this.#state);
+    if (this.#state.freshCluster) loadCluster(this.#state);
     this.#gc = new GarbageCollector(
       this.#state,
       options.garbageCollectionDelay,

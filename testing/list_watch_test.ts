@@ -26,7 +26,10 @@ function names(list: { items: KubeObject[] }): string[] {
 }
 
 Deno.test("list: kind, resourceVersion, order, and all namespaces", async () => {
-  await using server = new FakeApiServer({ freshCluster: false });
+  await using server = new FakeApiServer({
+    namespaceLifecycle: false,
+    freshCluster: false,
+  });
   await seed(server, [["default", "b"], ["default", "a"], ["other", "c"]]);
   const list = (await call(server, "GET", CM)).body;
   assert.equal(list.kind, "ConfigMapList");
@@ -71,7 +74,10 @@ Deno.test("list: label selectors", async () => {
 });
 
 Deno.test("list: field selectors on metadata.name and metadata.namespace", async () => {
-  await using server = new FakeApiServer({ freshCluster: false });
+  await using server = new FakeApiServer({
+    namespaceLifecycle: false,
+    freshCluster: false,
+  });
   await seed(server, [["default", "a"], ["default", "b"], ["other", "a"]]);
   const byName = (await call(
     server,
@@ -198,7 +204,7 @@ Deno.test("list: resourceVersionMatch=Exact reads an older snapshot", async () =
 });
 
 Deno.test("watch without resourceVersion sends the current objects as ADDED, then changes", async () => {
-  await using server = new FakeApiServer();
+  await using server = new FakeApiServer({ namespaceLifecycle: false });
   await seed(server, [["default", "a"], ["other", "x"]]);
   const { status, lines } = await watch(server, `${CM}?watch=1`);
   assert.equal(status, 200);

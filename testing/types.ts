@@ -261,11 +261,14 @@ export interface FakeApiServerOptions {
    */
   freshCluster?: boolean | undefined;
   /**
-   * Refuse a create in a namespace that does not exist (404, as the API
-   * server's NamespaceLifecycle admission plugin does), where `default`,
-   * `kube-system`, `kube-public` and `kube-node-lease` always exist.
-   * Default `false`: a test may create objects in any namespace without
-   * creating it first.
+   * The API server's NamespaceLifecycle admission plugin: a create in a
+   * namespace that does not exist is refused (404 `namespaces "x" not
+   * found`), one in a Namespace being deleted too (403, `unable to create
+   * new content in namespace x because it is being terminated`), and
+   * `default`, `kube-system` and `kube-public` are never deleted (403).
+   * With {@linkcode FakeApiServerOptions.freshCluster} `false`, the system
+   * namespaces pass though absent. `false` lets a test create objects in
+   * namespaces it never made. Default `true`.
    */
   namespaceLifecycle?: boolean | undefined;
   /**

@@ -8,18 +8,17 @@
  * @module
  */
 
-const SETS =
-  'managedFields of a set-typed list (finalizers) lack the list\'s own `".": {}` entry';
 const EVENT_SHAPE =
   "core/v1 Events: the fake tracks involvedObject field by field (the API server owns it atomically) and does not write the zero eventTime and reportingComponent";
 const BUILTIN_OWNERS =
   "managedFields of built-in kinds: the fake does not read the OpenAPI's atomic structs and maps (a LabelSelector, a RoleRef, a Service's selector) nor writes the `.` entry of a struct that defaulting made";
-const NAMESPACE_DELETION =
-  "deleting a Namespace removes it and its contents at once (no Terminating phase, no asynchronous namespace controller)";
 const NO_CEL =
   "x-kubernetes-validations (CEL rules) are not evaluated: there is no CEL evaluator in Deno, so a write the API server refuses (422) is taken";
 const EMPTY_OWNERS =
   "the API server records no managedFields for an update of an object that has none (it was created with no fields but name); the fake records the update's entry";
+
+const CONTROLLER =
+  "the recording control plane runs the controller manager in a binary named control-plane, so the namespace controller's status entry's manager is `control-plane`; in a cluster, and on the fake, it is `kube-controller-manager`";
 
 /** `scenario/step` → why the fake differs there. */
 export const KNOWN_DIFFERENCES: Readonly<Record<string, string>> = {
@@ -31,9 +30,6 @@ export const KNOWN_DIFFERENCES: Readonly<Record<string, string>> = {
   "watch-events/watch": EMPTY_OWNERS,
   "watch-gone/watch from compacted":
     "the 410 message is the watch cache's (`too old resource version`); an API server reading etcd directly words it otherwise",
-  "finalizers/create": SETS,
-  "finalizers/delete": SETS,
-  "finalizers/get while deleting": SETS,
   "server-side-apply/apply a drops y":
     "an apply that gives up every field keeps an empty entry for its manager on the API server; the fake drops the entry",
   "server-side-apply/get":
@@ -70,8 +66,6 @@ export const KNOWN_DIFFERENCES: Readonly<Record<string, string>> = {
   "builtin-defaults/get poddisruptionbudgets": BUILTIN_OWNERS,
   "builtin-cluster-defaults/create clusterrolebindings": BUILTIN_OWNERS,
   "builtin-cluster-defaults/get clusterrolebindings": BUILTIN_OWNERS,
-  "builtin-cluster-defaults/create namespaces": BUILTIN_OWNERS,
-  "builtin-cluster-defaults/get namespaces": BUILTIN_OWNERS,
   "builtin-cluster-defaults/create prioritylevelconfigurations": BUILTIN_OWNERS,
   "builtin-cluster-defaults/get prioritylevelconfigurations": BUILTIN_OWNERS,
   "builtin-cluster-defaults/create validatingadmissionpolicies": BUILTIN_OWNERS,
@@ -133,14 +127,17 @@ export const KNOWN_DIFFERENCES: Readonly<Record<string, string>> = {
     "an Accept the fake cannot answer gets JSON, where the API server answers 406",
   "garbage-collection/orphan keeps the child":
     "orphaning removes the ownerReference but keeps its managedFields entry",
-  "namespace-deletion/create":
-    "the Namespace's spec.finalizers is recorded in managedFields (the API server sets it without an owner)",
-  "namespace-deletion/delete": NAMESPACE_DELETION,
-  "namespace-deletion/create while terminating": NAMESPACE_DELETION,
   "custom-resource-versions/get established definition":
     "the recording control plane runs the apiextensions controllers in one binary named control-plane, so the status entry's manager is `control-plane`; kube-apiserver, and the fake, name it `kube-apiserver`",
   "custom-resource-parts/a validation rule refuses": NO_CEL,
   "custom-resource-parts/a scale beyond a validation rule": NO_CEL,
   "builtin-fresh-cluster/service kubernetes":
     "the `kubernetes` Service's targetPort is the API server's secure port: a free port of each run of the recorded plane, 6443 (kubeadm's) on the fake",
+  "builtin-namespace-lifecycle/get the terminating namespace": CONTROLLER,
+  "builtin-namespace-lifecycle/release": CONTROLLER,
+  "builtin-admission/create budget": BUILTIN_OWNERS,
+  "builtin-admission/no disruption allowed": BUILTIN_OWNERS,
+  "builtin-admission/one disruption allowed": BUILTIN_OWNERS,
+  "builtin-admission/budget after":
+    "an eviction writes the budget's status as the API server; the recording control plane's binary is named control-plane, so its entry's manager is `control-plane` where a cluster, and the fake, say `kube-apiserver` (and the LabelSelector's ownership, as above)",
 };
