@@ -31,6 +31,7 @@ import { startPass } from "./_conversion_round.ts";
 import { scaleObject } from "./_scale.ts";
 import { hasSubresource } from "./_registry.ts";
 import { ACTIONS, actOn } from "./_subresources.ts";
+import { decodeProtobuf } from "./_protobuf.ts";
 import type { RecordedRequest } from "./types.ts";
 
 /** A request as the server reads it. */
@@ -52,8 +53,19 @@ export async function receive(
 ): Promise<Received> {
   const url = new URL(request.url);
   const method = request.method.toUpperCase();
+  const protobuf = (request.headers.get("content-type") ?? "").split(";")[0]!
+    .trim().toLowerCase() === "application/vnd.kubernetes.protobuf";
+  let decoded: Record<string, unknown> | undefined;
+  if (protobuf && method !== "GET" && method !== "HEAD") {
+    // A built-in kind's message is read as the JSON its Go type writes.
+    decoded = decodeProtobuf(new Uint8Array(await request.arrayBuffer()));
+  }
   const text = method === "GET" || method === "HEAD"
     ? ""
+    : decoded !== undefined
+    ? JSON.stringify(decoded)
+    : protobuf
+    ? "protobuf"
     : await request.text();
   let body: unknown = undefined;
   if (text !== "") {
@@ -168,14 +180,15 @@ export function route(
     .trim().toLowerCase();
   if (
     (method === "POST" || method === "PUT") &&
-    contentType === "application/vnd.kubernetes.protobuf"
+    contentType === "application/vnd.kubernetes.protobuf" &&
+    typeof body !== "object"
   ) {
-    // controller-runtime's typed clients send protobuf for built-in kinds;
+    // A protobuf body the fake cannot read (a kind without its messages);
     // say plainly what to send instead.
     throw new StatusError(failure(
       415,
       "UnsupportedMediaType",
-      "the body of the request was in an unknown format - accepted media types include: application/json, application/yaml (the fake API server decodes no protobuf: send JSON, as client-go does by default)",
+      "the body of the request was in an unknown format - accepted media types include: application/json, application/yaml (the fake API server decodes protobuf only for the core, apps, batch, policy, coordination, rbac and networking kinds: send JSON, as client-go does by default)",
     ));
   }
   // The API server names the manager of a write by fieldManager, else by

@@ -774,7 +774,7 @@ Deno.test("built-ins: strategic merge patches merge lists by their keys", async 
   );
 });
 
-Deno.test("built-ins: a protobuf body is refused with 415 naming JSON", async () => {
+Deno.test("built-ins: a protobuf body the fake cannot read is refused with 415 naming JSON", async () => {
   await using server = new FakeApiServer();
   const res = await server.fetch(`${server.url}${DEPLOYMENTS}`, {
     method: "POST",
@@ -785,7 +785,80 @@ Deno.test("built-ins: a protobuf body is refused with 415 naming JSON", async ()
   const status = await res.json();
   assert.equal(status.reason, "UnsupportedMediaType");
   assert.match(status.message, /application\/json/);
-  assert.match(status.message, /decodes no protobuf/);
+  assert.match(status.message, /decodes protobuf only for/);
+});
+
+/** A protobuf field: its key, then a varint or a length and the bytes. */
+function pb(num: number, value: number | string | Uint8Array): number[] {
+  const varint = (n: number): number[] => {
+    const out: number[] = [];
+    do {
+      out.push((n & 0x7f) | (n > 0x7f ? 0x80 : 0));
+      n = Math.floor(n / 128);
+    } while (n > 0);
+    return out;
+  };
+  if (typeof value === "number") return [...varint(num << 3), ...varint(value)];
+  const bytes = typeof value === "string"
+    ? new TextEncoder().encode(value)
+    : value;
+  return [...varint((num << 3) | 2), ...varint(bytes.length), ...bytes];
+}
+
+Deno.test("built-ins: a protobuf body is decoded as the Go type's JSON (omitempty zeros left out, pointers' zeros kept)", async () => {
+  await using server = new FakeApiServer();
+  const u = (...parts: number[][]) => new Uint8Array(parts.flat());
+  // apps/v1 Deployment: metadata {name, generateName ""}, spec {replicas
+  // 0 (a pointer), minReadySeconds 0 (omitempty), paused false, selector,
+  // template {metadata {labels}, spec {containers [{name, image}]}}}.
+  const labels = u(pb(1, "app"), pb(2, "web"));
+  const deployment = u(
+    pb(1, u(pb(1, "web"), pb(2, ""))),
+    pb(
+      2,
+      u(
+        pb(1, 0),
+        pb(2, u(pb(1, labels))),
+        pb(
+          3,
+          u(
+            pb(1, u(pb(11, labels))),
+            pb(2, u(pb(2, u(pb(1, "app"), pb(2, "nginx:1.27"))))),
+          ),
+        ),
+        pb(5, 0),
+        pb(7, 0),
+      ),
+    ),
+  );
+  const envelope = u(
+    [0x6b, 0x38, 0x73, 0x00],
+    pb(1, u(pb(1, "apps/v1"), pb(2, "Deployment"))),
+    pb(2, deployment),
+    pb(3, ""),
+    pb(4, ""),
+  );
+  const res = await server.fetch(`${server.url}${DEPLOYMENTS}`, {
+    method: "POST",
+    headers: {
+      "content-type": "application/vnd.kubernetes.protobuf",
+      accept: "application/vnd.kubernetes.protobuf, */*",
+    },
+    body: envelope,
+  });
+  assert.equal(res.status, 201);
+  assert.match(res.headers.get("content-type") ?? "", /application\/json/);
+  const made = await res.json();
+  assert.equal(made.metadata.name, "web");
+  assert.equal(made.metadata.generateName, undefined);
+  assert.equal(made.spec.replicas, 0);
+  assert.equal(made.spec.minReadySeconds, undefined);
+  assert.equal(made.spec.paused, undefined);
+  assert.deepEqual(made.spec.selector, { matchLabels: { app: "web" } });
+  assert.deepEqual(
+    made.spec.template.spec.containers.map((c: Json) => [c.name, c.image]),
+    [["app", "nginx:1.27"]],
+  );
 });
 
 Deno.test("built-ins: workload Tables have the API server's columns", async () => {

@@ -81,8 +81,11 @@
  *   (the API server also checks kind, name and namespace).
  * - Request bodies in protobuf (`application/vnd.kubernetes.protobuf`,
  *   as controller-runtime's typed clients and `kubectl create deployment`
- *   send for built-in kinds) are refused with 415, whose message says to
- *   send JSON; answers are JSON whatever the `Accept`.
+ *   send for built-in kinds) are decoded for the kinds of core/v1,
+ *   apps/v1, batch/v1, policy/v1, coordination.k8s.io/v1,
+ *   rbac.authorization.k8s.io/v1 and networking.k8s.io/v1 (into the JSON
+ *   their Go types write); other kinds' get 415, whose message says to
+ *   send JSON. Answers are JSON whatever the `Accept`.
  * - Metadata-only reads (`as=PartialObjectMetadata` and
  *   `as=PartialObjectMetadataList`, `meta.k8s.io` `v1` or `v1beta1`) and
  *   Tables are the only conversions; an `Accept` the fake cannot answer
