@@ -211,6 +211,19 @@ const DEFAULTS: Record<string, (object: Obj) => void> = {
     const spec = ensure(o, "spec");
     podSpec(spec);
     setDefault(spec, "enableServiceLinks", true);
+    // SetDefaults_Pod: a limit without its request requests the limit (a
+    // Pod's own, not a template's).
+    for (const list of ["initContainers", "containers"]) {
+      for (const c of Array.isArray(spec[list]) ? spec[list] : []) {
+        const resources = obj(obj(c)?.resources);
+        const limits = obj(resources?.limits);
+        if (resources === undefined || limits === undefined) continue;
+        const requests = ensure(resources, "requests");
+        for (const [name, value] of Object.entries(limits)) {
+          setDefault(requests, name, value);
+        }
+      }
+    }
   },
   "/podtemplates": (o) => template(o.template),
   "/replicationcontrollers": (o) => {

@@ -31,7 +31,10 @@ export interface Step {
 
 /** Options of one request. */
 export interface SendOptions {
-  /** A JSON body (sent as `application/json` unless `contentType` says). */
+  /**
+   * A JSON body (sent as `application/json` unless `contentType` says), or
+   * bytes sent as they are (a protobuf body).
+   */
   body?: unknown;
   /** The `Content-Type` of the body. */
   contentType?: string;
@@ -100,10 +103,11 @@ export class Run {
       // The field manager of a write without fieldManager comes from it.
       "user-agent": USER_AGENT,
     });
-    let body: string | null = null;
+    let body: string | Uint8Array<ArrayBuffer> | null = null;
     if (options.body !== undefined) {
-      body = typeof options.body === "string"
-        ? options.body
+      body = typeof options.body === "string" ||
+          options.body instanceof Uint8Array
+        ? options.body as string | Uint8Array<ArrayBuffer>
         : JSON.stringify(options.body);
       headers.set("content-type", options.contentType ?? "application/json");
     }

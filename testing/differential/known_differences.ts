@@ -140,4 +140,8 @@ export const KNOWN_DIFFERENCES: Readonly<Record<string, string>> = {
   "builtin-admission/one disruption allowed": BUILTIN_OWNERS,
   "builtin-admission/budget after":
     "an eviction writes the budget's status as the API server; the recording control plane's binary is named control-plane, so its entry's manager is `control-plane` where a cluster, and the fake, say `kube-apiserver` (and the LabelSelector's ownership, as above)",
+  "builtin-protobuf/pod": BUILTIN_OWNERS,
+  "builtin-protobuf/service": BUILTIN_OWNERS,
+  "builtin-protobuf/job": BUILTIN_OWNERS,
+  "builtin-protobuf/deployment": BUILTIN_OWNERS,
 };

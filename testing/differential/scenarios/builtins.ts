@@ -6,7 +6,14 @@
  * @module
  */
 
-import { MERGE_PATCH, rvOf, type Scenario } from "./_common.ts";
+import {
+  envelope,
+  MERGE_PATCH,
+  msg,
+  pb,
+  rvOf,
+  type Scenario,
+} from "./_common.ts";
 
 const POD_SPEC = { containers: [{ name: "app", image: "nginx:1.27" }] };
 const TEMPLATE = { metadata: { labels: { app: "web" } }, spec: POD_SPEC };
@@ -1038,6 +1045,160 @@ export const BUILTINS: readonly Scenario[] = [
       await evict();
       await r.send("budget after", "GET", `${pdbs}/budget`);
       await r.send("evicted", "GET", `${pods}/guarded`);
+    },
+  },
+  {
+    // Protobuf bodies, as controller-runtime's typed clients and kubectl
+    // send built-in kinds: zeros Go omits, pointers' zeros kept, maps,
+    // quantities, int-or-strings; and a kind's status strategy after it.
+    name: "builtin-protobuf",
+    async run(r): Promise<void> {
+      const proto = "application/vnd.kubernetes.protobuf";
+      const send = (
+        step: string,
+        resource: string,
+        group: string,
+        body: Uint8Array<ArrayBuffer>,
+      ) =>
+        r.send(step, "POST", r.path(resource, group), {
+          body,
+          contentType: proto,
+        });
+      const meta = (name: string) => pb(1, msg(pb(1, name), pb(2, "")));
+      await send(
+        "configmap",
+        "configmaps",
+        "",
+        envelope(
+          "v1",
+          "ConfigMap",
+          msg(
+            meta("cm"),
+            pb(2, msg(pb(1, "k"), pb(2, "v"))),
+            pb(2, msg(pb(1, "empty"), pb(2, ""))),
+          ),
+        ),
+      );
+      const labels = msg(pb(1, "app"), pb(2, "web"));
+      const container = pb(
+        2,
+        msg(
+          pb(1, "app"),
+          pb(2, "nginx:1.27"),
+          pb(
+            8,
+            msg(
+              pb(1, msg(pb(1, "cpu"), pb(2, msg(pb(1, "500m"))))),
+              pb(2, msg(pb(1, "memory"), pb(2, msg(pb(1, "64Mi"))))),
+            ),
+          ),
+        ),
+      );
+      await send(
+        "pod",
+        "pods",
+        "",
+        envelope(
+          "v1",
+          "Pod",
+          msg(
+            pb(1, msg(pb(1, "p"), pb(2, ""), pb(11, labels))),
+            pb(
+              2,
+              msg(
+                container,
+                pb(3, ""),
+                pb(4, 0),
+                pb(11, 0),
+                pb(21, 0),
+              ),
+            ),
+          ),
+        ),
+      );
+      await send(
+        "service",
+        "services",
+        "",
+        envelope(
+          "v1",
+          "Service",
+          msg(
+            meta("svc"),
+            pb(
+              2,
+              msg(
+                pb(
+                  1,
+                  msg(
+                    pb(1, "http"),
+                    pb(2, "TCP"),
+                    pb(3, 80),
+                    pb(4, msg(pb(1, 1), pb(2, 0), pb(3, "web"))),
+                  ),
+                ),
+                pb(2, labels),
+                // Headless: a cluster IP is picked at random.
+                pb(3, "None"),
+                pb(4, ""),
+              ),
+            ),
+          ),
+        ),
+      );
+      await send(
+        "job",
+        "jobs",
+        "batch/v1",
+        envelope(
+          "batch/v1",
+          "Job",
+          msg(
+            meta("j"),
+            pb(
+              2,
+              msg(
+                pb(
+                  6,
+                  msg(
+                    pb(1, msg(pb(2, ""))),
+                    pb(2, msg(container, pb(3, "Never"), pb(21, 0))),
+                  ),
+                ),
+                pb(7, 0),
+              ),
+            ),
+          ),
+        ),
+      );
+      await send(
+        "deployment",
+        "deployments",
+        "apps/v1",
+        envelope(
+          "apps/v1",
+          "Deployment",
+          msg(
+            meta("d"),
+            pb(
+              2,
+              msg(
+                pb(1, 2),
+                pb(2, msg(pb(1, labels))),
+                pb(
+                  3,
+                  msg(
+                    pb(1, msg(pb(11, labels))),
+                    pb(2, msg(container, pb(21, 0))),
+                  ),
+                ),
+                pb(5, 0),
+                pb(7, 0),
+              ),
+            ),
+          ),
+        ),
+      );
     },
   },
 ];
