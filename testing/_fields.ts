@@ -12,6 +12,8 @@ import { jsonEqual } from "../_internal/json.ts";
 import { isObject } from "./_objects.ts";
 import { servedVersion } from "./_served.ts";
 import type { ListType, RegisteredResource } from "./types.ts";
+import { MESSAGES, type ProtoField } from "./_proto_data.ts";
+import { protoMessage } from "./_protobuf.ts";
 
 /** One path, as its elements. */
 export type Path = string[];
@@ -53,6 +55,25 @@ const MAPS = new Set([
   "requests",
 ]);
 
+/**
+ * Objects the built-in types declare atomic (`x-kubernetes-map-type:
+ * atomic`): a LabelSelector wherever it is, a Service's and a
+ * ReplicationController's selector, a pod spec's nodeSelector. Each is
+ * owned and replaced whole.
+ */
+const ATOMIC_MAPS = new Set([
+  "selector",
+  "nodeSelector",
+  "labelSelector",
+  "namespaceSelector",
+  "podSelector",
+  // Atomic structs: a binding's roleRef, an ingress backend's port, a
+  // ValidatingAdmissionPolicy's matchConstraints.
+  "roleRef",
+  "port",
+  "matchConstraints",
+]);
+
 /** Metadata the API server keeps out of every field set. */
 const STRIPPED_METADATA = new Set([
   "name",
@@ -77,7 +98,10 @@ export class Schema {
   #custom: boolean;
   #definitions: boolean;
 
+  #message: string | undefined;
+
   constructor(resource: RegisteredResource) {
+    this.#message = protoMessage(resource);
     this.#declared = resource.listTypes ?? {};
     this.#custom = servedVersion(resource) !== undefined;
     this.#definitions = resource.group === "apiextensions.k8s.io" &&
@@ -107,8 +131,40 @@ export class Schema {
    * `metadata`, and a definition's `spec.conversion` and the optional
    * structs of its webhook.
    */
+  /** The Go field at `fields` (field names, items skipped), if known. */
+  #field(fields: readonly string[]): ProtoField | undefined {
+    let message = this.#message;
+    let found: ProtoField | undefined;
+    for (const name of fields) {
+      if (message === undefined) return undefined;
+      const declared = MESSAGES[message];
+      if (declared === undefined) return undefined;
+      found = Object.values(declared).find((f) => f[0] === name);
+      if (found === undefined) return undefined;
+      const map = found[1].match(/^map<\w+,(.+)>$/);
+      message = map ? map[1] : found[1];
+    }
+    return found;
+  }
+
+  /** Whether the object at `fields` is an atomic map, owned whole. */
+  atomic(fields: readonly string[]): boolean {
+    if (this.#custom || this.#definitions || fields[0] === "metadata") {
+      return false;
+    }
+    return ATOMIC_MAPS.has(fields[fields.length - 1] ?? "");
+  }
+
   map(fields: readonly string[]): boolean {
     if (this.#custom && fields[0] !== "metadata") return true;
+    // A pointer to a struct (a Deployment's rollingUpdate) is owned itself
+    // when added: the Go type's zero has none.
+    const declared = this.#field(fields);
+    if (
+      declared !== undefined && declared[4] === 1 && declared[1] in MESSAGES
+    ) {
+      return true;
+    }
     if (this.#definitions && CONVERSION_STRUCTS.has(fields.join("."))) {
       return true;
     }
@@ -192,7 +248,10 @@ export function applySet(
   const out: FieldSet = new Set();
   const walk = (value: unknown, at: At): void => {
     if (stripped(at, status)) return;
-    if (isObject(value) && (Object.keys(value).length > 0 || bare(at))) {
+    if (
+      isObject(value) && (Object.keys(value).length > 0 || bare(at)) &&
+      !schema.atomic(at.fields)
+    ) {
       for (const [k, v] of Object.entries(value)) walk(v, field(at, k));
       return;
     }
@@ -230,6 +289,11 @@ export function diffSets(
   const removed: FieldSet = new Set();
   const added = (value: unknown, at: At, node: boolean): void => {
     if (stripped(at, status)) return;
+    if (isObject(value) && schema.atomic(at.fields)) {
+      // An empty one is what the Go type holds anyway: no one owns it.
+      if (Object.keys(value).length > 0) changed.add(at.path.join(SEP));
+      return;
+    }
     if (node && !bare(at)) changed.add(at.path.join(SEP));
     if (isObject(value) && (Object.keys(value).length > 0 || bare(at))) {
       for (const [k, v] of Object.entries(value)) {
@@ -257,6 +321,10 @@ export function diffSets(
   };
   const walk = (old: unknown, now: unknown, at: At): void => {
     if (stripped(at, status)) return;
+    if (isObject(old) && isObject(now) && schema.atomic(at.fields)) {
+      if (!jsonEqual(old, now)) changed.add(at.path.join(SEP));
+      return;
+    }
     if (isObject(old) && isObject(now)) {
       if (Object.keys(now).length === 0 || Object.keys(old).length === 0) {
         if (!jsonEqual(old, now)) {
@@ -351,7 +419,7 @@ export function mergeApplied(
   schema: Schema,
   fields: string[] = [],
 ): unknown {
-  if (isObject(live) && isObject(applied)) {
+  if (isObject(live) && isObject(applied) && !schema.atomic(fields)) {
     const out: Record<string, unknown> = { ...live };
     for (const [k, v] of Object.entries(applied)) {
       setOwn(out, k, mergeApplied(own(live, k), v, schema, [...fields, k]));

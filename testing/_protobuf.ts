@@ -25,6 +25,19 @@ function packageOf(apiVersion: string): string | undefined {
   return `k8s.io.api.${name}.${version}`;
 }
 
+/** The message of a built-in resource's kind, if the fake has it. */
+export function protoMessage(
+  resource: { group: string; version: string; kind: string },
+): string | undefined {
+  const pkg = packageOf(
+    resource.group === ""
+      ? resource.version
+      : `${resource.group}/${resource.version}`,
+  );
+  const name = `${pkg}.${resource.kind}`;
+  return name in MESSAGES ? name : undefined;
+}
+
 class Reader {
   #bytes: Uint8Array;
   pos = 0;

@@ -910,3 +910,32 @@ Deno.test("built-ins: workload Tables have the API server's columns", async () =
     "",
   ]);
 });
+
+Deno.test("built-ins: managedFields own a LabelSelector and a roleRef whole, and a defaulted pointer struct as a node", async () => {
+  await using server = new FakeApiServer();
+  const made = await send(server, "POST", DEPLOYMENTS, workload("Deployment"));
+  const fields = made.body.metadata.managedFields[0].fieldsV1["f:spec"];
+  assert.deepEqual(fields["f:selector"], {});
+  assert.deepEqual(fields["f:strategy"]["f:rollingUpdate"], {
+    ".": {},
+    "f:maxSurge": {},
+    "f:maxUnavailable": {},
+  });
+  const binding = await send(
+    server,
+    "POST",
+    "/apis/rbac.authorization.k8s.io/v1/namespaces/default/rolebindings",
+    {
+      metadata: { name: "b" },
+      roleRef: {
+        apiGroup: "rbac.authorization.k8s.io",
+        kind: "Role",
+        name: "r",
+      },
+    },
+  );
+  assert.deepEqual(
+    binding.body.metadata.managedFields[0].fieldsV1["f:roleRef"],
+    {},
+  );
+});
