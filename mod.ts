@@ -2,7 +2,7 @@
  * `@liken/kubernetes`: write Kubernetes operators in Deno that run as pods.
  *
  * The core runtime modules (`apiclient`, `conditions`, `controller`,
- * `election`, `events`, `informer` and `memo`) are re-exported here under
+ * `election`, `events`, `informer`, `log` and `memo`) are re-exported here under
  * their own namespaces; the others (`api/…`, `kubeconfig`, `manifests`,
  * `metrics`, `resource`, `shard`, `webhook`) are imported by their paths only,
  * as are the core ones to keep an import graph small (such as
@@ -26,4 +26,5 @@ export * as controller from "./controller/mod.ts";
 export * as election from "./election/mod.ts";
 export * as events from "./events/mod.ts";
 export * as informer from "./informer/mod.ts";
+export * as log from "./log/mod.ts";
 export * as memo from "./memo/mod.ts";

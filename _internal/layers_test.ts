@@ -17,6 +17,7 @@ import assert from "node:assert/strict";
 export const LAYERS: Readonly<Record<string, number>> = {
   _internal: 0,
   apiclient: 1,
+  log: 1,
   conditions: 2,
   kubeconfig: 2,
   memo: 2,

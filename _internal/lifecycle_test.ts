@@ -30,6 +30,7 @@ import {
 } from "../testing/mod.ts";
 import { describe } from "./errors.ts";
 import { sleep } from "./sleep.ts";
+import { testLogger } from "./_log_test_util.ts";
 
 const START = Date.UTC(2030, 0, 1);
 const CONFIGMAPS = "/api/v1/namespaces/default/configmaps";
@@ -193,7 +194,7 @@ function lead(world: World, signal?: AbortSignal | undefined): Lead {
     lease: LEASE,
     pod: "op-a",
     signal,
-    onError: world.onError,
+    logger: testLogger({ onError: world.onError }),
     exit: () => world.note("exit"),
   });
 }
@@ -215,7 +216,7 @@ const SUBJECTS: readonly Subject[] = [
         resource: "configmaps",
       }, {
         signal,
-        onError: world.onError,
+        logger: testLogger({ onError: world.onError }),
         synced: synced.resolve,
         handler: { add: (object) => void added.push(object.metadata.name!) },
       });
@@ -245,7 +246,7 @@ const SUBJECTS: readonly Subject[] = [
       const recorder = new Recorder(world.client(), "lifecycle", {
         instance: "pod-1",
         signal,
-        onError: world.onError,
+        logger: testLogger({ onError: world.onError }),
       });
       const events = (): number => world.server.events().length;
       return {
@@ -310,7 +311,7 @@ const SUBJECTS: readonly Subject[] = [
       const election = lead(world);
       const recorder = new Recorder(client, "lifecycle", {
         instance: "pod-1",
-        onError: world.onError,
+        logger: testLogger({ onError: world.onError }),
       });
       let reconciles = 0;
       const controller = new Controller(client, {
@@ -321,7 +322,7 @@ const SUBJECTS: readonly Subject[] = [
           recorder,
         },
         signal,
-        onError: world.onError,
+        logger: testLogger({ onError: world.onError }),
         reconcile: ({ ref }): void => {
           reconciles++;
           recorder.normal(
@@ -376,7 +377,7 @@ const SUBJECTS: readonly Subject[] = [
         }],
         election: { lease: LEASE, pod: "op-a", exit: () => world.note("exit") },
         signal,
-        onError: world.onError,
+        logger: testLogger({ onError: world.onError }),
       });
       return {
         object: manager,
@@ -427,7 +428,7 @@ const SUBJECTS: readonly Subject[] = [
         hostname: "127.0.0.1",
         port: 0,
         signal,
-        onError: world.onError,
+        logger: testLogger({ onError: world.onError }),
       });
       const base = `http://127.0.0.1:${probes.port}`;
       let answer: Promise<number> | undefined;

@@ -11,6 +11,7 @@ import assert from "node:assert/strict";
 
 const ENTRY_POINTS = [
   "apiclient/mod.ts",
+  "log/mod.ts",
   "conditions/mod.ts",
   "memo/mod.ts",
   "informer/mod.ts",

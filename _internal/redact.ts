@@ -189,3 +189,28 @@ function unescapeJson(
   }
   return { plain: chars.join(""), starts };
 }
+
+// An Authorization value written out: the scheme, then a token of at least
+// 8 characters (shorter ones are not real credentials, as above).
+const AUTHORIZATION = /\b(?:Bearer|Basic)\s+[A-Za-z0-9\-._~+/]{8,}=*/g;
+
+/**
+ * Removes every `Bearer` or `Basic` credential written in a text whose
+ * request is unknown (a log line), in any spelling {@linkcode redact} finds.
+ */
+export function redactCredentials(text: string): string {
+  if (!text.includes("Bearer") && !text.includes("Basic")) return text;
+  // Found in the text unescaped too, so an escaped character does not cut
+  // a credential short; redact() then finds every spelling of it.
+  const plain = unescapeJson(unescapeJson(text).plain).plain;
+  const found = new Set([
+    ...(text.match(AUTHORIZATION) ?? []),
+    ...(plain.match(AUTHORIZATION) ?? []),
+  ]);
+  // The longest first: a credential's prefix must not leave its tail.
+  let out = text;
+  for (const value of [...found].sort((a, b) => b.length - a.length)) {
+    out = redact(out, value);
+  }
+  return out;
+}

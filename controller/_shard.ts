@@ -3,7 +3,7 @@
 import type { Client } from "../apiclient/client.ts";
 import { objectKey, type ObjectRef } from "../apiclient/resource.ts";
 import type { KubeObject } from "../apiclient/types.ts";
-import type { Diagnostics } from "../_internal/diagnostics.ts";
+import type { Logger } from "../_internal/log.ts";
 import { Lead } from "../election/lead.ts";
 import {
   drainLabel,
@@ -51,8 +51,8 @@ export interface ShardGateOptions {
   controller: ControllerOptions<any>;
   /** Whether the primary watch holds a key. */
   held: (key: string) => boolean;
-  /** The controller's diagnostics. */
-  diagnostics: Diagnostics;
+  /** The controller's logger. */
+  logger: Logger;
 }
 
 /**
@@ -77,10 +77,10 @@ export class ShardGate {
 
   /**
    * @param client The client, without a write guard.
-   * @param options The controller's options, its store, its diagnostics.
+   * @param options The controller's options, its store, its logger.
    */
   constructor(client: Client, options: ShardGateOptions) {
-    const { controller, diagnostics } = options;
+    const { controller, logger } = options;
     const shards = controller.wiring!.shards!;
     if (controller.wiring?.lead !== undefined) {
       throw new TypeError(
@@ -101,8 +101,7 @@ export class ShardGate {
       pod: identity,
       labels: { [RING_LABEL]: shards.ring, [MEMBER_LABEL]: this.#hash },
       exit: shards.exit,
-      log: (line) => diagnostics.log(`member: ${line}`),
-      onError: diagnostics.onError,
+      logger,
     });
   }
 

@@ -3,7 +3,7 @@
 // other side effects (a cloud API call, a message sent) are not guarded, so
 // no reconcile may start once the guard first refuses, and the ones in
 // flight see their signal abort at that moment.
-import type { Diagnostics } from "../_internal/diagnostics.ts";
+import type { Logger } from "../_internal/log.ts";
 import { describe } from "../_internal/errors.ts";
 import type { Lead } from "../election/lead.ts";
 import { LEASE_DURATION } from "../election/timings.ts";
@@ -14,7 +14,7 @@ export class Terms {
   #name: string;
   #stop: AbortSignal;
   #lead: Lead | undefined;
-  #diagnostics: Diagnostics;
+  #logger: Logger;
   #current: AbortSignal | undefined;
   #opened = Promise.withResolvers<void>();
   #ended = false;
@@ -31,18 +31,18 @@ export class Terms {
    * @param name The controller's name, for errors.
    * @param stop The controller's stop.
    * @param lead The election, or none: one term until the stop.
-   * @param diagnostics Where lines and errors go.
+   * @param logger Where lines and errors go.
    */
   constructor(
     name: string,
     stop: AbortSignal,
     lead: Lead | undefined,
-    diagnostics: Diagnostics,
+    logger: Logger,
   ) {
     this.#name = name;
     this.#stop = stop;
     this.#lead = lead;
-    this.#diagnostics = diagnostics;
+    this.#logger = logger;
     stop.addEventListener("abort", () => this.#end(), { once: true });
   }
 
@@ -141,15 +141,14 @@ export class Terms {
 
   /** A term closed by the guard: the reconciles in flight have a margin. */
   #closed(term: AbortSignal, reason: unknown, lead: Lead): void {
-    const { log } = this.#diagnostics;
     const renewed = lead.renewedAt ?? Date.now();
     const margin = renewed + LEASE_DURATION;
     this.#margin = margin;
     const keys = this.#flights.get(term);
-    log(
-      `no reconcile starts: ${describe(reason)}` +
-        (keys?.size ? ` (${keys.size} in flight)` : ""),
-    );
+    this.#logger.info("No reconcile starts", {
+      reason: describe(reason),
+      inFlight: keys?.size ?? 0,
+    });
     if (keys === undefined || keys.size === 0) return;
     const report = {
       due: margin,
@@ -164,7 +163,10 @@ export class Terms {
 
   #report(keys: Set<string>, since: number): void {
     for (const key of keys) {
-      this.#diagnostics.onError(new LeaseOutlivedError(this.#name, key, since));
+      this.#logger.error(
+        new LeaseOutlivedError(this.#name, key, since),
+        "A reconcile outlived the Lease",
+      );
     }
   }
 

@@ -89,5 +89,9 @@ export function recorderOf(
   const observer = metrics === undefined
     ? rest.observer
     : metrics.recorder(component, rest.observer).observer;
-  return new Recorder(client, component, { ...rest, observer });
+  return new Recorder(client, component, {
+    ...rest,
+    logger: rest.logger ?? options.logger,
+    observer,
+  });
 }

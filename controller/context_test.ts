@@ -16,6 +16,7 @@ import {
 } from "./mod.ts";
 import { guessPlural } from "./_context.ts";
 import { jsonEqual as deepEqual } from "../_internal/json.ts";
+import { testLogger } from "../_internal/_log_test_util.ts";
 
 const WIDGETS = {
   group: "example.com",
@@ -73,7 +74,7 @@ async function once<R>(
   const controller = new Controller<Widget>(h.client, {
     name: "widgets",
     for: WIDGETS,
-    onError: () => {},
+    logger: testLogger({ onError: () => {} }),
     ...options,
     reconcile: async (context) => {
       if (outcome !== undefined) return;

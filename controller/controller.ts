@@ -8,7 +8,7 @@ import {
   type Resource,
 } from "../apiclient/resource.ts";
 import type { KubeObject } from "../apiclient/types.ts";
-import { type Diagnostics, diagnostics } from "../_internal/diagnostics.ts";
+import { type Logger, loggerOf } from "../_internal/log.ts";
 import { sleep } from "../_internal/sleep.ts";
 import { stopOnAbort } from "../_internal/signals.ts";
 import type { Lead } from "../election/lead.ts";
@@ -148,7 +148,7 @@ export class Controller<T extends KubeObject = KubeObject>
   #reader: Reader;
   #stop = new AbortController();
   #terms: Terms;
-  #diagnostics: Diagnostics;
+  #logger: Logger;
   #observer: ControllerObserver | undefined;
   #instrument: ControllerWiring["instrument"];
   #gate = Promise.withResolvers<void>();
@@ -173,13 +173,13 @@ export class Controller<T extends KubeObject = KubeObject>
   constructor(client: Client, options: ControllerOptions<T>) {
     this.name = options.name;
     this.#options = options;
-    this.#diagnostics = diagnostics(`Controller ${options.name}`, options);
+    this.#logger = loggerOf(options.logger, { controller: options.name });
     const wiring = wire(client, options);
     // With `shards`, the member Lease is the election.
     this.#shard = options.wiring?.shards && new ShardGate(wiring.client, {
       controller: options,
       held: (key) => this.primary.store.has(key),
-      diagnostics: this.#diagnostics,
+      logger: this.#logger,
     });
     this.lead = options.wiring?.lead ?? this.#shard?.lead;
     this.#observer = wiring.observer;
@@ -200,8 +200,8 @@ export class Controller<T extends KubeObject = KubeObject>
     this.queue = new WorkQueue(wiring.queue);
     this.done = this.#ended.promise;
     const signal = this.#stop.signal;
-    this.#terms = new Terms(options.name, signal, lead, this.#diagnostics);
-    const { onError } = this.#diagnostics;
+    this.#terms = new Terms(options.name, signal, lead, this.#logger);
+    const logger = this.#logger;
     const changed = options.changed ?? meaningfulChange;
     const enqueue = (key: string): void => {
       if (!signal.aborted) this.queue.add(key);
@@ -229,7 +229,7 @@ export class Controller<T extends KubeObject = KubeObject>
     });
     this.primary = this.#open<T>(shardSource(options, options.for), {
       signal,
-      onError,
+      logger,
       ...(primaryHooks as CollectionOptions<T>),
     });
     this.#collections.push(
@@ -251,12 +251,13 @@ export class Controller<T extends KubeObject = KubeObject>
             enqueue(primaryKey(options.for, ref));
           }
         } catch (error) {
-          onError(
+          logger.error(
             new WatchMapError(options.name, {
               source,
               ref: objectRef(source, object),
               cause: error,
             }),
+            "Watch map failed",
           );
         }
       };
@@ -324,7 +325,7 @@ export class Controller<T extends KubeObject = KubeObject>
    *   ends the waits at once (the reconciles' and the Events' requests are
    *   aborted): what a `Manager` whose own bound passed gives.
    * @returns Settles when everything has stopped; a step that fails is
-   * reported to `onError` and the next steps still run.
+   * logged as an error and the next steps still run.
    */
   stop(options: StopOptions = {}): Promise<void> {
     const { signal } = options;
@@ -348,7 +349,7 @@ export class Controller<T extends KubeObject = KubeObject>
     this.#synced.push(synced.promise);
     const watch = this.#open(source, {
       signal: this.#stop.signal,
-      onError: this.#diagnostics.onError,
+      logger: this.#logger,
       ...(indexers === undefined ? {} : { indexers }),
       ...this.#hooks(source, { synced: synced.resolve, handler }),
     });
@@ -381,10 +382,10 @@ export class Controller<T extends KubeObject = KubeObject>
   }
 
   async #stopOnce(options: StopOptions): Promise<void> {
-    const { log, onError } = this.#diagnostics;
+    const logger = this.#logger;
     const started = Date.now();
     const signal = this.#cut.signal;
-    log("stopping: watches and reconciles");
+    logger.info("Stopping the watches and reconciles");
     this.#stop.abort(new DOMException("The controller stops", "AbortError"));
     await Promise.all(this.#collections.map((c) => c.stop()));
     try {
@@ -394,7 +395,7 @@ export class Controller<T extends KubeObject = KubeObject>
         signal,
       });
     } catch (error) {
-      onError(error);
+      logger.error(error, "Stopping the reconciles failed");
     }
     // No request of a reconcile outlives the bound: one sent without the
     // reconcile's signal (or never awaited) ends here.
@@ -408,7 +409,7 @@ export class Controller<T extends KubeObject = KubeObject>
     this.#wakeIdle();
     const recorder = this.recorder;
     if (recorder !== undefined) {
-      log("stopping: writing the queued Events");
+      logger.info("Writing the queued Events");
       try {
         // The recorder's own bound, or what is left of the stop's if less.
         const left = this.#bound(options) - (Date.now() - started);
@@ -417,7 +418,7 @@ export class Controller<T extends KubeObject = KubeObject>
           ...(options.signal === undefined ? {} : { signal: options.signal }),
         });
       } catch (error) {
-        onError(error);
+        logger.error(error, "Stopping the recorder failed");
       }
     }
     const lead: Lead | undefined = this.lead;
@@ -426,16 +427,16 @@ export class Controller<T extends KubeObject = KubeObject>
       lead !== undefined &&
       (this.#options.wiring?.managed !== true || this.#shard !== undefined)
     ) {
-      log("stopping: releasing the Lease");
+      logger.info("Releasing the Lease");
       try {
         await lead.stop(
           options.signal === undefined ? {} : { signal: options.signal },
         );
       } catch (error) {
-        onError(error);
+        logger.error(error, "Stopping the election failed");
       }
     }
-    log("stopped");
+    logger.info("Stopped");
     this.#ended.resolve();
   }
 
@@ -453,17 +454,17 @@ export class Controller<T extends KubeObject = KubeObject>
 
   async #run(): Promise<void> {
     const signal = this.#stop.signal;
-    const { log, onError } = this.#diagnostics;
+    const logger = this.#logger;
     try {
       const lead = this.lead;
       if (lead !== undefined) {
         await lead.leading({ signal });
         if (signal.aborted) return;
-        log(`leading as ${lead.identity}`);
+        logger.info("Leading", { identity: lead.identity });
         // A lost Lease (when exit-on-loss is turned off) stops reconciling.
         void lead.done.then(() => {
           if (!signal.aborted) {
-            log("the Lease is lost: stopping");
+            logger.info("The Lease is lost: stopping");
             void this.stop();
           }
         });
@@ -473,7 +474,7 @@ export class Controller<T extends KubeObject = KubeObject>
       );
       await Promise.race([Promise.all(this.#synced), stopped]);
       if (signal.aborted) return;
-      log("synced: reconciling");
+      logger.info("Synced: reconciling");
       this.#gateOpen = true;
       this.reconcileAll();
       this.#terms.start();
@@ -491,7 +492,7 @@ export class Controller<T extends KubeObject = KubeObject>
     } catch (error) {
       if (!signal.aborted) {
         // The election ended before this copy led: nothing will run.
-        onError(error);
+        logger.error(error, "The controller cannot run");
         void this.stop();
       }
     } finally {
@@ -525,7 +526,7 @@ export class Controller<T extends KubeObject = KubeObject>
         await this.#reconcile(key, term);
       } catch (error) {
         // Nothing above should throw; if something does, the worker lives.
-        this.#diagnostics.onError(error);
+        this.#logger.error(error, "Reconcile worker failed");
       } finally {
         end();
         this.queue.finish(key);
@@ -539,6 +540,15 @@ export class Controller<T extends KubeObject = KubeObject>
     const options = this.#options;
     const ref = objectRef(options.for, key);
     const started = Date.now();
+    const retries = this.queue.retries(key);
+    // Each pass's lines carry the object, the pass and the attempt, as
+    // controller-runtime's request logger and kube-rs's span do.
+    const logger = this.#logger.with({
+      ...(ref.namespace === undefined ? {} : { namespace: ref.namespace }),
+      name: ref.name,
+      reconcileID: crypto.randomUUID(),
+      attempt: retries + 1,
+    });
     let context: ReconcileContext<T> | undefined;
     try {
       const read = (): Promise<T | undefined> =>
@@ -566,7 +576,8 @@ export class Controller<T extends KubeObject = KubeObject>
         client: this.#noting,
         versions: this.versions,
         signal,
-        retries: this.queue.retries(key),
+        retries,
+        logger,
         read: (other) => readObject(this.#reader, other, signal),
         children: (resource) =>
           readChildren(this.#reader, object, resource, signal),
@@ -599,7 +610,10 @@ export class Controller<T extends KubeObject = KubeObject>
         if (!this.#stop.signal.aborted) this.queue.add(key);
         return;
       }
-      this.#diagnostics.onError(new ReconcileError(this.name, key, error));
+      logger.error(
+        new ReconcileError(this.name, key, error),
+        "Reconciler error",
+      );
       this.queue.retry(key, { delay: this.#policy(error, context) });
     }
   }
@@ -618,7 +632,7 @@ export class Controller<T extends KubeObject = KubeObject>
         : undefined;
     } catch (thrown) {
       // A broken policy must not end the worker: the backoff decides.
-      this.#diagnostics.onError(thrown);
+      this.#logger.error(thrown, "Error policy failed");
       return undefined;
     }
   }
@@ -632,7 +646,7 @@ export class Controller<T extends KubeObject = KubeObject>
     try {
       observer.reconciled(result, Math.max(0, Date.now() - started) / 1000);
     } catch (error) {
-      this.#diagnostics.onError(error);
+      this.#logger.error(error, "Observer failed");
     }
   }
 

@@ -12,6 +12,7 @@ import {
   installFakeTime,
 } from "../testing/mod.ts";
 import { Controller, type ReconcileContext, ReconcileError } from "./mod.ts";
+import { testLogger } from "../_internal/_log_test_util.ts";
 
 const CM = "/api/v1/namespaces/default/configmaps";
 const SECRETS = "/api/v1/namespaces/default/secrets";
@@ -77,7 +78,7 @@ Deno.test("nothing is reconciled before every collection synced; then every prim
     for: CONFIGMAPS,
     owns: [{ ...SECRET_SOURCE, namespace: "default" }],
     reconcile,
-    onError: () => {},
+    logger: testLogger({ onError: () => {} }),
   });
   await h.time.tick(100);
   assert.equal(controller.primary.synced(), true);
@@ -269,7 +270,7 @@ Deno.test("a failing reconcile backs off 5 ms doubling, reports a ReconcileError
       retries.push(context.retries);
       if (times.length <= 4) throw new Error("boom");
     },
-    onError: (error) => errors.push(error),
+    logger: testLogger({ onError: (error) => errors.push(error) }),
   });
   await h.time.settle();
   for (let i = 0; i < 10; i++) await h.time.tick(5);
@@ -299,7 +300,7 @@ Deno.test("an error policy chooses the delay", async () => {
       if (times.length === 1) throw new Error("later");
     },
     errorPolicy: () => 30_000,
-    onError: () => {},
+    logger: testLogger({ onError: () => {} }),
   });
   await h.time.settle();
   await h.time.tick(29_999);
@@ -479,7 +480,7 @@ Deno.test("stop aborts the reconciles in flight, bounded by stopTimeout", async 
     name: "t",
     for: CONFIGMAPS,
     stopTimeout: 5_000,
-    onError: (error) => errors.push(error),
+    logger: testLogger({ onError: (error) => errors.push(error) }),
     reconcile: ({ signal }) => {
       signal.addEventListener("abort", () => aborted = true);
       // Ignores its signal: the stop gives up on it after the bound.
@@ -545,7 +546,7 @@ Deno.test("an error policy that throws is reported, and the backoff retries the 
     errorPolicy: () => {
       throw new Error("policy bug");
     },
-    onError: (error) => void errors.push(String(error)),
+    logger: testLogger({ onError: (error) => void errors.push(String(error)) }),
   });
   await h.time.settle();
   await h.time.tick(5);
@@ -570,7 +571,7 @@ Deno.test("with an error policy the failures still count in retries", async () =
       if (retries.length < 4) throw new Error("again");
     },
     errorPolicy: (_, { retries: count }) => 1_000 * (count + 1),
-    onError: () => {},
+    logger: testLogger({ onError: () => {} }),
   });
   await h.time.settle();
   await h.time.tick(1_000);
@@ -651,7 +652,7 @@ Deno.test("an election that ends before this copy leads stops the controller", a
     lease: { namespace: "default", name: "op" },
     pod: "op-0",
     exit: () => {},
-    onError: () => {},
+    logger: testLogger({ onError: () => {} }),
   });
   const errors: unknown[] = [];
   const controller = new Controller(h.client, {
@@ -661,7 +662,7 @@ Deno.test("an election that ends before this copy leads stops the controller", a
       lead,
     },
     reconcile: () => {},
-    onError: (error) => void errors.push(error),
+    logger: testLogger({ onError: (error) => void errors.push(error) }),
   });
   await h.time.settle();
   await lead.stop();
@@ -680,7 +681,7 @@ Deno.test("after a watch recovers, every primary is reconciled once: a child mad
     for: CONFIGMAPS,
     owns: [SECRET_SOURCE],
     reconcile,
-    onError: () => {},
+    logger: testLogger({ onError: () => {} }),
   });
   await h.time.settle();
   await controller.idle();

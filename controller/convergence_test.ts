@@ -19,6 +19,7 @@ import { settleStatus } from "../memo/mod.ts";
 import { FakeApiServer, installFakeTime } from "../testing/mod.ts";
 import { seeded, seedRandomness } from "../_internal/_chaos_test_util.ts";
 import { Controller, type ReconcileContext } from "./mod.ts";
+import { testLogger } from "../_internal/_log_test_util.ts";
 
 interface Parent extends KubeObject {
   spec: { replicas: number };
@@ -219,7 +220,7 @@ async function run(seed: number, stats: Stats): Promise<string[]> {
       exit: () => {
         copy.lost = true;
       },
-      onError: () => {},
+      logger: testLogger({ onError: () => {} }),
     });
     identity = copy.identity = copy.lead.identity;
     copy.controller = new Controller<Parent>(client, {
@@ -231,8 +232,10 @@ async function run(seed: number, stats: Stats): Promise<string[]> {
         observer: { reconciled: () => void stats.reconciles++ },
       },
       reconcile,
-      onError: (e) => void trace.push(`${pod} ${Date.now()} ${String(e)}`),
-      log: (l) => void trace.push(`${pod} ${Date.now()} ${l}`),
+      logger: testLogger({
+        onError: (e) => void trace.push(`${pod} ${Date.now()} ${String(e)}`),
+        log: (l) => void trace.push(`${pod} ${Date.now()} ${l}`),
+      }),
     });
     copies.push(copy);
   };

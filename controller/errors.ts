@@ -1,4 +1,4 @@
-// The failures a controller reports to `onError` about one key or object.
+// The failures a controller logs as errors about one key or object.
 import { objectKey, type ObjectRef } from "../apiclient/resource.ts";
 import { describe } from "../_internal/errors.ts";
 import { collectionName } from "../_internal/names.ts";

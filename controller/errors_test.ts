@@ -4,6 +4,7 @@ import { Client } from "../apiclient/mod.ts";
 import { EventHandlerError } from "../informer/mod.ts";
 import { FakeApiServer, installFakeTime } from "../testing/mod.ts";
 import { Controller, WatchMapError } from "./mod.ts";
+import { testLogger } from "../_internal/_log_test_util.ts";
 
 const CONFIGMAPS = { version: "v1", resource: "configmaps", kind: "ConfigMap" };
 const SECRETS = { version: "v1", resource: "secrets", namespace: "default" };
@@ -30,7 +31,7 @@ Deno.test("a watches[].map that throws is a WatchMapError naming the controller,
       },
     }],
     reconcile: ({ key }) => void seen.push(key),
-    onError: (error) => void errors.push(error),
+    logger: testLogger({ onError: (error) => void errors.push(error) }),
   });
   await time.settle();
   await controller.idle();
@@ -83,7 +84,7 @@ Deno.test("a watches[].map that answers a ref of another resource or scope is a 
       },
     }],
     reconcile: ({ key }) => void seen.push(key),
-    onError: (error) => void errors.push(error),
+    logger: testLogger({ onError: (error) => void errors.push(error) }),
   });
   await time.settle();
   await controller.idle();

@@ -10,6 +10,7 @@ import {
   installFakeTime,
 } from "../testing/mod.ts";
 import { Controller, LeaseOutlivedError, StopTimeoutError } from "./mod.ts";
+import { testLogger } from "../_internal/_log_test_util.ts";
 
 const CM = "/api/v1/namespaces/default/configmaps";
 const CONFIGMAPS = { version: "v1", resource: "configmaps", kind: "ConfigMap" };
@@ -104,7 +105,7 @@ async function leadingController(
     lease: LEASE,
     pod: "op-0",
     exit: options.exit,
-    onError: () => {},
+    logger: testLogger({ onError: () => {} }),
   });
   const { starts, aborts, reconcile } = recorder(options.work);
   const errors: unknown[] = [];
@@ -117,7 +118,7 @@ async function leadingController(
     resync: 1_000,
     concurrency: 2,
     reconcile,
-    onError: (error) => void errors.push(error),
+    logger: testLogger({ onError: (error) => void errors.push(error) }),
   });
   await h.time.tick(3_000);
   assert.ok(starts.length > 0);
@@ -237,7 +238,7 @@ Deno.test("a reconcile that outlives the Lease's margin is reported; the stop wa
     lease: LEASE,
     pod: "op-0",
     exit: () => {},
-    onError: () => {},
+    logger: testLogger({ onError: () => {} }),
   });
   const errors: unknown[] = [];
   const controller = new Controller(h.client, {
@@ -249,7 +250,7 @@ Deno.test("a reconcile that outlives the Lease's margin is reported; the stop wa
     stopTimeout: 120_000,
     // Ignores its signal and never ends.
     reconcile: () => new Promise(() => {}),
-    onError: (error) => void errors.push(error),
+    logger: testLogger({ onError: (error) => void errors.push(error) }),
   });
   await h.time.tick(1_000);
   h.server.refuse({ method: "PUT", path: /\/leases\//, status: 500 });

@@ -2,8 +2,7 @@
 // every replica, one probe server, one ordered shutdown.
 import type { Client } from "../apiclient/client.ts";
 import type { KubeObject } from "../apiclient/types.ts";
-import { type Diagnostics, diagnostics } from "../_internal/diagnostics.ts";
-import type { DiagnosticsOptions } from "../_internal/diagnostics.ts";
+import { type Logger, loggerOf } from "../_internal/log.ts";
 import { Lead } from "../election/lead.ts";
 import type { LeaseRef } from "../election/types.ts";
 import { Collections } from "../informer/shared.ts";
@@ -48,7 +47,7 @@ export interface ManagerTask {
   name: string;
   /**
    * Runs until `signal` aborts (the manager's stop). A task that ends by
-   * itself, or throws, is reported to `onError`; the others go on.
+   * itself, or throws, is logged as an error; the others go on.
    *
    * @param signal Aborts when the manager stops.
    */
@@ -56,7 +55,14 @@ export interface ManagerTask {
 }
 
 /** Options of a {@linkcode Manager}. */
-export interface ManagerOptions extends DiagnosticsOptions {
+export interface ManagerOptions {
+  /**
+   * Receives the lines of the manager (field `logger`: `manager`) and of
+   * everything it runs: the election, the shared collections, the
+   * sharders, the probe server, and each controller without a logger of
+   * its own. Default: errors to `console.error`.
+   */
+  logger?: Logger | undefined;
   /** The controllers, as the options each `Controller` would take. */
   // deno-lint-ignore no-explicit-any -- controllers of any primary kind
   controllers: readonly ControllerOptions<any>[];
@@ -145,7 +151,9 @@ export class Manager implements AsyncDisposable {
   readonly done: Promise<void>;
   #client: Client;
   #options: ManagerOptions;
-  #diagnostics: Diagnostics;
+  // What the manager hands to what it runs; #logger is its own lines'.
+  #base: Logger;
+  #logger: Logger;
   #stop = new AbortController();
   #lead: Lead | undefined;
   #controllers: Controller<KubeObject>[] = [];
@@ -172,7 +180,8 @@ export class Manager implements AsyncDisposable {
    */
   constructor(client: Client, options: ManagerOptions) {
     this.#options = options;
-    this.#diagnostics = diagnostics("Manager", options);
+    this.#base = loggerOf(options.logger);
+    this.#logger = this.#base.with({ logger: "manager" });
     const names = new Set<string>();
     for (const controller of options.controllers) {
       if (names.has(controller.name)) {
@@ -207,7 +216,7 @@ export class Manager implements AsyncDisposable {
     this.collections = new Collections(this.#client, {
       signal,
       freeze: options.freeze ?? true,
-      onError: this.#diagnostics.onError,
+      logger: this.#base,
       ...(metrics === undefined
         ? {}
         : { instrument: (source, hooks) => metrics.collection(source, hooks) }),
@@ -216,7 +225,7 @@ export class Manager implements AsyncDisposable {
     if (options.probes !== undefined) {
       this.#probes = new ProbeServer(metrics!, {
         ...options.probes,
-        onError: options.probes.onError ?? this.#diagnostics.onError,
+        logger: options.probes.logger ?? this.#base,
       });
     }
     // The manager's own registration on every collection keeps the caches
@@ -311,7 +320,7 @@ export class Manager implements AsyncDisposable {
    * than once.
    *
    * @returns Settles when everything has stopped; a step that fails is
-   * reported to `onError` and the next steps still run.
+   * logged as an error and the next steps still run.
    */
   stop(): Promise<void> {
     this.#stopped ??= this.#stopOnce();
@@ -327,7 +336,6 @@ export class Manager implements AsyncDisposable {
   // deno-lint-ignore no-explicit-any -- controllers of any primary kind
   #shard(controller: ControllerOptions<any>): void {
     const { ring, namespace, identity, exit } = controller.wiring!.shards!;
-    const { log, onError } = this.#diagnostics;
     this.#sharders.push(
       new Sharder(this.#client, {
         ring,
@@ -337,8 +345,7 @@ export class Manager implements AsyncDisposable {
         pod: identity ?? Deno.hostname(),
         exit,
         metrics: this.#options.metrics,
-        log: (line) => log(`sharder ${ring}: ${line}`),
-        onError,
+        logger: this.#base,
       }),
     );
   }
@@ -347,7 +354,6 @@ export class Manager implements AsyncDisposable {
   #term(): void {
     if (this.#stopping) return;
     const { election, metrics } = this.#options;
-    const { log, onError } = this.#diagnostics;
     this.#terms += 1;
     let lead: Lead | undefined;
     if (election !== undefined) {
@@ -357,8 +363,7 @@ export class Manager implements AsyncDisposable {
         pod: election.pod,
         // With `campaign`, a loss ends this term and the next one begins.
         exit: campaign ? () => {} : election.exit,
-        log: (line) => log(`election: ${line}`),
-        onError,
+        logger: this.#base,
       });
       if (this.#terms === 1) metrics?.lead(lead);
       if (campaign) {
@@ -373,8 +378,7 @@ export class Manager implements AsyncDisposable {
     this.#controllers = this.#controllerOptions.map((options) => {
       const own: ControllerOptions<KubeObject> = {
         stopTimeout: budget,
-        onError,
-        log: (line) => log(`${options.name}: ${line}`),
+        logger: this.#base,
         ...options,
         wiring: {
           ...options.wiring,
@@ -391,10 +395,10 @@ export class Manager implements AsyncDisposable {
   /** After a lost Lease with `campaign`: stop this term, begin the next. */
   async #next(lead: Lead): Promise<void> {
     if (this.#stopping || this.#lead !== lead) return;
-    this.#diagnostics.log("the Lease is lost: stopping the controllers");
+    this.#logger.info("The Lease is lost: stopping the controllers");
     await Promise.all(this.#controllers.map((c) => c.stop()));
     if (this.#stopping) return;
-    this.#diagnostics.log("campaigning again");
+    this.#logger.info("Campaigning again");
     this.#term();
   }
 
@@ -403,14 +407,18 @@ export class Manager implements AsyncDisposable {
     try {
       await task.run(signal);
       if (!signal.aborted) {
-        this.#diagnostics.onError(
+        this.#logger.error(
           new Error(`The task ${task.name} ended before the manager stopped`),
+          "Task ended",
+          { task: task.name },
         );
       }
     } catch (error) {
       if (signal.aborted) return;
-      this.#diagnostics.onError(
+      this.#logger.error(
         new Error(`The task ${task.name} failed`, { cause: error }),
+        "Task failed",
+        { task: task.name },
       );
     }
   }
@@ -418,8 +426,10 @@ export class Manager implements AsyncDisposable {
   async #stopOnce(): Promise<void> {
     // From here on no term begins: a campaign's restart stops short.
     this.#stopping = true;
-    const { log, onError } = this.#diagnostics;
-    log("stopping: controllers (watches, reconciles, queued Events)");
+    const logger = this.#logger;
+    logger.info(
+      "Stopping the controllers (watches, reconciles, queued Events)",
+    );
     const budget = clamp(
       this.#options.stopTimeout ?? DEFAULT_STOP_TIMEOUT,
       0,
@@ -445,24 +455,26 @@ export class Manager implements AsyncDisposable {
       controllers.map((c) => c.stop({ signal: late.signal })),
     );
     clearTimeout(timer);
-    if (late.signal.aborted) onError(late.signal.reason);
+    if (late.signal.aborted) {
+      logger.error(late.signal.reason, "The controllers outlived stopTimeout");
+    }
     this.#stop.abort(new DOMException("The manager stops", "AbortError"));
     // The members released their Leases: another replica's sharder moves
     // their objects at once; then this replica's sharders go.
     await Promise.all(this.#sharders.map((sharder) => sharder.stop()));
     const lead = this.#lead;
     if (lead !== undefined) {
-      log("stopping: releasing the Lease");
+      logger.info("Releasing the Lease");
       try {
         await lead.stop();
       } catch (error) {
-        onError(error);
+        logger.error(error, "Stopping the election failed");
       }
     }
     await Promise.all(this.#tasks);
     await this.collections.stop();
     if (this.#probes !== undefined) await this.#probes.stop();
-    log("stopped");
+    logger.info("Stopped");
     this.#ended.resolve();
   }
 }

@@ -5,6 +5,7 @@ import { Metrics } from "../metrics/mod.ts";
 import { memberHash, shardLabel } from "../shard/mod.ts";
 import { FakeApiServer, installFakeTime } from "../testing/mod.ts";
 import { Manager } from "./mod.ts";
+import { testLogger } from "../_internal/_log_test_util.ts";
 
 const CONFIGMAPS = { version: "v1", resource: "configmaps", kind: "ConfigMap" };
 const SECRETS = { version: "v1", resource: "secrets", kind: "Secret" };
@@ -47,7 +48,7 @@ Deno.test("Manager shards: two replicas share the objects, each watches and reco
       new Client(server.url, { fetch: server.fetch, timeout: REQUEST_TIMEOUT }),
       {
         shards: { namespace: "default", identity: pod, exit: () => {} },
-        onError,
+        logger: testLogger({ onError }),
         controllers: [{
           name: "mirror",
           for: CONFIGMAPS,

@@ -12,6 +12,7 @@ import {
   Manager,
   type ReconcileContext,
 } from "./mod.ts";
+import { testLogger } from "../_internal/_log_test_util.ts";
 
 const CONFIGMAPS = { version: "v1", resource: "configmaps", kind: "ConfigMap" };
 const SECRETS = { version: "v1", resource: "secrets", kind: "Secret" };
@@ -195,7 +196,7 @@ Deno.test("with onLost campaign, a lost Lease stops the controllers, and they st
   await using manager = new Manager(h.client(), {
     controllers: [recording("a", seen)],
     election: { lease: LEASE, pod: "pod-a", onLost: "campaign" },
-    log: (line) => lines.push(line),
+    logger: testLogger({ log: (line) => lines.push(line) }),
   });
   await h.user.create(CM, { metadata: { name: "x" } });
   await h.time.tick(1_000);
@@ -206,7 +207,11 @@ Deno.test("with onLost campaign, a lost Lease stops the controllers, and they st
     path: /\/leases\//,
     status: 500,
   });
-  await until(h.time, () => lines.includes("campaigning again"), lines);
+  await until(
+    h.time,
+    () => lines.includes(`"Campaigning again" logger="manager"`),
+    lines,
+  );
   let ended = false;
   void firstTerm.done.then(() => ended = true);
   await h.time.settle();
@@ -250,7 +255,7 @@ Deno.test("shutdown order for all controllers: reconciles, then every queued Eve
   const manager = new Manager(client, {
     controllers: [noting("a", CONFIGMAPS), noting("b", SECRETS)],
     election: { lease: LEASE, pod: "pod-a", exit: () => {} },
-    log: (line) => lines.push(line),
+    logger: testLogger({ log: (line) => lines.push(line) }),
   });
   await h.user.create(CM, { metadata: { name: "x" } });
   await h.user.create("/api/v1/namespaces/default/secrets", {
@@ -278,7 +283,7 @@ Deno.test("shutdown order for all controllers: reconciles, then every queued Eve
     h.server.eventsAbout({ kind: kind!, name: name! }).map((e) => e.reason)
   );
   assert.deepEqual(reasons, [["Seen"], ["Seen"]]);
-  assert.ok(lines.includes("stopping: releasing the Lease"));
+  assert.ok(lines.includes(`"Releasing the Lease" logger="manager"`));
 });
 
 Deno.test("tasks run on every replica, and end with the stop", async () => {
@@ -300,7 +305,7 @@ Deno.test("tasks run on every replica, and end with the stop", async () => {
       controllers: [],
       tasks: [task(pod), { name: "short", run: () => {} }],
       election: { lease: LEASE, pod, exit: () => {} },
-      onError: (error) => errors.push(error),
+      logger: testLogger({ onError: (error) => errors.push(error) }),
     });
   const a = make("pod-a");
   await h.time.settle();

@@ -13,6 +13,7 @@ import {
   type StatusOptions,
   type StatusPatch,
 } from "./mod.ts";
+import { testLogger } from "../_internal/_log_test_util.ts";
 
 // A kubebuilder-style status: no observedGeneration, neither on the status
 // nor on its conditions, and a defaulted field.
@@ -103,7 +104,7 @@ async function passes(
   const controller = new Controller<Batch>(h.client, {
     name: "batches",
     for: JOBS,
-    onError: () => {},
+    logger: testLogger({ onError: () => {} }),
     reconcile: async (context) => {
       try {
         outcomes.push(await body(context));

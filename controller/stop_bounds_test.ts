@@ -19,6 +19,7 @@ import {
   Manager,
   type ReconcileContext,
 } from "./mod.ts";
+import { testLogger } from "../_internal/_log_test_util.ts";
 
 const START = Date.UTC(2030, 0, 1);
 const CONFIGMAPS = { version: "v1", resource: "configmaps", kind: "ConfigMap" };
@@ -108,7 +109,7 @@ for (const what of Object.keys(matches) as Held[]) {
       lease: LEASE,
       pod: "op-a",
       exit: () => {},
-      onError: (error) => errors.push(describe(error)),
+      logger: testLogger({ onError: (error) => errors.push(describe(error)) }),
     });
     await lead.leading();
     gate.close(matches[what]);
@@ -120,7 +121,7 @@ for (const what of Object.keys(matches) as Held[]) {
         events: { instance: "pod-a" },
       },
       stopTimeout: STOP_TIMEOUT,
-      onError: (error) => errors.push(describe(error)),
+      logger: testLogger({ onError: (error) => errors.push(describe(error)) }),
       reconcile: reconcile(what),
     };
     const controller = new Controller(client, options);
@@ -151,7 +152,7 @@ for (const what of MANAGER) {
       }],
       election: { lease: LEASE, pod: "op-a", exit: () => {} },
       stopTimeout: STOP_TIMEOUT,
-      onError: (error) => errors.push(describe(error)),
+      logger: testLogger({ onError: (error) => errors.push(describe(error)) }),
     });
     await manager.lead!.leading();
     gate.close(matches[what]);
@@ -186,7 +187,7 @@ Deno.test("a sharded Controller's stop ends its member Lease's held renewal and 
         exit: () => {},
       },
     },
-    onError: (error) => errors.push(describe(error)),
+    logger: testLogger({ onError: (error) => errors.push(describe(error)) }),
     reconcile: () => {},
   });
   await time.tick(0);
@@ -214,7 +215,7 @@ Deno.test("a Manager with shards ends its member Lease's held renewal and releas
     controllers: [{ name: "demo", for: CONFIGMAPS, reconcile: () => {} }],
     shards: { namespace: "default", identity: "op-a", exit: () => {} },
     stopTimeout: STOP_TIMEOUT,
-    onError: (error) => errors.push(describe(error)),
+    logger: testLogger({ onError: (error) => errors.push(describe(error)) }),
   });
   for (let i = 0; i < 50 && !server.leaseHolder("default", member); i++) {
     await time.tick(100);

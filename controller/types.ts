@@ -2,7 +2,7 @@
 import type { Client } from "../apiclient/client.ts";
 import type { ObjectRef, Resource } from "../apiclient/resource.ts";
 import type { KubeObject } from "../apiclient/types.ts";
-import type { DiagnosticsOptions } from "../_internal/diagnostics.ts";
+import type { Logger } from "../_internal/log.ts";
 import type { Lead } from "../election/lead.ts";
 import type { Condition } from "../conditions/mod.ts";
 import type { BadStatuses } from "../events/transition.ts";
@@ -56,7 +56,7 @@ export interface Watch<C extends KubeObject = KubeObject> {
    * Called for adds, updates (the old copy and the new) and deletes (the
    * final copy, or the last known one of a `DeletedFinalStateUnknown`; the
    * controller's watches have no `decode`, so there is always one). A throw,
-   * or a ref of another resource or scope, is reported to `onError` as a
+   * or a ref of another resource or scope, is logged as an error, a
    * `WatchMapError`, and the refs it had not answered yet are not
    * reconciled for that change.
    */
@@ -105,6 +105,14 @@ export interface ReconcileContext<T extends KubeObject = KubeObject> {
   readonly signal: AbortSignal;
   /** How many times this key failed in a row before this reconcile. */
   readonly retries: number;
+  /**
+   * The controller's logger with this pass's fields: `controller`,
+   * `namespace` (for a namespaced kind), `name`, `reconcileID` (new on
+   * each pass) and `attempt` (`retries + 1`), as controller-runtime's
+   * request logger. A reconcile that throws is logged on it as
+   * `Reconciler error`.
+   */
+  readonly logger: Logger;
   /**
    * Reads any object the memo-aware way (`cachedGet`): from the controller's
    * watch of its collection when that holds a current copy, else from the
@@ -354,8 +362,15 @@ export interface ControllerObserver {
  *
  * @typeParam T The kind of the primary objects.
  */
-export interface ControllerOptions<T extends KubeObject = KubeObject>
-  extends DiagnosticsOptions {
+export interface ControllerOptions<T extends KubeObject = KubeObject> {
+  /**
+   * Receives the controller's lines (field `controller`), those of its
+   * watches, election and recorder, and each reconcile's (see
+   * {@linkcode ReconcileContext.logger}); every error it does not return
+   * (a reconcile's as a `ReconcileError`) is an error line. Default: errors
+   * to `console.error`.
+   */
+  logger?: Logger | undefined;
   /** The controller's name, in logs and metrics (such as `greeting`). */
   name: string;
   /** The primary collection: one reconcile per object of it. */

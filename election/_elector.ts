@@ -60,7 +60,7 @@ export class Elector {
       () => this.#done.resolve(),
       (error) => {
         this.#failure = new ElectionError(state.subject, error);
-        state.diagnostics.onError(this.#failure);
+        state.logger.error(this.#failure, "Election failed");
         this.#done.resolve();
       },
     );
@@ -91,7 +91,7 @@ export class Elector {
       state.phase = "leading";
       const lead = new AbortController();
       this.#lead = lead;
-      state.diagnostics.log(`holding ${state.subject} as ${state.identity}`);
+      state.logger.info("Acquired the Lease");
       this.#started.resolve();
       this.#call("onStartedLeading", () => {
         this.#hooks.onStartedLeading?.(lead.signal);
@@ -110,7 +110,7 @@ export class Elector {
         this.#call("onStoppedLeading", () => this.#hooks.onStoppedLeading?.());
       }
       if (!state.stopping) {
-        state.diagnostics.log(`lost ${state.subject}`);
+        state.logger.info("Lost the Lease");
         this.#hooks.exit(1);
       }
     }
@@ -242,7 +242,7 @@ export class Elector {
     if (holder === this.#reportedLeader) return;
     this.#reportedLeader = holder;
     if (holder && holder !== state.identity) {
-      state.diagnostics.log(`waiting for ${state.subject}, held by ${holder}`);
+      state.logger.info("Waiting for the Lease", { holder });
     }
     this.#call("onNewLeader", () => this.#hooks.onNewLeader?.(holder));
   }
@@ -255,15 +255,16 @@ export class Elector {
     // A waiting copy that is refused fails the same way every retry.
     if (failure.message === this.#lastError) return;
     this.#lastError = failure.message;
-    state.diagnostics.onError(failure);
+    state.logger.error(failure, "Lease request failed");
   }
 
   #call(name: CallbackName, callback: () => void): void {
     try {
       callback();
     } catch (error) {
-      this.#state.diagnostics.onError(
+      this.#state.logger.error(
         new CallbackError(name, this.#state.subject, error),
+        "Election callback failed",
       );
     }
   }

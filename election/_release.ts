@@ -60,9 +60,7 @@ export async function release(
     const lease = await requests.get(bound.signal);
     const holder = lease.spec?.holderIdentity;
     if (holder !== state.identity) {
-      state.diagnostics.log(
-        `not releasing ${state.subject}: it names ${holder || "nobody"}`,
-      );
+      state.logger.info("Not releasing the Lease", { holder: holder ?? "" });
       return;
     }
     const now = microTime(Date.now());
@@ -75,15 +73,16 @@ export async function release(
     };
     await requests.update(record, bound.signal);
   } catch (error) {
-    state.diagnostics.onError(
+    state.logger.error(
       new LeaseRequestError(`releasing ${state.subject}`, error),
+      "Releasing the Lease failed",
     );
     return;
   } finally {
     bound.clear();
   }
   state.setObserved(record);
-  state.diagnostics.log(`released ${state.subject}`);
+  state.logger.info("Released the Lease");
 }
 
 /**
@@ -105,11 +104,12 @@ export async function clearIfHeld(
       lease = await state.requests.read(signal);
     } catch (error) {
       if (!(error instanceof NotFoundError)) {
-        state.diagnostics.onError(
+        state.logger.error(
           new LeaseRequestError(
             `reading ${state.subject} to release it`,
             error,
           ),
+          "Reading the Lease to release it failed",
         );
       }
       return;
@@ -126,12 +126,13 @@ export async function clearIfHeld(
     };
     try {
       await state.requests.replace(cleared, signal);
-      state.diagnostics.log(`released ${state.subject}`);
+      state.logger.info("Released the Lease");
       return;
     } catch (error) {
       if (!(error instanceof ConflictError)) {
-        state.diagnostics.onError(
+        state.logger.error(
           new LeaseRequestError(`releasing ${state.subject}`, error),
+          "Releasing the Lease failed",
         );
         return;
       }

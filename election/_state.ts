@@ -7,7 +7,7 @@
 
 import type { Client } from "../apiclient/mod.ts";
 import type { ObjectRef } from "../apiclient/resource.ts";
-import type { Diagnostics } from "../_internal/diagnostics.ts";
+import type { Logger } from "../_internal/log.ts";
 import { NotLeadingError } from "./errors.ts";
 import type { LeaseRecord } from "./_lease.ts";
 import { LeaseRequests } from "./_requests.ts";
@@ -25,7 +25,7 @@ export class ElectionState {
   /** The requests on the Lease, with the renewal clock. */
   readonly requests: LeaseRequests;
   /** Where lines and errors go. */
-  readonly diagnostics: Diagnostics;
+  readonly logger: Logger;
   /** Aborts on the stop. */
   readonly stop = new AbortController();
   /**
@@ -56,14 +56,14 @@ export class ElectionState {
    * @param client Reaches the API server (no write guard).
    * @param ref The Lease.
    * @param pod The pod's name.
-   * @param diagnostics Where lines and errors go.
+   * @param logger Where lines and errors go.
    * @param labels The labels of a Lease this election creates.
    */
   constructor(
     client: Client,
     ref: ObjectRef,
     pod: string,
-    diagnostics: Diagnostics,
+    logger: Logger,
     labels?: Readonly<Record<string, string>>,
   ) {
     const suffix = crypto.getRandomValues(new Uint8Array(4));
@@ -78,7 +78,7 @@ export class ElectionState {
       () => this.#recheck(),
       labels,
     );
-    this.diagnostics = diagnostics;
+    this.logger = logger.with({ identity: this.identity });
   }
 
   /** Where this process stands. */

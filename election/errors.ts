@@ -3,7 +3,7 @@
  * ({@linkcode NotLeadingError} from the write guard; from `Lead.leading`,
  * {@linkcode StoppedError} for a stop, {@linkcode LeaseLostError} for a
  * loss and {@linkcode ElectionError} for a failure), and the three the
- * election hands to its `onError`.
+ * election logs as errors.
  *
  * @module
  */
@@ -99,7 +99,7 @@ export class LeaseLostError extends Error {
 }
 
 /**
- * A request of the election on its Lease failed, given to `onError`. The
+ * A request of the election on its Lease failed, logged as an error. The
  * message says what the election was doing, such as `Renewing Lease
  * default/op: …`; `cause` is the client's error (such as its
  * `ForbiddenError` when the pod's account may not write Leases). A waiting
@@ -146,7 +146,7 @@ export type CallbackName =
   | "onNewLeader";
 
 /**
- * A callback of the election threw, given to `onError`; the election went
+ * A callback of the election threw, logged as an error; the election went
  * on as if it had returned.
  *
  * @example
@@ -179,7 +179,7 @@ export class CallbackError extends Error {
 
 /**
  * The elector itself failed (such as an `exit` callback that threw), given
- * to `onError`: the election has ended. `Lead.leading` rejects with it too
+ * logged as an error: the election has ended. `Lead.leading` rejects with it too
  * when the failure, not a stop, ended the election.
  *
  * @example

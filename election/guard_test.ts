@@ -4,6 +4,7 @@ import assert from "node:assert/strict";
 import { Client } from "../apiclient/mod.ts";
 import { FakeApiServer, installFakeTime } from "../testing/mod.ts";
 import { Lead, NotLeadingError, RENEW_DEADLINE, RETRY_PERIOD } from "./mod.ts";
+import { testLogger } from "../_internal/_log_test_util.ts";
 
 const LEASE = { namespace: "default", name: "op" };
 
@@ -16,7 +17,7 @@ Deno.test("the write guard refuses once the Lease names another holder, well bef
     lease: LEASE,
     pod: "op-0",
     exit: () => {},
-    onError: (error) => void errors.push(error),
+    logger: testLogger({ onError: (error) => void errors.push(error) }),
   });
   await lead.leading();
   const window = await lead.writeWindow();
@@ -53,7 +54,7 @@ Deno.test("the write window closes at the renew deadline and a late accepted ren
     lease: LEASE,
     pod: "op-0",
     exit: () => {},
-    onError: () => {},
+    logger: testLogger({ onError: () => {} }),
   });
   await lead.leading();
   // The first renewal lands; the next one's answer is held.
@@ -95,7 +96,7 @@ Deno.test("a refusal closes the write window at once, before the renew deadline'
     lease: LEASE,
     pod: "op-0",
     exit: () => {},
-    onError: () => {},
+    logger: testLogger({ onError: () => {} }),
   });
   await lead.leading();
   const window = await lead.writeWindow();

@@ -6,7 +6,7 @@
  */
 
 import type { Client } from "../apiclient/mod.ts";
-import { diagnostics } from "../_internal/diagnostics.ts";
+import { loggerOf } from "../_internal/log.ts";
 import { bounded, stopOnAbort } from "../_internal/signals.ts";
 import { MAX_TIMER, within } from "../_internal/sleep.ts";
 import type { StopOptions } from "../_internal/stop_timeout.ts";
@@ -87,26 +87,27 @@ export class Lead implements AsyncDisposable {
    * import assert from "node:assert/strict";
    * import { Client } from "@liken/kubernetes/apiclient";
    * import { Lead } from "@liken/kubernetes/election";
+   * import { type LogRecord, sinkLogger } from "@liken/kubernetes/log";
    * import { FakeApiServer } from "@liken/kubernetes/testing";
    *
    * await using server = new FakeApiServer();
    * const client = new Client(server.url, { fetch: server.fetch });
-   * const lines: string[] = [];
-   * const errors: unknown[] = [];
+   * const records: LogRecord[] = [];
    * await using lead = new Lead(client, {
    *   lease: { namespace: "default", name: "demo-operator" },
    *   pod: "demo-operator-7d9f-x2x4b",
-   *   log: (line) => lines.push(line),
-   *   onError: (error) => errors.push(error),
+   *   logger: sinkLogger((record) => records.push(record)),
    * });
    * await lead.leading();
-   * assert.match(lines[0]!, /^holding Lease default\/demo-operator as demo-operator-7d9f-x2x4b_/);
-   * assert.deepEqual(errors, []);
+   * assert.equal(records[0]!.msg, "Acquired the Lease");
+   * assert.equal(records[0]!.fields.lease, "default/demo-operator");
+   * assert.match(String(records[0]!.fields.identity), /^demo-operator-7d9f-x2x4b_/);
+   * assert.ok(records.every((record) => record.v !== undefined)); // no errors
    * ```
    *
    * @param client Reaches the API server. It must not carry this lead's
    * write guard, or a lapsed guard would refuse the renewals that restore it.
-   * @param options The Lease, the pod, the signal, the diagnostics and the
+   * @param options The Lease, the pod, the signal, the logger and the
    * hooks.
    * @throws {TypeError} When the Lease's name or namespace or the pod's name
    * is empty, or the pod's name holds `_`.
@@ -140,7 +141,9 @@ export class Lead implements AsyncDisposable {
       client,
       ref,
       pod,
-      diagnostics("election", options),
+      loggerOf(options.logger, {
+        lease: `${lease.namespace}/${lease.name}`,
+      }),
       options.labels,
     );
     this.identity = this.#state.identity;
@@ -197,7 +200,7 @@ export class Lead implements AsyncDisposable {
    * Waits until this process leads.
    *
    * Failed Lease requests (403 Forbidden too) do not end the wait; the copy
-   * retries on its schedule and hands the failure to `onError`.
+   * retries on its schedule and logs the failure as an error.
    *
    * @example
    * ```ts

@@ -11,6 +11,14 @@ import {
   StoppedError,
 } from "./mod.ts";
 import { FaultyLink } from "../_internal/_link_test_util.ts";
+import { testLogger } from "../_internal/_log_test_util.ts";
+
+/** Whether a log line says the Lease default/op was released. */
+const released = (line: string): boolean =>
+  line.startsWith('"Released the Lease" lease="default/op"');
+/** Whether a log line says the Lease default/op was lost. */
+const lost = (line: string): boolean =>
+  line.startsWith('"Lost the Lease" lease="default/op"');
 
 const NAMESPACE = "default";
 const NAME = "op";
@@ -59,8 +67,10 @@ function candidate(
   const lead = new Lead(client, {
     lease: LEASE,
     pod,
-    log: (line) => lines.push(line),
-    onError: (error) => lines.push(describe(error)),
+    logger: testLogger({
+      log: (line) => lines.push(line),
+      onError: (error) => lines.push(describe(error)),
+    }),
     exit: (code) => exits.push({ code, at: Date.now() }),
     ...options,
   });
@@ -136,7 +146,7 @@ Deno.test("acquires an absent Lease with a MicroTime record", async () => {
   assert.deepEqual(leaders, [c.lead.identity]);
   assert.equal(started.length, 1);
   assert.deepEqual(c.lines, [
-    `holding Lease default/op as ${c.lead.identity}`,
+    `"Acquired the Lease" lease="default/op" identity="${c.lead.identity}"`,
   ]);
 
   // A leader renews every retry period, keeping acquireTime.
@@ -186,7 +196,7 @@ Deno.test("waits a whole duration from its own observation of a live holder", as
   assert.equal(allows(c.lead), false);
   assert.equal(server.leaseHolder(NAMESPACE, NAME), "other-pod_1234");
   assert.deepEqual(c.lines, [
-    "waiting for Lease default/op, held by other-pod_1234",
+    `"Waiting for the Lease" lease="default/op" identity="${c.lead.identity}" holder="other-pod_1234"`,
   ]);
   const took = 29_900 + await until(time, () => c.lead.leads(), 15_000);
   assert.ok(took >= 30_000 && took <= 41_000, `took it after ${took} ms`);
@@ -222,7 +232,7 @@ Deno.test("a waiting copy takes a released Lease on its next retry", async () =>
   await time.tick(20_000);
   assert.equal(b.lead.leads(), false);
   await a.lead.stop();
-  assert.ok(a.lines.includes("released Lease default/op"));
+  assert.ok(a.lines.some(released));
   const stored = lease(server);
   assert.equal(stored.spec.holderIdentity, "");
   assert.equal(stored.spec.leaseDurationSeconds, 1);
@@ -258,7 +268,7 @@ Deno.test("step down releases even when a late renewal makes the first release c
     "the first conflicts",
   );
   assert.doesNotMatch(lines, /renewing/i, "the stop is no failure");
-  assert.ok(a.lines.at(-1) === "released Lease default/op", lines);
+  assert.ok(released(a.lines.at(-1) ?? ""), lines);
   assert.equal(lease(server).spec.holderIdentity, "");
   assert.equal(lease(server).spec.leaseDurationSeconds, 1);
   // late renewal + release (its read came before the landing, so it
@@ -289,7 +299,7 @@ Deno.test("the second release reads again at most 3 times", async () => {
   // The elector's release, then one write per read of the second release.
   assert.equal(server.count({ method: "PUT", path: PATH }) - puts, 4);
   assert.equal(server.leaseHolder(NAMESPACE, NAME), a.lead.identity);
-  assert.equal(a.lines.includes("released Lease default/op"), false);
+  assert.equal(a.lines.some(released), false);
   // The landing left over is used up, so the test leaves nothing armed.
   await (await server.fetch(`${server.url}${PATH}`)).body?.cancel();
 });
@@ -328,7 +338,7 @@ Deno.test("a refused release leaves the Lease to expire", async () => {
   assert.equal(server.leaseHolder(NAMESPACE, NAME), a.lead.identity);
   assert.equal(lease(server).spec.leaseDurationSeconds, 30);
   assert.equal(a.lines.filter((l) => l.startsWith("Releasing")).length, 2);
-  assert.equal(a.lines.includes("released Lease default/op"), false);
+  assert.equal(a.lines.some(released), false);
   assert.deepEqual(a.exits, []);
   // Another pod waits the whole duration from its first read.
   const b = candidate(server, "op-b");
@@ -353,7 +363,7 @@ Deno.test("the release reads first: an unreadable Lease is left to expire, a lat
   assert.equal(server.count({ method: "PUT", path: PATH }), puts);
   assert.equal(server.leaseHolder(NAMESPACE, NAME), a.lead.identity);
   assert.equal(lease(server).spec.leaseDurationSeconds, 30);
-  assert.equal(a.lines.includes("released Lease default/op"), false);
+  assert.equal(a.lines.some(released), false);
 
   // A renewal that landed after the last copy this process saw: the read
   // finds it, and the one release write succeeds on it.
@@ -409,7 +419,7 @@ for (const fault of ["down", "hang"] as const) {
     // Gives up at T+15 s, releases at T+25 s (down: fails at once; hang:
     // bounded to end by T+29 s), then exits.
     assert.equal(exit.at - last, fault === "down" ? 25_000 : 29_000);
-    assert.ok(a.lines.includes("lost Lease default/op"));
+    assert.ok(a.lines.some(lost));
     assert.equal(a.lead.leads(), false);
     await a.lead.done;
     a.link.heal();
@@ -440,7 +450,7 @@ Deno.test("after a loss the release waits until the writes the guard allowed hav
   assert.equal(b.lead.leads(), false);
   await time.tick(1);
   assert.equal(server.leaseHolder(NAMESPACE, NAME), undefined, "released");
-  assert.ok(a.lines.includes("released Lease default/op"));
+  assert.ok(a.lines.some(released));
   assert.deepEqual(a.exits.map((e) => e.at - last), [25_000]);
   const took = await until(time, () => b.lead.leads(), 12_000);
   assert.ok(took <= 11_000, `took it ${took} ms after the release`);
@@ -604,7 +614,7 @@ Deno.test("callbacks: a loss ends the lead's signal before the release, and a th
   // The release came after the signal: its failure is the last report
   // before the loss.
   assert.match(report.at(-2)!, /^Releasing Lease default\/op: /);
-  assert.equal(report.at(-1), "lost Lease default/op");
+  assert.ok(lost(report.at(-1) ?? ""), report.join("\n"));
   a.link.heal();
   await a.lead.done;
 });
@@ -633,7 +643,7 @@ Deno.test({
     const a = new Lead(client, {
       lease: LEASE,
       pod: "op-a",
-      log: (line) => aLines.push(line),
+      logger: testLogger({ log: (line) => aLines.push(line) }),
     });
     // Real I/O only moves while the test waits in real time.
     await time.waitFor(() => a.leads());
@@ -648,7 +658,7 @@ Deno.test({
 
     await a.stop();
     assert.equal(server.leaseHolder(NAMESPACE, NAME), undefined);
-    assert.ok(aLines.includes("released Lease default/op"), aLines.join("\n"));
+    assert.ok(aLines.some(released), aLines.join("\n"));
     // b reads again within 11 s and takes the released Lease.
     await time.tick(11_000);
     await time.waitFor(() => b.leads());

@@ -53,6 +53,7 @@
  * import assert from "node:assert/strict";
  * import { Client, WriteRefusedError } from "@liken/kubernetes/apiclient";
  * import { Lead, REQUEST_TIMEOUT } from "@liken/kubernetes/election";
+ * import { type LogRecord, sinkLogger } from "@liken/kubernetes/log";
  * import { FakeApiServer } from "@liken/kubernetes/testing";
  *
  * await using server = new FakeApiServer();
@@ -60,14 +61,14 @@
  *   fetch: server.fetch,
  *   timeout: REQUEST_TIMEOUT,
  * });
- * const lines: string[] = [];
+ * const records: LogRecord[] = [];
  * const lead = new Lead(client, {
  *   lease: { namespace: "default", name: "demo-operator" },
  *   pod: "demo-operator-5c7d9-abcde",
- *   log: (line) => lines.push(line),
+ *   logger: sinkLogger((record) => records.push(record)),
  * });
  * await lead.leading();
- * assert.match(lines[0]!, /^holding Lease default\/demo-operator as demo-operator-5c7d9-abcde_/);
+ * assert.equal(records[0]!.msg, "Acquired the Lease");
  *
  * // The operator writes through a guarded client; the elector's is not.
  * const writer = client.withWriteGuard(lead.mayWrite);
@@ -88,7 +89,6 @@
 
 export { Lead } from "./lead.ts";
 export type { LeadingOptions, LeadOptions, LeaseRef } from "./types.ts";
-export type { DiagnosticsOptions } from "../_internal/diagnostics.ts";
 export {
   CallbackError,
   type CallbackName,

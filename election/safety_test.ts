@@ -50,6 +50,7 @@ import {
   outsideProcesses,
   Process,
 } from "../_internal/_link_test_util.ts";
+import { testLogger } from "../_internal/_log_test_util.ts";
 import { JITTER_FACTOR } from "./_jitter.ts";
 
 const NAMESPACE = "default";
@@ -179,7 +180,7 @@ async function runSeed(seed: number): Promise<SeedResult> {
           pod: pod.name,
           onStartedLeading: () => takes++,
           // The faults fail requests by design; the guards are the check.
-          onError: () => {},
+          logger: testLogger({ onError: () => {} }),
           // The process ends; the kubelet starts it again after a back-off.
           exit: () => {
             losses++;

@@ -6,6 +6,7 @@ import { describe } from "../_internal/errors.ts";
 import { Gate, settledWithin } from "../_internal/_gate_test_util.ts";
 import { FakeApiServer, installFakeTime } from "../testing/mod.ts";
 import { Lead, RENEW_DEADLINE, RETRY_PERIOD } from "./mod.ts";
+import { testLogger } from "../_internal/_log_test_util.ts";
 
 const LEASE = { namespace: "default", name: "op" };
 const START = Date.UTC(2026, 11, 2, 12, 0, 0);
@@ -22,8 +23,10 @@ function candidate(
   const lead = new Lead(new Client(server.url, { fetch: gate.fetch }), {
     lease: LEASE,
     pod,
-    log: (line) => lines.push(line),
-    onError: (error) => lines.push(describe(error)),
+    logger: testLogger({
+      log: (line) => lines.push(line),
+      onError: (error) => lines.push(describe(error)),
+    }),
     exit: (code) => void exits.push(code),
   });
   return { lead, gate, lines, exits };

@@ -5,7 +5,7 @@
  */
 
 import type { ObjectRef } from "../apiclient/resource.ts";
-import type { DiagnosticsOptions } from "../_internal/diagnostics.ts";
+import type { Logger } from "../_internal/log.ts";
 
 /**
  * Which Lease an election runs on: an `ObjectRef` whose resource is
@@ -26,25 +26,26 @@ export type LeaseRef =
   & { namespace: string };
 
 /**
- * Options of a `Lead`: the Lease, the pod, the signal, the diagnostics and
- * the hooks. The timings are not options (see the `timings` constants).
+ * Options of a `Lead`: the Lease, the pod, the signal, the logger and the
+ * hooks. The timings are not options (see the `timings` constants).
  *
- * `log` gets a line for each change of state (`holding…`, `waiting for…`,
- * `lost…`, `released…`); default: none. `onError` gets a
+ * The `logger` gets an info line for each change of state (`Acquired the
+ * Lease`, `Waiting for the Lease`, `Lost the Lease`, `Released the Lease`),
+ * with the fields `lease` and `identity`, and an error line with a
  * `LeaseRequestError` for each failed request of the Lease (a failure that
- * repeats is handed over once), a `CallbackError` for a callback that threw,
- * and an `ElectionError` if the elector itself failed; default:
+ * repeats is logged once), a `CallbackError` for a callback that threw, and
+ * an `ElectionError` if the elector itself failed. Default: errors to
  * `console.error`.
  *
  * @example
  * ```ts
  * import type { LeadOptions } from "@liken/kubernetes/election";
+ * import { jsonLogger } from "@liken/kubernetes/log";
  *
- * const lines: string[] = [];
  * const options: LeadOptions = {
  *   lease: { namespace: "default", name: "demo-operator" },
  *   pod: "demo-operator-7d9f-x2x4b",
- *   log: (line) => lines.push(line),
+ *   logger: jsonLogger(),
  * };
  * void options;
  * ```
@@ -70,7 +71,9 @@ export type LeaseRef =
  * assert.equal(server.leaseHolder("default", "op"), undefined);
  * ```
  */
-export interface LeadOptions extends DiagnosticsOptions {
+export interface LeadOptions {
+  /** Receives the election's lines (see above). Default: errors only. */
+  logger?: Logger | undefined;
   /**
    * Which Lease: a `coordination.k8s.io/v1` Lease in `namespace`, named as
    * every object is, by an `ObjectRef` (its resource is always the Lease's,

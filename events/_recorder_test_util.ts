@@ -5,6 +5,7 @@ import type { FakeApiServer } from "../testing/mod.ts";
 import { describe } from "../_internal/errors.ts";
 import { Gate } from "../_internal/_gate_test_util.ts";
 import { type Event, Recorder, type RecorderOptions } from "./mod.ts";
+import { testLogger } from "../_internal/_log_test_util.ts";
 
 export const START = Date.parse("2030-01-01T00:00:00.400Z");
 export const machine = { kind: "Machine", name: "m1", uid: "u-1" };
@@ -41,11 +42,13 @@ export function setup(
   const errors: unknown[] = [];
   const recorder = new Recorder(client, "test-operator", {
     instance: "pod-1",
-    log: (line) => logs.push(line),
-    onError: (error) => {
-      errors.push(error);
-      logs.push(describe(error));
-    },
+    logger: testLogger({
+      log: (line) => logs.push(line),
+      onError: (error) => {
+        errors.push(error);
+        logs.push(describe(error));
+      },
+    }),
     ...options,
   });
   return { server, client, gate, logs, errors, recorder };

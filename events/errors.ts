@@ -4,8 +4,8 @@ import type { Event, EventType } from "./types.ts";
 
 /**
  * An Event the recorder gave up on: every attempt to write it failed (or its
- * one try during {@linkcode Recorder.stop}). The recorder hands it to its
- * `onError`; the failed request's error is the `cause`. The message names
+ * one try during {@linkcode Recorder.stop}). The recorder logs it as an
+ * error; the failed request's error is the `cause`. The message names
  * the Event and the recorder that reported it (its component, and its
  * instance when the Event has one), so it reads alone in any log.
  *
@@ -15,6 +15,7 @@ import type { Event, EventType } from "./types.ts";
  * import { EventWriteError, Recorder } from "@liken/kubernetes/events";
  * import { Client } from "@liken/kubernetes/apiclient";
  * import { FakeApiServer } from "@liken/kubernetes/testing";
+ * import { sinkLogger } from "@liken/kubernetes/log";
  *
  * await using server = new FakeApiServer();
  * server.refuse({ method: "POST", path: /\/events$/, status: 503 });
@@ -22,7 +23,7 @@ import type { Event, EventType } from "./types.ts";
  * const errors: unknown[] = [];
  * const recorder = new Recorder(client, "demo", {
  *   instance: "pod-1",
- *   onError: (error) => errors.push(error),
+ *   logger: sinkLogger((record) => errors.push(record.err), { verbosity: -1 }),
  * });
  * recorder.warning({ kind: "Machine", name: "m1" }, { reason: "StepFailed", message: "No answer" });
  * await recorder.stop(); // one try for each queued Event
@@ -77,7 +78,7 @@ export class EventWriteError extends Error {
 /**
  * An Event the recorder did not queue: the queue was full (reported for the
  * first drop only; {@linkcode Recorder.dropped} counts them all), or the
- * recorder had stopped. The recorder hands it to its `onError`.
+ * recorder had stopped. The recorder logs it as an error.
  *
  * @example
  * ```ts
@@ -85,13 +86,14 @@ export class EventWriteError extends Error {
  * import { EventDroppedError, Recorder } from "@liken/kubernetes/events";
  * import { Client } from "@liken/kubernetes/apiclient";
  * import { FakeApiServer } from "@liken/kubernetes/testing";
+ * import { sinkLogger } from "@liken/kubernetes/log";
  *
  * await using server = new FakeApiServer();
  * const client = new Client(server.url, { fetch: server.fetch });
  * const errors: unknown[] = [];
  * const recorder = new Recorder(client, "demo", {
  *   instance: "pod-1",
- *   onError: (error) => errors.push(error),
+ *   logger: sinkLogger((record) => errors.push(record.err), { verbosity: -1 }),
  * });
  * await recorder.stop();
  * recorder.normal({ kind: "Machine", name: "m1" }, { reason: "Late", message: "" });

@@ -16,7 +16,7 @@
  * trims reasons and messages to the server's byte limits, and flushes what
  * is queued on {@linkcode Recorder.stop}. Its tunables (queue length,
  * attempts, retry wait, stop bound) are options with documented defaults;
- * Events it gives up on or drops go to `onError` as
+ * Events it gives up on or drops are logged as errors,
  * {@linkcode EventWriteError} and {@linkcode EventDroppedError}, and a stop
  * that runs out of time rejects with {@linkcode StopTimeoutError}.
  *
@@ -62,4 +62,3 @@ export * from "./recorder.ts";
 export * from "./transition.ts";
 export * from "./types.ts";
 export { StopTimeoutError } from "../_internal/stop_timeout.ts";
-export type { DiagnosticsOptions } from "../_internal/diagnostics.ts";

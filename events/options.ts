@@ -4,22 +4,22 @@
  * @module
  */
 
-import type { DiagnosticsOptions } from "../_internal/diagnostics.ts";
+import type { Logger } from "../_internal/log.ts";
 
 /**
- * Options of {@linkcode Recorder}. `log` receives a line when a stop
- * abandons queued Events (default: none); `onError` receives each Event
- * given up on ({@linkcode EventWriteError}), the first Event dropped for
- * a full queue and every Event posted after the stop
- * ({@linkcode EventDroppedError}), and the {@linkcode StopTimeoutError} of
- * a stop the signal started; its default is `console.error`, naming the
- * recorder's component.
+ * Options of {@linkcode Recorder}. The `logger` (field `recorder`: the
+ * component) gets an info line when a stop abandons queued Events, and an
+ * error line for each Event given up on ({@linkcode EventWriteError}), the
+ * first Event dropped for a full queue and every Event posted after the
+ * stop ({@linkcode EventDroppedError}), and the {@linkcode StopTimeoutError}
+ * of a stop the signal started; by default errors go to `console.error`.
  *
- * @example Tunables and diagnostics
+ * @example Tunables and the logger
  * ```ts
  * import assert from "node:assert/strict";
  * import { Client } from "@liken/kubernetes/apiclient";
  * import { Recorder, type RecorderOptions } from "@liken/kubernetes/events";
+ * import { sinkLogger } from "@liken/kubernetes/log";
  * import { FakeApiServer } from "@liken/kubernetes/testing";
  *
  * await using server = new FakeApiServer();
@@ -31,8 +31,7 @@ import type { DiagnosticsOptions } from "../_internal/diagnostics.ts";
  *   attempts: 5,
  *   retryWait: 2_000,
  *   stopTimeout: 10_000, // the bound of stop(), await using and the signal
- *   log: (line) => console.log(line),
- *   onError: (error) => errors.push(error),
+ *   logger: sinkLogger((record) => errors.push(record.err), { verbosity: -1 }),
  * };
  * await using recorder = new Recorder(client, "demo", options);
  * recorder.normal({ kind: "Machine", name: "m1" }, { reason: "Started", message: "" });
@@ -40,7 +39,9 @@ import type { DiagnosticsOptions } from "../_internal/diagnostics.ts";
  * assert.deepEqual(errors, []);
  * ```
  */
-export interface RecorderOptions extends DiagnosticsOptions {
+export interface RecorderOptions {
+  /** Receives the recorder's lines (see above). Default: errors only. */
+  logger?: Logger | undefined;
   /**
    * Which replica reports, written to `reportingInstance` and `source.host`:
    * usually the pod name, or the node name for a host-network DaemonSet.
@@ -81,7 +82,7 @@ export interface RecorderOptions extends DiagnosticsOptions {
    * are dropped, each queued Event gets one try within
    * {@linkcode RecorderOptions.stopTimeout}, and {@linkcode Recorder.done}
    * settles once the last write returned. A stop the bound ends first hands
-   * its {@linkcode StopTimeoutError} to `onError`. Default: none.
+   * its {@linkcode StopTimeoutError} to the logger. Default: none.
    */
   signal?: AbortSignal | undefined;
   /**
@@ -97,7 +98,7 @@ export interface RecorderOptions extends DiagnosticsOptions {
  * {@linkcode RecorderOptions.observer} hears it: `created` (a new Event),
  * `patched` (the `count` and `lastTimestamp` of its open series),
  * `dropped` (the queue was full or the recorder stopping; every drop, not
- * just the first that `onError` gets), or `failed` (given up on after its
+ * just the first that is logged), or `failed` (given up on after its
  * attempts).
  *
  * @example

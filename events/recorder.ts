@@ -16,7 +16,7 @@ import {
 import { EventDroppedError, EventWriteError } from "./errors.ts";
 import type { ObjectReference } from "../apiclient/types.ts";
 import type { Event, EventNote, EventType } from "./types.ts";
-import { type Diagnostics, diagnostics } from "../_internal/diagnostics.ts";
+import { type Logger, loggerOf } from "../_internal/log.ts";
 import type { EventOutcome, RecorderOptions, StopOptions } from "./options.ts";
 import { stopOnAbort } from "../_internal/signals.ts";
 import { sleep } from "../_internal/sleep.ts";
@@ -38,7 +38,7 @@ import {
  * reconcile pass or make it fail. A single background task drains the
  * queue, tries each write up to {@linkcode RecorderOptions.attempts} times
  * {@linkcode RecorderOptions.retryWait} apart, and reports an
- * {@linkcode EventWriteError} to `onError` if all tries fail. Posts that
+ * {@linkcode EventWriteError} to the logger if all tries fail. Posts that
  * find the queue full are discarded and tallied in
  * {@linkcode Recorder.dropped}. Time stamps, series and the retry spacing
  * follow client-go's event recorder (`tools/record`).
@@ -86,7 +86,7 @@ export class Recorder {
   #client: Client;
   #component: string;
   #instance: string;
-  #diagnostics: Diagnostics;
+  #logger: Logger;
   #queueLength: number;
   #attempts: number;
   #retryWait: number;
@@ -119,7 +119,7 @@ export class Recorder {
    * @param component Name of the reporting component, written to
    *   `reportingComponent` and `source.component` (e.g. `machine-operator`).
    * @param options The instance, the queue, retry and stop tunables, the
-   *   diagnostics, and the signal that stops the recorder.
+   *   logger, and the signal that stops the recorder.
    * @throws {HostnameError} When `instance` is absent and the host name
    *   cannot be read (grant `--allow-sys=hostname`, or pass `instance`).
    */
@@ -133,7 +133,7 @@ export class Recorder {
     // An empty instance counts as absent: an Event with no instance
     // cannot be told apart from another replica's.
     this.#instance = options.instance || hostname();
-    this.#diagnostics = diagnostics(`Event recorder ${component}`, options);
+    this.#logger = loggerOf(options.logger, { recorder: component });
     this.#observer = options.observer;
     this.#queueLength = bound(
       options.queueLength,
@@ -159,9 +159,11 @@ export class Recorder {
     this.#stopTimeout = stopTimeout(options.stopTimeout, STOP_TIMEOUT);
     this.#done = this.#run();
     // The signal stops the recorder as stop() does; nobody awaits that
-    // stop, so a bound that ends it first is reported to onError.
+    // stop, so a bound that ends it first is logged.
     const unlink = stopOnAbort(options.signal, () => {
-      this.stop().catch((error) => this.#diagnostics.onError(error));
+      this.stop().catch((error) =>
+        this.#logger.error(error, "Stopping the recorder failed")
+      );
     });
     void this.#done.then(unlink);
   }
@@ -184,6 +186,7 @@ export class Recorder {
    * import assert from "node:assert/strict";
    * import { Client } from "@liken/kubernetes/apiclient";
    * import { Recorder } from "@liken/kubernetes/events";
+   * import { discardLogger } from "@liken/kubernetes/log";
    * import { FakeApiServer } from "@liken/kubernetes/testing";
    *
    * await using server = new FakeApiServer();
@@ -191,7 +194,7 @@ export class Recorder {
    * await using recorder = new Recorder(client, "demo", {
    *   instance: "pod-1",
    *   queueLength: 1,
-   *   onError: () => {},
+   *   logger: discardLogger(),
    * });
    * const machine = { kind: "Machine", name: "m1" };
    * recorder.normal(machine, { reason: "First", message: "" });
@@ -277,7 +280,7 @@ export class Recorder {
   /**
    * Stops accepting Events and flushes the queue: the one stop verb.
    * Semantics follow client-go's broadcaster (`Shutdown`): posts made from
-   * now on are discarded (each reported to `onError`); every Event already
+   * now on are discarded (each logged as an error); every Event already
    * queued gets exactly one try; a write parked between retries is
    * abandoned and reported rather than waited for. Calling it again joins
    * the same stop.
@@ -290,7 +293,7 @@ export class Recorder {
    * the timeout's `TimeoutError`); the write in flight is aborted, nothing
    * is sent after it, and the number of Events left unwritten is logged.
    * (An aborted write may still have reached the server.) Aborting {@linkcode RecorderOptions.signal} starts
-   * the same stop with no options, and hands that error to `onError`.
+   * the same stop with no options, and logs that error.
    *
    * @example Release a Lease only after the last Event
    * ```ts
@@ -399,15 +402,16 @@ export class Recorder {
     const reason = cut(note.reason, MAX_REASON);
     if (this.#stopping) {
       this.#observe("dropped");
-      this.#diagnostics.onError(
+      this.#logger.error(
         new EventDroppedError(object, type, reason, "stopped"),
+        "Event dropped",
       );
       return;
     }
     if (this.#queue.length >= this.#queueLength) {
       this.#observe("dropped");
       if (++this.#dropped === 1) {
-        this.#diagnostics.onError(
+        this.#logger.error(
           new EventDroppedError(
             object,
             type,
@@ -415,6 +419,7 @@ export class Recorder {
             "full",
             this.#queueLength,
           ),
+          "Event dropped",
         );
       }
       return;
@@ -470,7 +475,7 @@ export class Recorder {
       }
     } catch (error) {
       // Not expected; the task must still end, so done resolves.
-      this.#diagnostics.onError(error);
+      this.#logger.error(error, "Event writer failed");
     } finally {
       this.#wake = undefined;
       this.#finished = true;
@@ -484,8 +489,9 @@ export class Recorder {
         const left = this.#queue.length;
         this.#queue = [];
         if (left > 0) {
-          this.#diagnostics.log(
-            `${this.#component}: the stop ended before the queue was written; queued Events not written: ${left}`,
+          this.#logger.info(
+            "The stop ended before the queue was written",
+            { unwritten: left },
           );
         }
         return;
@@ -531,7 +537,7 @@ export class Recorder {
     this.#observe("failed");
     // The stop's StopTimeoutError already names the write it cut short.
     if (this.#abandoned) return;
-    this.#diagnostics.onError(new EventWriteError(event, error));
+    this.#logger.error(new EventWriteError(event, error), "Event not written");
   }
 
   /** Tells the observer an outcome; its failure is dropped. */

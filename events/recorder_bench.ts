@@ -17,6 +17,7 @@ import { Client } from "../apiclient/mod.ts";
 import { FakeApiServer } from "../testing/mod.ts";
 import { Recorder } from "./mod.ts";
 import { QUEUE_LENGTH } from "./_options.ts";
+import { testLogger } from "../_internal/_log_test_util.ts";
 
 const note = { reason: "StepFailed", message: "The mount did not answer" };
 const objects = Array.from(
@@ -36,7 +37,7 @@ function hanging(signal: AbortSignal): Recorder {
   return new Recorder(
     new Client("http://127.0.0.1:9", { fetch: hang }),
     "bench",
-    { instance: "i", onError: quiet, signal },
+    { instance: "i", logger: testLogger({ onError: quiet }), signal },
   );
 }
 
@@ -77,7 +78,7 @@ Deno.bench({
   async fn(b): Promise<void> {
     const recorder = new Recorder(client, "bench", {
       instance: "i",
-      onError: quiet,
+      logger: testLogger({ onError: quiet }),
     });
     b.start();
     for (const object of objects) recorder.warning(object, note);
@@ -108,7 +109,7 @@ Deno.bench({
   async fn(b): Promise<void> {
     const recorder = new Recorder(client, "bench", {
       instance: "i",
-      onError: quiet,
+      logger: testLogger({ onError: quiet }),
     });
     recorder.warning(objects[0]!, note); // the create the repeats patch
     await new Promise((resolve) => setTimeout(resolve, 0));
@@ -135,7 +136,11 @@ Deno.bench({
     const recorder = new Recorder(
       new Client(down.url, { fetch: down.fetch }),
       "bench",
-      { instance: "i", onError: quiet, signal: controller.signal },
+      {
+        instance: "i",
+        logger: testLogger({ onError: quiet }),
+        signal: controller.signal,
+      },
     );
     gc?.();
     const before = Deno.memoryUsage().heapUsed;

@@ -19,6 +19,7 @@ import {
   setup,
   START,
 } from "./_recorder_test_util.ts";
+import { testLogger } from "../_internal/_log_test_util.ts";
 import {
   ATTEMPTS,
   QUEUE_LENGTH,
@@ -472,7 +473,10 @@ Deno.test("stop rejects when its signal ends during a write; nothing more is sen
   assert.equal(about(server, machine).length, 0);
   assert.equal(posts(server), 0);
   assert.equal(logs.length, 1);
-  assert.match(logs[0]!, /queued Events not written: 2$/);
+  assert.match(
+    logs[0]!,
+    /^"The stop ended before the queue was written" .*unwritten=2$/,
+  );
 });
 
 Deno.test("stop's signal ended already: it rejects and sends nothing more", async () => {
@@ -490,7 +494,7 @@ Deno.test("stop's signal ended already: it rejects and sends nothing more", asyn
   gate.open();
   await recorder.done;
   assert.equal(gate.arrived, 1);
-  assert.match(logs.join("\n"), /queued Events not written: 1$/);
+  assert.match(logs.join("\n"), /unwritten=1$/);
 });
 
 Deno.test("stop gives up after 5 s by default", async () => {
@@ -521,7 +525,10 @@ Deno.test("the instance defaults to the host name, also when empty", async () =>
   assert.equal(recorder.instance, Deno.hostname());
   assert.equal(recorder.component, "c");
   await recorder.stop();
-  const empty = new Recorder(client, "c", { instance: "", log: () => {} });
+  const empty = new Recorder(client, "c", {
+    instance: "",
+    logger: testLogger({ log: () => {} }),
+  });
   assert.equal(empty.instance, Deno.hostname());
   await empty.stop();
 });
@@ -547,7 +554,10 @@ Deno.test("Event paths encode the namespace and the name", async () => {
   const recorder = new Recorder(
     new Client("http://127.0.0.1:9", { fetch }),
     "test-operator",
-    { instance: "pod-1", onError: (error) => errors.push(error) },
+    {
+      instance: "pod-1",
+      logger: testLogger({ onError: (error) => errors.push(error) }),
+    },
   );
   const odd = { kind: "Thing", namespace: "a/b c?", name: "m1" };
   recorder.warning(odd, failed);
@@ -735,7 +745,7 @@ Deno.test("by default errors go to console.error naming the recorder", async () 
   assert.equal(printed.length, 1);
   assert.match(
     String(printed[0]?.[0]),
-    /^Event recorder test-operator: Dropped the Warning Event StepFailed about the Machine m1: the recorder has stopped$/,
+    /^E\d{4} [\d:.]+ events\/recorder\.ts:\d+\] "Event dropped" err="Dropped the Warning Event StepFailed about the Machine m1: the recorder has stopped" recorder="test-operator"$/,
   );
 });
 

@@ -78,7 +78,10 @@ Deno.test("the signal's stop is bounded by stopTimeout and reports its StopTimeo
   assert.equal(errors.length, 1, "the aborted write is not reported twice");
   gate.open();
   assert.equal(posts(server), 0, "nothing was sent after the bound");
-  assert.match(logs.at(-1)!, /queued Events not written: 1$/);
+  assert.match(
+    logs.at(-1)!,
+    /^"The stop ended before the queue was written" .*unwritten=1$/,
+  );
 });
 
 Deno.test("stopTimeout bounds stop() without a timeout (and NaN); a stop's own timeout wins", async () => {

@@ -26,6 +26,7 @@ import { Metrics, ProbeServer } from "../metrics/mod.ts";
 import { FakeApiServer } from "../testing/mod.ts";
 import { generateCertificates, WebhookServer } from "../webhook/mod.ts";
 import { REQUEST_TIMEOUT } from "../election/mod.ts";
+import { formatJson, formatText, sinkLogger } from "../log/mod.ts";
 import { startOperator } from "./operator.ts";
 import {
   type ConfigMap,
@@ -126,11 +127,17 @@ await using probes = new ProbeServer(metrics, {
 say(`Probes on http://127.0.0.1:${probes.port}/healthz, /readyz and /metrics`);
 say();
 
+// The operator's log: klog's text here, and the same lines as JSON (what
+// a pod writes, for a log collector), shown at the end.
+const jsonLines: string[] = [];
 const operator = await startOperator(client, {
   pod: "greeting-operator-7d9f-x2x4b",
   leaseNamespace: NAMESPACE,
   metrics,
-  log: (line) => say(`  [operator] ${line}`),
+  logger: sinkLogger((record) => {
+    say(`  ${formatText(record)}`);
+    jsonLines.push(formatJson(record));
+  }),
 });
 
 const greeting = (name: string): Greeting | undefined =>
@@ -276,3 +283,10 @@ say(
     server.leaseHolder(NAMESPACE, "greeting-operator") ?? ""
   }"`,
 );
+
+// The same log as a pod writes it: klog's JSON lines, one per line above.
+say();
+say("The operator's log as JSON lines (klog's format, as a pod writes it):");
+for (const line of jsonLines.filter((l) => /"name":"hello"/.test(l))) {
+  say(`  ${line}`);
+}

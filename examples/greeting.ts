@@ -54,6 +54,12 @@ export const GREETING = defineResource({
         type: "object",
         required: ["message"],
         properties: { message: { type: "string", maxLength: 4096 } },
+        // A CEL rule the API server (and the fake) enforces on every write.
+        "x-kubernetes-validations": [{
+          rule: "self.message.lowerAscii() != 'goodbye'",
+          messageExpression:
+            "'a Greeting greets: ' + self.message + ' is a farewell'",
+        }],
       },
       status: {
         type: "object",

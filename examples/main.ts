@@ -16,7 +16,8 @@
  *   the kubelet swaps the Secret.
  *
  * It serves `/healthz`, `/readyz` and `/metrics` on `0.0.0.0:8080` (the
- * Deployment's probes); a copy that waits for the Lease is ready too.
+ * Deployment's probes); a copy that waits for the Lease is ready too. It
+ * logs JSON lines to stderr as Kubernetes components do (klog's format).
  *
  * In a pod (see README.md for `deno compile`):
  * `--allow-net=kubernetes.default.svc:443,0.0.0.0:8080,0.0.0.0:9443,127.0.0.1
@@ -29,14 +30,12 @@ import { autoClient } from "../kubeconfig/mod.ts";
 import { Metrics } from "../metrics/mod.ts";
 import { REQUEST_TIMEOUT } from "../election/mod.ts";
 import { type ManagerTask, stopOnSignals } from "../controller/mod.ts";
+import { jsonLogger } from "../log/mod.ts";
 import { WebhookServer } from "../webhook/mod.ts";
 import { operatorManager } from "./operator.ts";
 import { greetingWebhooks } from "./webhooks.ts";
 
-function log(line: string): void {
-  // deno-lint-ignore no-console
-  console.error(`${new Date().toISOString()} ${line}`);
-}
+const logger = jsonLogger();
 
 function env(name: string): string | undefined {
   try {
@@ -56,11 +55,7 @@ const leaseNamespace = env("POD_NAMESPACE") ?? client.defaultNamespace ??
   "default";
 const namespace = env("WATCH_NAMESPACE");
 const certDir = env("WEBHOOK_CERT_DIR");
-log(
-  `API server ${client.server}; Lease in ${leaseNamespace}; watching ${
-    namespace ?? "all namespaces"
-  }`,
-);
+logger.info("Starting", { server: client.server, leaseNamespace, namespace });
 
 const metrics = new Metrics();
 // The webhooks on every copy, leading or not: the Service sends to any
@@ -69,15 +64,14 @@ const webhooks: ManagerTask = {
   name: "webhooks",
   run: (signal) =>
     new WebhookServer({
-      webhooks: greetingWebhooks({ onError: (e) => log(`webhook: ${e}`) }),
+      webhooks: greetingWebhooks(),
       certFile: `${certDir}/tls.crt`,
       keyFile: `${certDir}/tls.key`,
       registry: metrics.registry,
-      onError: (error) => log(`webhook server: ${error}`),
+      logger,
       signal,
     }).done,
 };
-if (certDir !== undefined) log(`webhooks on 0.0.0.0:9443 from ${certDir}`);
 
 // The Manager serves the probes from the start (a waiting copy is alive and
 // ready), runs the tasks, takes the Lease and stops in order on SIGTERM.
@@ -88,9 +82,9 @@ const operator = operatorManager(client, {
   probes: {},
   tasks: certDir === undefined ? [] : [webhooks],
   ...(namespace ? { namespace } : {}),
-  log,
+  logger,
 });
 using _signals = stopOnSignals(operator, {
-  stopping: () => log("signal received"),
+  stopping: () => logger.info("Signal received: stopping"),
 });
 await operator.done;

@@ -16,6 +16,7 @@ import {
 } from "../controller/mod.ts";
 import type { ReconcileContext } from "../controller/mod.ts";
 import type { Condition } from "../conditions/mod.ts";
+import type { Logger } from "../log/mod.ts";
 import type { Metrics } from "../metrics/mod.ts";
 import { type ConfigMap, configMapName, CONFIGMAPS } from "./greeting.ts";
 import { SELECTOR } from "./greeting.ts";
@@ -32,8 +33,8 @@ export interface OperatorOptions {
   namespace?: string | undefined;
   /** Counts requests, reconciles, watches, Events and the Lease. */
   metrics?: Metrics | undefined;
-  /** Receives one line per thing the operator does. Default: none. */
-  log?: ((line: string) => void) | undefined;
+  /** Receives the operator's log lines. Default: errors to stderr. */
+  logger?: Logger | undefined;
   /** Ends the process after a lost Lease. Default `Deno.exit`. */
   exit?: ((code: number) => void) | undefined;
   /** Ends the wait for the Lease. */
@@ -54,7 +55,7 @@ export interface OperatorOptions {
 export function greetingController(
   options: Omit<OperatorOptions, "leaseNamespace"> = { pod: "" },
 ): ControllerOptions<Greeting> {
-  const { namespace, log = () => {} } = options;
+  const { namespace } = options;
   return {
     name: "greeting",
     for: { ...GREETING, namespace },
@@ -63,8 +64,6 @@ export function greetingController(
       events: { component: OPERATOR, instance: options.pod },
     },
     reconcile,
-    log: (line) => log(`controller: ${line}`),
-    onError: (error) => log(`controller: ${(error as Error).message}`),
   };
 }
 
@@ -72,14 +71,14 @@ export function greetingController(
  * The manager of both controllers, its election, probes and tasks.
  *
  * @param client Without a write guard; requests end in `REQUEST_TIMEOUT`.
- * @param options The pod, the Lease, the namespace, the log.
+ * @param options The pod, the Lease, the namespace, the logger.
  * @returns The manager; its `stop()` ends it in the order above.
  */
 export function operatorManager(
   client: Client,
   options: OperatorOptions,
 ): Manager {
-  const { namespace, log = () => {} } = options;
+  const { namespace, logger } = options;
   const lease = { namespace: options.leaseNamespace, name: OPERATOR };
   return new Manager(client, {
     controllers: [greetingController(options), orphanController(namespace)],
@@ -87,8 +86,7 @@ export function operatorManager(
     metrics: options.metrics,
     probes: options.probes,
     tasks: options.tasks,
-    log: (line) => log(`manager: ${line}`),
-    onError: (error) => log(`manager: ${(error as Error).message}`),
+    logger,
   });
 }
 
@@ -96,7 +94,7 @@ export function operatorManager(
  * Starts the manager of both controllers, and waits for the Lease.
  *
  * @param client Without a write guard; requests end in `REQUEST_TIMEOUT`.
- * @param options The pod, the Lease, the namespace, the log.
+ * @param options The pod, the Lease, the namespace, the logger.
  * @returns The manager; its `stop()` ends it in the order above.
  */
 export async function startOperator(
@@ -136,6 +134,7 @@ async function reconcile(context: ReconcileContext<Greeting>): Promise<void> {
       reason: `ConfigMap${did}`,
       message: `${did} ConfigMap ${name}`,
     });
+    context.logger.info(`${did} the ConfigMap`, { configMap: name });
   }
   const done = `ConfigMap ${name} holds the message`;
   const ready = readiness(true, "MessagePublished", done);

@@ -6,6 +6,7 @@ import { NotLeadingError, REQUEST_TIMEOUT } from "../election/mod.ts";
 import { startOperator } from "./operator.ts";
 import { type ConfigMap, GREETING, type Greeting } from "./greeting.ts";
 import { configMapPath, greetingPath, newGreeting } from "./samples.ts";
+import { testLogger } from "../_internal/_log_test_util.ts";
 
 const KIND = GREETING.kind;
 
@@ -36,7 +37,7 @@ Deno.test("the example operator reconciles Greetings end to end", async () => {
   const operator = await startOperator(client, {
     pod: "greeter-0",
     leaseNamespace: ns,
-    log: (line) => lines.push(line),
+    logger: testLogger({ all: (line) => lines.push(line) }),
     exit: (code) => exits.push(code),
   });
   assert.equal(
@@ -155,12 +156,15 @@ Deno.test("the example operator reconciles Greetings end to end", async () => {
     5,
   );
   assert.ok(lines.every((l) => !/failed/.test(l)), lines.join("\n"));
-  const order = lines.filter((l) => /^(controller|manager): stopping/.test(l));
+  const order = lines.filter((l) =>
+    /^"(Stopping|Writing|Releasing)/.test(l) &&
+    / (controller="greeting"|logger="manager")/.test(l)
+  );
   assert.deepEqual(order, [
-    "manager: stopping: controllers (watches, reconciles, queued Events)",
-    "controller: stopping: watches and reconciles",
-    "controller: stopping: writing the queued Events",
-    "manager: stopping: releasing the Lease",
+    '"Stopping the controllers (watches, reconciles, queued Events)" logger="manager"',
+    '"Stopping the watches and reconciles" controller="greeting"',
+    '"Writing the queued Events" controller="greeting"',
+    '"Releasing the Lease" logger="manager"',
   ]);
   // Two controllers on the labelled ConfigMaps (the Greeting controller's
   // owns, the orphan collector's primary): one watch between them.
@@ -239,12 +243,12 @@ Deno.test("a failed pass runs again with the queue's backoff", async () => {
   const operator = await startOperator(client, {
     pod: "greeter-0",
     leaseNamespace: ns,
-    log: (line) => lines.push(line),
+    logger: testLogger({ all: (line) => lines.push(line) }),
     exit: () => {},
   });
   await time.tick(100); // 5, 10, 20 and 40 ms: four retries
   const failed = lines.filter((l) =>
-    /^controller: Reconciling default\/hello \(greeting\) failed: .*etcd is sad/
+    /^"Reconciler error" err="Reconciling default\/hello \(greeting\) failed: .*etcd is sad/
       .test(l)
   );
   assert.ok(failed.length >= 3, lines.join("\n"));
@@ -336,7 +340,7 @@ Deno.test("after the write guard refuses, the operator starts no pass and writes
   const operator = await startOperator(client, {
     pod: "greeter-0",
     leaseNamespace: ns,
-    log: (line) => lines.push(line),
+    logger: testLogger({ all: (line) => lines.push(line) }),
     exit: (code) => exits.push(code),
   });
   await time.settle();
@@ -354,10 +358,10 @@ Deno.test("after the write guard refuses, the operator starts no pass and writes
     "no ConfigMap write reached the server",
   );
   assert.ok(
-    !lines.some((l) => /default\/hello/.test(l)),
+    !lines.some((l) => /name="hello"/.test(l)),
     lines.join("\n"),
   );
-  assert.ok(lines.some((l) => /no reconcile starts/.test(l)), lines.join("\n"));
+  assert.ok(lines.some((l) => /No reconcile starts/.test(l)), lines.join("\n"));
   await time.tick(30_000); // the elector gives up and calls exit(1)
   assert.deepEqual(exits, [1]);
   await operator.stop();

@@ -82,7 +82,7 @@ function start(identity: string): void {
       while ((at = buffer.indexOf("\n")) !== -1) {
         const line = buffer.slice(0, at);
         buffer = buffer.slice(at + 1);
-        if (verbose || /sharder: leading|SIGTERM|stopped|lost/.test(line)) {
+        if (verbose || /sharder: leading|SIGTERM|stopped|lost/i.test(line)) {
           say(`  ${line}`);
         }
       }

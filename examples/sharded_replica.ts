@@ -17,6 +17,7 @@
 import { Client } from "../apiclient/mod.ts";
 import { Controller } from "../controller/mod.ts";
 import { REQUEST_TIMEOUT } from "../election/mod.ts";
+import { discardLogger, textLogger } from "../log/mod.ts";
 import { Sharder } from "../shard/mod.ts";
 import { GREETING } from "./greeting.ts";
 import { greetingController } from "./operator.ts";
@@ -51,8 +52,7 @@ if (import.meta.main) {
     wiring: {
       shards: { ring: RING, namespace: RING_NAMESPACE, identity, exit },
     },
-    log: (line) => say(line),
-    onError: () => {},
+    logger: textLogger({ write: say }),
     signal: stop.signal,
   });
   const sharder = new Sharder(client, {
@@ -64,7 +64,7 @@ if (import.meta.main) {
     pod: identity,
     resync: 2_000,
     exit,
-    onError: () => {},
+    logger: discardLogger(),
     signal: stop.signal,
   });
   void sharder.lead.leading().then(

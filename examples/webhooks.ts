@@ -28,12 +28,6 @@ export const WEBHOOK_PATHS = {
   validate: "/validate-greeting",
 } as const;
 
-/** What the webhooks take: where a handler's errors go. */
-export interface GreetingWebhooksOptions {
-  /** Hears what a handler threw (a bug: the request is denied). */
-  onError?: ((error: unknown) => void) | undefined;
-}
-
 /**
  * The webhooks by path, for a `WebhookServer`.
  *
@@ -45,13 +39,12 @@ export interface GreetingWebhooksOptions {
  * if (!(WEBHOOK_PATHS.validate in webhooks)) throw new Error("no validation");
  * ```
  *
- * @param options Where a handler's errors go.
+ * What a handler throws (a bug: the request is denied) goes to the
+ * server's logger.
+ *
  * @returns The defaulting and the validating webhook, by path.
  */
-export function greetingWebhooks(
-  options: GreetingWebhooksOptions = {},
-): Record<string, Webhook> {
-  const onError = options.onError && { onError: options.onError };
+export function greetingWebhooks(): Record<string, Webhook> {
   return {
     [WEBHOOK_PATHS.default]: mutating<Greeting>(({ object }) => {
       if (!object) return;
@@ -59,7 +52,7 @@ export function greetingWebhooks(
       const spec = (object.spec ?? {}) as Partial<Greeting["spec"]>;
       if (spec.message === undefined) spec.message = DEFAULT_MESSAGE;
       (object as { spec: unknown }).spec = spec;
-    }, { name: WEBHOOK_PATHS.default, ...onError }),
+    }, { name: WEBHOOK_PATHS.default }),
     [WEBHOOK_PATHS.validate]: validating<Greeting>(({ object }, context) => {
       const message = object?.spec?.message;
       if (typeof message !== "string") return; // the schema's to refuse
@@ -69,7 +62,7 @@ export function greetingWebhooks(
       if (message !== message.trim()) {
         context.warn("spec.message has spaces around it");
       }
-    }, { name: WEBHOOK_PATHS.validate, ...onError }),
+    }, { name: WEBHOOK_PATHS.validate }),
   };
 }
 

@@ -28,6 +28,7 @@ import type {
   MutatingWebhookConfiguration,
   ValidatingWebhookConfiguration,
 } from "../api/admissionregistration/v1/mod.ts";
+import { testLogger } from "../_internal/_log_test_util.ts";
 const NS = "default";
 const ADMISSION = "/apis/admissionregistration.k8s.io/v1";
 
@@ -122,9 +123,9 @@ Deno.test("the Greeting webhooks default, refuse and warn, and the operator reco
   using time = installFakeTime({ now: Date.parse("2030-01-01T00:00:00Z") });
   const errors: unknown[] = [];
   const { server, user, warnings } = await fake({
-    webhookFetch: webhookFetch(
-      greetingWebhooks({ onError: (e) => errors.push(e) }),
-    ),
+    webhookFetch: webhookFetch(greetingWebhooks(), {
+      logger: testLogger({ onError: (e) => errors.push(e) }),
+    }),
   });
   await using _server = server;
   await admits(server, user, warnings);
@@ -135,7 +136,6 @@ Deno.test("the Greeting webhooks default, refuse and warn, and the operator reco
   const operator = await startOperator(client, {
     pod: "greeter-0",
     leaseNamespace: NS,
-    log: () => {},
     exit: () => {},
   });
   await time.settle();
@@ -154,8 +154,8 @@ Deno.test("the Greeting webhooks over HTTPS at the Service of webhooks.yaml, tru
     port: 0,
     cert: testCerts.serverCert,
     key: testCerts.serverKey,
-    webhooks: greetingWebhooks({ onError: (e) => errors.push(e) }),
-    onError: (e) => errors.push(e),
+    webhooks: greetingWebhooks(),
+    logger: testLogger({ onError: (e) => errors.push(e) }),
   });
   const called: string[] = [];
   const { server, user, warnings } = await fake({

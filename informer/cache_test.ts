@@ -4,6 +4,7 @@ import { Versions } from "../memo/mod.ts";
 import { written } from "../_internal/_memo_test_util.ts";
 import { cachedGet, cachedList, cachedPeek, Collection, view } from "./mod.ts";
 import { change, CM, harness, make } from "./_harness_test_util.ts";
+import { testLogger } from "../_internal/_log_test_util.ts";
 
 const CONFIGMAPS = { version: "v1", resource: "configmaps" };
 const ref = (name: string) => ({ ...CONFIGMAPS, namespace: "default", name });
@@ -122,7 +123,7 @@ Deno.test("cachedList reads stale and undecodable copies fresh, and leaves out t
       if (o.metadata.name === "d") throw new Error("bad");
       return o;
     },
-    onError: () => {},
+    logger: testLogger({ onError: () => {} }),
   });
   await h.time.settle();
   h.server.refuse({ watch: true, status: 503 });
@@ -434,7 +435,7 @@ Deno.test("cachedList with an index while the store is not ready lists the API s
   h.server.refuse({ watch: true, status: 403 });
   await using c = new Collection(h.client, CONFIGMAPS, {
     indexers: { app },
-    onError: () => {},
+    logger: testLogger({ onError: () => {} }),
   });
   await h.time.settle();
   assert.equal(c.view().ready(), false);

@@ -1,6 +1,7 @@
 import type { Client } from "../apiclient/client.ts";
 import type { KubeObject } from "../apiclient/types.ts";
-import { diagnostics } from "../_internal/diagnostics.ts";
+import { loggerOf } from "../_internal/log.ts";
+import { reportTo } from "./_report.ts";
 import { Hub } from "./_hub.ts";
 import { normalized, setName } from "./_namespaces.ts";
 import type { Store } from "./store.ts";
@@ -17,7 +18,8 @@ import { view } from "./view.ts";
  * list), then watches from that version, resumes closed watches, lists again
  * after a 410, and backs off while the API server fails (see the module
  * documentation for the waits). Every failed list and watch, and problems
- * that nothing else reports, go to `onError` (default `console.error`), each
+ * that nothing else reports, go to the `logger` as error lines (default:
+ * `console.error`), each error
  * as its own class that names the collection (`source`, and a readable
  * `collection` such as `default/configmaps`), the object's `ref` where there
  * is one, and the original error as `cause`: {@linkcode ListError} (a read
@@ -119,9 +121,8 @@ export class Collection<T extends KubeObject = KubeObject>
         unlink = () => outer.removeEventListener("abort", onAbort);
       }
     }
-    const { onError } = diagnostics(
-      `Watching ${setName(this.source)}`,
-      options,
+    const onError = reportTo(
+      loggerOf(options.logger, { collection: setName(this.source) }),
     );
     this.#hub = new Hub<T>(client, this.source, {
       ...options,
@@ -150,7 +151,7 @@ export class Collection<T extends KubeObject = KubeObject>
    * watch that stayed open a second. While the API server is down, or every
    * watch breaks on a line that does not decode, this answers `false` while
    * `synced()` (which decides whether reads may use the store) can stay
-   * `true`. Each such failure also goes to `onError`; three bad answers in
+   * `true`. Each such failure is also an error line of the `logger`; three bad answers in
    * a row make the watch read the whole collection again.
    *
    * @example

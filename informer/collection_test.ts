@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import type { KubeObject } from "../apiclient/types.ts";
 import { Collection, DeletedFinalStateUnknown, finalState } from "./mod.ts";
 import { change, CM, harness, make, recorder } from "./_harness_test_util.ts";
+import { testLogger } from "../_internal/_log_test_util.ts";
 
 const CONFIGMAPS = { version: "v1", resource: "configmaps" };
 
@@ -47,10 +48,12 @@ Deno.test("decode converts each copy; one that fails is reported and held withou
       if (Number.isNaN(n)) throw new Error(`${object.metadata.name} is bad`);
       return { ...object, n };
     },
-    onError: (error) => {
-      reported.push((error as Error).message);
-      causes.push((error as Error).cause);
-    },
+    logger: testLogger({
+      onError: (error) => {
+        reported.push((error as Error).message);
+        causes.push((error as Error).cause);
+      },
+    }),
   });
   await h.time.settle();
   assert.deepEqual(log, ["add good 1"]);
@@ -94,7 +97,7 @@ Deno.test("an undecodable object is left out of keys, size and indexes, yet trac
       }
       return object;
     },
-    onError: () => {},
+    logger: testLogger({ onError: () => {} }),
   });
   await h.time.settle();
   assert.deepEqual(c.store.keys(), ["default/good"]);
@@ -128,7 +131,7 @@ Deno.test("an object that never decoded and is deleted arrives as a marker with 
     decode: () => {
       throw new Error("never");
     },
-    onError: () => {},
+    logger: testLogger({ onError: () => {} }),
   });
   await h.time.settle();
   await h.client.delete(`${CM}/bad`);
@@ -154,7 +157,9 @@ Deno.test("a handler that throws or rejects is reported, and the next events sti
     synced: () => {
       throw new Error("synced");
     },
-    onError: (error) => void reported.push((error as Error).message),
+    logger: testLogger({
+      onError: (error) => void reported.push((error as Error).message),
+    }),
   });
   await h.time.settle();
   for (const name of ["a", "b", "c"]) await make(h.client, name);
@@ -328,7 +333,7 @@ Deno.test("relisted is called after each complete read but the first", async () 
   }, {
     synced: () => void synced++,
     relisted: () => void relisted++,
-    onError: () => {},
+    logger: testLogger({ onError: () => {} }),
   });
   await h.time.settle();
   assert.deepEqual([synced, relisted], [1, 0]);

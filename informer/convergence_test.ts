@@ -31,6 +31,7 @@ import {
   stallable,
   watchFaults,
 } from "./_harness_test_util.ts";
+import { testLogger } from "../_internal/_log_test_util.ts";
 
 const NAMES = Array.from({ length: 12 }, (_, i) => `cm-${i}`);
 const SEEDS = chaosSetting("seeds", "CHAOS_SEEDS", 60);
@@ -118,14 +119,16 @@ async function run(seed: number): Promise<string[]> {
     },
     // Failed lists and watches are reported by design; a handler's failed
     // assertion, a refused or undecodable object are not expected.
-    onError: (error) => {
-      if (
-        error instanceof assert.AssertionError ||
-        /refused: |does not decode/.test(String(error))
-      ) {
-        unexpected.push(error);
-      }
-    },
+    logger: testLogger({
+      onError: (error) => {
+        if (
+          error instanceof assert.AssertionError ||
+          /refused: |does not decode/.test(String(error))
+        ) {
+          unexpected.push(error);
+        }
+      },
+    }),
   });
   // The server is seen sending a periodic bookmark before the faults begin.
   await h.time.settle();

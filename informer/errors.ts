@@ -1,4 +1,4 @@
-// The failures a collection reports to `onError`: one class per path, each
+// The failures a collection logs as errors: one class per path, each
 // naming the collection (and the object, where there is one), with the
 // original error as `cause`.
 import { objectKey, type ObjectRef } from "../apiclient/resource.ts";
@@ -17,7 +17,7 @@ export interface CollectionErrorOptions {
 }
 
 /**
- * A failure of one watched collection, as its `onError` hears it. Each path
+ * A failure of one watched collection, as its logger's error line has it. Each path
  * has its own subclass ({@linkcode ListError}, {@linkcode WatchError},
  * {@linkcode DecodeError}, {@linkcode EventHandlerError},
  * {@linkcode ObjectRefusedError}); this class itself stands for a failure

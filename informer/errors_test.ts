@@ -16,6 +16,10 @@ import {
   WatchError,
 } from "./mod.ts";
 import { CM, harness, make } from "./_harness_test_util.ts";
+import { testLogger } from "../_internal/_log_test_util.ts";
+import { Client } from "../apiclient/mod.ts";
+import { type LogRecord, sinkLogger } from "../log/mod.ts";
+import { FakeApiServer, installFakeTime } from "../testing/mod.ts";
 
 const SOURCE = { version: "v1", resource: "configmaps", namespace: "default" };
 const ref = (name: string) => ({ ...SOURCE, name });
@@ -29,7 +33,7 @@ async function heard(
   const errors: unknown[] = [];
   await using c = new Collection(h.client, SOURCE, {
     ...options,
-    onError: (error) => void errors.push(error),
+    logger: testLogger({ onError: (error) => void errors.push(error) }),
   });
   await h.time.settle();
   await after(c);
@@ -284,4 +288,21 @@ Deno.test("a delete of an object that never decoded hands the handler a marker w
   assert.ok(marker instanceof DeletedFinalStateUnknown);
   assert.equal(marker.key, "default/bad");
   assert.equal(marker.object, undefined);
+});
+
+Deno.test("a collection's error line names the code that reported it as its caller", async () => {
+  using time = installFakeTime({ now: Date.parse("2030-01-01T00:00:00Z") });
+  await using server = new FakeApiServer();
+  server.refuse({ method: "GET", path: /\/configmaps$/, status: 500 });
+  const client = new Client(server.url, { fetch: server.fetch });
+  const records: LogRecord[] = [];
+  await using _watch = new Collection(client, SOURCE, {
+    logger: sinkLogger((record) => records.push(record)),
+  });
+  await time.settle();
+  const failed = records.find((r) => r.msg === "List failed");
+  assert.ok(failed, JSON.stringify(records.map((r) => r.msg)));
+  assert.ok(failed.err instanceof ListError);
+  assert.equal(failed.fields.collection, "default/configmaps");
+  assert.match(failed.caller!, /^informer\/_reflector\.ts:\d+$/);
 });

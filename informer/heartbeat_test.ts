@@ -9,6 +9,7 @@ import {
 } from "./_heartbeat.ts";
 import { CM, harness, isWatch, stallable } from "./_harness_test_util.ts";
 import type { Harness } from "./_harness_test_util.ts";
+import { testLogger } from "../_internal/_log_test_util.ts";
 
 const CONFIGMAPS = { version: "v1", resource: "configmaps" };
 
@@ -32,7 +33,7 @@ Deno.test("a watch stalled after periodic bookmarks is abandoned within the hear
   await using h = harness({ fetch: s.fetch });
   const errors: unknown[] = [];
   await using c = new Collection(h.client, CONFIGMAPS, {
-    onError: (e) => void errors.push(e),
+    logger: testLogger({ onError: (e) => void errors.push(e) }),
   });
   await h.time.settle();
   const start = Date.now();
@@ -70,7 +71,7 @@ Deno.test("a server without periodic bookmarks keeps the long limit, the bookmar
   h.server.stopBookmarks();
   const errors: unknown[] = [];
   await using c = new Collection(h.client, CONFIGMAPS, {
-    onError: (e) => void errors.push(e),
+    logger: testLogger({ onError: (e) => void errors.push(e) }),
   });
   await h.time.settle();
   // The first watch lives to its timeout: its one bookmark comes 2 s before.
@@ -101,7 +102,7 @@ Deno.test("a stream that sends only bookmarks is never abandoned", async () => {
   await using h = harness();
   const errors: unknown[] = [];
   await using _ = new Collection(h.client, CONFIGMAPS, {
-    onError: (e) => void errors.push(e),
+    logger: testLogger({ onError: (e) => void errors.push(e) }),
   });
   await h.time.settle();
   for (let i = 0; i < 40; i++) await h.time.tick(30_000);
@@ -122,7 +123,7 @@ Deno.test("after three watches in a row abandoned with no bookmark, the long lim
   await using h = harness({ fetch: s.fetch });
   const errors: unknown[] = [];
   await using _ = new Collection(h.client, CONFIGMAPS, {
-    onError: (e) => void errors.push(e),
+    logger: testLogger({ onError: (e) => void errors.push(e) }),
   });
   await h.time.settle();
   await h.time.tick(60_000);
@@ -152,7 +153,7 @@ Deno.test("heartbeatTimeout sets the bound, and 0 keeps the long limit", async (
     const errors: unknown[] = [];
     await using _ = new Collection(h.client, CONFIGMAPS, {
       heartbeatTimeout: option,
-      onError: (e) => void errors.push(e),
+      logger: testLogger({ onError: (e) => void errors.push(e) }),
     });
     await h.time.settle();
     await h.time.tick(60_000);
@@ -183,7 +184,7 @@ Deno.test("watchOne abandons a stalled watch by the same rule and sees the new v
     name: "ca",
   }, {
     seen: (held) => void seen.push(held?.metadata.resourceVersion),
-    onError: (e) => void errors.push(e),
+    logger: testLogger({ onError: (e) => void errors.push(e) }),
   });
   await h.time.settle();
   await h.time.tick(60_000);

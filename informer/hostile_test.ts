@@ -15,6 +15,7 @@ import {
   watchFaults,
 } from "./_harness_test_util.ts";
 import type { RecordedRequest } from "../testing/mod.ts";
+import { testLogger } from "../_internal/_log_test_util.ts";
 
 const CONFIGMAPS = { version: "v1", resource: "configmaps" };
 
@@ -80,7 +81,9 @@ Deno.test("objects without metadata or with a name that is no string are refused
   h.server.refuse({ watch: true, status: 422, count: 1 }); // lists, please
   const reported: string[] = [];
   await using c = new Collection(h.client, CONFIGMAPS, {
-    onError: (error) => void reported.push((error as Error).message),
+    logger: testLogger({
+      onError: (error) => void reported.push((error as Error).message),
+    }),
   });
   await h.time.settle();
   assert.equal(c.synced(), true);
@@ -115,7 +118,7 @@ Deno.test("a poison watch line is reported each time, relists after three, and s
   await make(h.client, "a");
   const reported: unknown[] = [];
   await using c = new Collection(h.client, CONFIGMAPS, {
-    onError: (error) => void reported.push(error),
+    logger: testLogger({ onError: (error) => void reported.push(error) }),
   });
   await h.time.settle();
   assert.equal(c.current(), true);

@@ -26,7 +26,7 @@
  *   with the store as `view` (absent: read the API server), the memo as
  *   `versions`, and a `signal`.
  * - {@linkcode watchOne} follows one object by name.
- * - Every failure a collection reports to `onError` is a
+ * - Every failure a collection logs is a
  *   {@linkcode CollectionError} naming the collection and, where there is
  *   one, the object: {@linkcode ListError}, {@linkcode WatchError},
  *   {@linkcode DecodeError}, {@linkcode EventHandlerError},

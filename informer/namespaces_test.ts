@@ -12,6 +12,7 @@ import {
 } from "./mod.ts";
 import { harness, isWatch, recorder } from "./_harness_test_util.ts";
 import type { FakeApiServer } from "../testing/mod.ts";
+import { testLogger } from "../_internal/_log_test_util.ts";
 
 const CONFIGMAPS = { version: "v1", resource: "configmaps" };
 const SET = { ...CONFIGMAPS, namespaces: ["b", "a", "a"] };
@@ -73,7 +74,7 @@ Deno.test("synced comes once every namespace's first read is in", async () => {
   let synced = 0;
   await using c = new Collection(h.client, SET, {
     synced: () => void synced++,
-    onError: () => {},
+    logger: testLogger({ onError: () => {} }),
   });
   await h.time.settle();
   await h.time.tick(5_000);

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import type { KubeObject } from "../apiclient/types.ts";
 import { watchOne, type WatchOneOptions } from "./mod.ts";
 import { change, CM, harness, make } from "./_harness_test_util.ts";
+import { testLogger } from "../_internal/_log_test_util.ts";
 
 const CA = { version: "v1", resource: "configmaps", namespace: "default" };
 
@@ -77,7 +78,7 @@ Deno.test("a copy that does not decode is reported, not seen, and not absent", a
       if ((o as { data?: { bad?: string } }).data?.bad) throw new Error("bad");
       return o;
     },
-    onError: (e) => void reported.push(e),
+    logger: testLogger({ onError: (e) => void reported.push(e) }),
   });
   await h.time.settle();
   await change(h.client, "ca", { bad: "2" });

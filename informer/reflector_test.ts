@@ -14,6 +14,7 @@ import {
   reads,
   recorder,
 } from "./_harness_test_util.ts";
+import { testLogger } from "../_internal/_log_test_util.ts";
 
 const CONFIGMAPS = { version: "v1", resource: "configmaps" };
 
@@ -590,7 +591,7 @@ Deno.test("a streaming list cut before its end marker is asked for again after a
   const reported: unknown[] = [];
   await using c = new Collection(h.client, CONFIGMAPS, {
     handler,
-    onError: (error) => void reported.push(error),
+    logger: testLogger({ onError: (error) => void reported.push(error) }),
   });
   await h.time.settle();
   assert.equal(c.synced(), false);
@@ -610,7 +611,7 @@ Deno.test("a streaming list refused with 500 falls back to a list for that attem
   h.server.refuse({ watch: true, status: 500, count: 1 });
   const reported: unknown[] = [];
   await using c = new Collection(h.client, CONFIGMAPS, {
-    onError: (error) => void reported.push(error),
+    logger: testLogger({ onError: (error) => void reported.push(error) }),
   });
   await h.time.settle();
   assert.equal(c.synced(), true);

@@ -5,6 +5,7 @@
 import assert from "node:assert/strict";
 import { Collection } from "./mod.ts";
 import { CM, harness, isList, make, reads } from "./_harness_test_util.ts";
+import { testLogger } from "../_internal/_log_test_util.ts";
 
 const CONFIGMAPS = { version: "v1", resource: "configmaps" };
 
@@ -14,7 +15,7 @@ Deno.test("a watch request answered with 410 reads the collection again, with no
   const errors: unknown[] = [];
   let relisted = 0;
   await using c = new Collection(h.client, CONFIGMAPS, {
-    onError: (error) => void errors.push(error),
+    logger: testLogger({ onError: (error) => void errors.push(error) }),
     relisted: () => void relisted++,
   });
   await h.time.settle();
@@ -52,7 +53,9 @@ Deno.test("a first read by paginated list is synced although every watch is refu
   const errors: unknown[] = [];
   let calls = 0;
   const options = {
-    onError: (error: unknown) => void errors.push(error),
+    logger: testLogger({
+      onError: (error: unknown) => void errors.push(error),
+    }),
     synced: () => void calls++,
   };
   await using c = new Collection(h.client, CONFIGMAPS, options);

@@ -1,9 +1,7 @@
 import type { Client } from "../apiclient/client.ts";
 import type { KubeObject } from "../apiclient/types.ts";
-import {
-  diagnostics,
-  type DiagnosticsOptions,
-} from "../_internal/diagnostics.ts";
+import { type Logger, loggerOf } from "../_internal/log.ts";
+import { reportTo } from "./_report.ts";
 import { stopOnAbort } from "../_internal/signals.ts";
 import { EventHandlerError } from "./errors.ts";
 import { Hub } from "./_hub.ts";
@@ -26,7 +24,12 @@ import { view } from "./view.ts";
 const FREEZE_DEFAULT = true;
 
 /** Options of {@linkcode Collections}. */
-export interface CollectionsOptions extends DiagnosticsOptions {
+export interface CollectionsOptions {
+  /**
+   * Receives the error lines of the shared watches, each collection's with
+   * its `collection` field. Default: errors to `console.error`.
+   */
+  logger?: Logger | undefined;
   /**
    * Deep-freeze every copy before a shared store holds it, so a handler
    * that changes an object it was handed (which every other registration
@@ -55,8 +58,9 @@ export type WatchHooks = Pick<
 /**
  * Options of {@linkcode Collections.register}: those of a
  * {@linkcode Collection}. `handler`, `synced`, `reopened`, `recovered`,
- * `relisted`, `listFailed`, `onError` (for this registration's calls),
- * `log` and `signal` (stops the registration) are the registration's own.
+ * `relisted`, `listFailed`, `logger` (for this registration's calls; default:
+ * the shared collections' logger) and `signal` (stops the registration) are
+ * the registration's own.
  * The others shape the shared store and watch: `metadataOnly` is part of
  * what is shared (another value is another watch); `indexers` add to the
  * shared store's indexes (a name the store already has must come with the
@@ -103,16 +107,20 @@ class Shared {
   readonly listeners = new Set<Member>();
   readonly stop = new AbortController();
   readonly metadataOnly: boolean;
+  /** The shared collections' logger, with this collection's field. */
+  readonly logger: Logger;
 
   constructor(
     client: Client,
     source: Source,
     options: CollectionOptions<KubeObject>,
     freeze: boolean,
-    onError: (error: unknown) => void,
+    logger: Logger,
     instrument: CollectionsOptions["instrument"],
   ) {
     this.metadataOnly = options.metadataOnly === true;
+    this.logger = logger.with({ collection: setName(source) });
+    const onError = reportTo(this.logger);
     this.shape = Object.fromEntries(SHAPE.map((name) => [name, options[name]]));
     const each = (fn: (member: Member) => void): void => {
       for (const member of this.listeners) fn(member);
@@ -215,7 +223,7 @@ export class Collections implements AsyncDisposable {
   #client: Client;
   #freeze: boolean;
   #instrument: CollectionsOptions["instrument"];
-  #onError: (error: unknown) => void;
+  #logger: Logger;
   #shared = new Map<string, Shared>();
   #stopped = false;
   #stopping = new Set<Promise<void>>();
@@ -226,13 +234,13 @@ export class Collections implements AsyncDisposable {
    * first registration.
    *
    * @param client The API client.
-   * @param options Whether to freeze stored copies, diagnostics, signal.
+   * @param options Whether to freeze stored copies, logger, signal.
    */
   constructor(client: Client, options: CollectionsOptions = {}) {
     this.#client = client;
     this.#freeze = options.freeze ?? FREEZE_DEFAULT;
     this.#instrument = options.instrument;
-    this.#onError = diagnostics("Shared collections", options).onError;
+    this.#logger = loggerOf(options.logger);
     this.#unlink = stopOnAbort(options.signal, () => void this.stop());
   }
 
@@ -311,7 +319,7 @@ export class Collections implements AsyncDisposable {
         checked,
         given,
         this.#freeze,
-        this.#onError,
+        this.#logger,
         this.#instrument,
       );
       this.#shared.set(key, shared);
@@ -487,10 +495,11 @@ class Joined<T extends KubeObject> implements Registration<T>, Member {
     this.source = shared.hub.source;
     this.store = shared.hub.store as unknown as Store<T>;
     this.metadataOnly = shared.metadataOnly;
-    this.#onError = diagnostics(
-      `Watching ${setName(this.source)}`,
-      options,
-    ).onError;
+    this.#onError = reportTo(
+      options.logger === undefined
+        ? shared.logger
+        : loggerOf(options.logger, { collection: setName(this.source) }),
+    );
     const source = this.source;
     this.#listener = new Listener<T>({
       handler: options.handler,

@@ -10,6 +10,7 @@ import {
   recorder,
 } from "./_harness_test_util.ts";
 import type { FakeApiServer } from "../testing/mod.ts";
+import { testLogger } from "../_internal/_log_test_util.ts";
 
 const CONFIGMAPS = { version: "v1", resource: "configmaps" };
 
@@ -274,7 +275,7 @@ Deno.test("frozen copies throw on mutation; freeze: false leaves them as they ar
           }
         },
       },
-      onError: (error) => errors.push(String(error)),
+      logger: testLogger({ onError: (error) => errors.push(String(error)) }),
     },
   );
   await h.time.settle();
@@ -353,7 +354,9 @@ Deno.test("a handler error is reported to its registration only, and the queue g
         log.push(o.metadata.name!);
       },
     },
-    onError: (error) => reported.push((error as Error).message),
+    logger: testLogger({
+      onError: (error) => reported.push((error as Error).message),
+    }),
   });
   const other = withSynced();
   collections.register(CONFIGMAPS, other.options);

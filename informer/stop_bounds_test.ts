@@ -6,6 +6,7 @@ import { Client } from "../apiclient/mod.ts";
 import { Gate, settledWithin } from "../_internal/_gate_test_util.ts";
 import { FakeApiServer, installFakeTime } from "../testing/mod.ts";
 import { Collection, Collections } from "./mod.ts";
+import { testLogger } from "../_internal/_log_test_util.ts";
 
 const CONFIGMAPS = { version: "v1", resource: "configmaps" };
 const START = Date.UTC(2030, 0, 1);
@@ -53,7 +54,7 @@ for (const first of ["streaming list", "paged list"] as const) {
     const collection = new Collection(
       new Client(server.url, { fetch }),
       CONFIGMAPS,
-      { onError: (error) => errors.push(error) },
+      { logger: testLogger({ onError: (error) => errors.push(error) }) },
     );
     await time.tick(0);
     assert.equal(gate.held, 1, "the first read is held");

@@ -2,7 +2,7 @@
 // imports another in a cycle.
 import type { ApiError } from "../apiclient/errors.ts";
 import type { KubeObject } from "../apiclient/types.ts";
-import type { DiagnosticsOptions } from "../_internal/diagnostics.ts";
+import type { Logger } from "../_internal/log.ts";
 import type { Source } from "./source.ts";
 import type { Indexers, Store } from "./store.ts";
 import type { DeletedFinalStateUnknown } from "./tombstone.ts";
@@ -12,7 +12,7 @@ export type { Source } from "./source.ts";
 /**
  * Receives each change after the store holds it. Calls come one at a time,
  * in order; a call that returns a promise is awaited before the next event
- * is read. A call that throws or rejects is reported to `onError` as a
+ * is read. A call that throws or rejects is logged as an error, a
  * `EventHandlerError` naming the call and the object, and the watch goes on.
  *
  * @typeParam T The kind of the watched objects.
@@ -56,8 +56,12 @@ export interface Handler<T extends KubeObject = KubeObject> {
  *
  * @typeParam T The kind of the watched objects.
  */
-export interface CollectionOptions<T extends KubeObject = KubeObject>
-  extends DiagnosticsOptions {
+export interface CollectionOptions<T extends KubeObject = KubeObject> {
+  /**
+   * Receives the collection's error lines, each error of its own class
+   * (field `collection`). Default: errors to `console.error`.
+   */
+  logger?: Logger | undefined;
   /** Receives each change. Leave it out when only the store is wanted. */
   handler?: Handler<T> | undefined;
   /**
@@ -99,7 +103,7 @@ export interface CollectionOptions<T extends KubeObject = KubeObject>
   absentRecheck?: number | undefined;
   /**
    * Called whenever reading the whole collection fails, with the
-   * `ListError` that `onError` also receives (the server's error is its
+   * `ListError` that is also logged as an error (the server's error is its
    * `cause`).
    */
   listFailed?: ((error: unknown) => void) | undefined;

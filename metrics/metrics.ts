@@ -198,7 +198,6 @@ export class Metrics {
    * const names: string[] = [];
    * const { promise: synced, resolve } = Promise.withResolvers<void>();
    * await using configMaps = new Collection(client, source, {
-   *   onError: (error) => console.error(error),
    *   ...metrics.collection(source, {
    *     handler: { add: (object) => void names.push(object.metadata.name!) },
    *     synced: resolve,

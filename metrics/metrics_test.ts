@@ -11,6 +11,7 @@ import {
 } from "../testing/mod.ts";
 import { Metrics } from "./mod.ts";
 import { parse, sample, value } from "./_prometheus_test_util.ts";
+import { testLogger } from "../_internal/_log_test_util.ts";
 
 const CM = "/api/v1/namespaces/default/configmaps";
 const CONFIGMAPS = {
@@ -159,7 +160,7 @@ Deno.test("collection: list failures and recoveries count, a name is wired once,
   const { client, metrics, server, time } = h;
   server.refuse({ status: 500, count: 2 });
   const configMaps = new Collection(client, CONFIGMAPS, {
-    onError: () => {},
+    logger: testLogger({ onError: () => {} }),
     ...metrics.collection(CONFIGMAPS),
   });
   assert.throws(() => metrics.collection(CONFIGMAPS), /wired already/);
@@ -198,13 +199,13 @@ Deno.test("election: status, renewal age and transitions follow a lost Lease", a
     lease,
     pod: "op-a",
     exit: (c) => void exits.push(c),
-    onError: () => {},
+    logger: testLogger({ onError: () => {} }),
   });
   const b = new Lead(base, {
     lease,
     pod: "op-b",
     exit: () => {},
-    onError: () => {},
+    logger: testLogger({ onError: () => {} }),
   });
   const ma = new Metrics();
   const mb = new Metrics();
@@ -251,7 +252,7 @@ Deno.test("recorder: created, patched as a series, dropped and failed Events cou
     instance: "pod-1",
     queueLength: 1,
     attempts: 1,
-    onError: (e) => void errors.push(e),
+    logger: testLogger({ onError: (e) => void errors.push(e) }),
     ...metrics.recorder("demo", (outcome) => void heard.push(outcome)),
   });
   const machine = { kind: "Machine", name: "m1" };
@@ -305,7 +306,7 @@ Deno.test("controller: a failed reconcile, its retry and a stuck reconcile move 
       observer,
     },
     queue: { observer: observer.queue },
-    onError: () => {},
+    logger: testLogger({ onError: () => {} }),
   });
   // A failed assertion must not leave the stuck reconcile holding the stop.
   try {

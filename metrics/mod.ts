@@ -46,4 +46,3 @@ export * from "./metrics.ts";
 export * from "./probes.ts";
 export * from "./registry.ts";
 export * from "./types.ts";
-export type { DiagnosticsOptions } from "../_internal/diagnostics.ts";

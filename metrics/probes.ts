@@ -5,8 +5,7 @@
  * @module
  */
 
-import type { DiagnosticsOptions } from "../_internal/diagnostics.ts";
-import { diagnostics } from "../_internal/diagnostics.ts";
+import { type Logger, loggerOf } from "../_internal/log.ts";
 import { stopOnAbort } from "../_internal/signals.ts";
 import { BoundedServer } from "../_internal/_server.ts";
 import { reportText } from "./_checks.ts";
@@ -33,7 +32,13 @@ import { CONTENT_TYPE, PROBE_HOSTNAME, PROBE_PORT } from "./_defaults.ts";
  * await assert.rejects(fetch(`http://127.0.0.1:${probes.port}/healthz`), TypeError);
  * ```
  */
-export interface ProbeServerOptions extends DiagnosticsOptions {
+export interface ProbeServerOptions {
+  /**
+   * Receives the server's lines (field `server`: `probes`): where it
+   * listens, and the errors of its connections. Default: errors to
+   * `console.error`.
+   */
+  logger?: Logger | undefined;
   /**
    * The address to listen on. Default `0.0.0.0`
    * (`0.0.0.0`); tests use `127.0.0.1`.
@@ -134,13 +139,13 @@ export class ProbeServer implements AsyncDisposable {
    * Starts listening.
    *
    * @param metrics What the endpoints answer.
-   * @param options The address, port, signal and diagnostics.
+   * @param options The address, port, signal and logger.
    * @throws {Deno.errors.AddrInUse} When the port is taken.
    * @throws {Deno.errors.NotCapable} Without `--allow-net` for the address.
    */
   constructor(metrics: Metrics, options: ProbeServerOptions = {}) {
     this.#metrics = metrics;
-    const { onError, log } = diagnostics("Probe server", options);
+    const logger = loggerOf(options.logger, { server: "probes" });
     const port = options.port ?? PROBE_PORT;
     if (!Number.isInteger(port) || port < 0 || port > 65_535) {
       throw new RangeError(`Not a port: ${port}`);
@@ -156,13 +161,13 @@ export class ProbeServer implements AsyncDisposable {
         stopTimeout: options.stopTimeout ?? 5_000,
       },
       (request) => this.#handle(request),
-      onError,
+      (error) => logger.error(error, "Serving a request failed"),
     );
     this.port = this.#server.port;
     this.hostname = this.#server.hostname;
-    log(
-      `serving /healthz, /readyz and /metrics on ${this.hostname}:${this.port}`,
-    );
+    logger.info("Serving /healthz, /readyz and /metrics", {
+      address: `${this.hostname}:${this.port}`,
+    });
     let settle!: () => void;
     this.done = new Promise<void>((resolve) => (settle = resolve));
     this.#settle = settle;

@@ -5,6 +5,7 @@ import { Lead } from "../election/mod.ts";
 import { FakeApiServer } from "../testing/mod.ts";
 import { Metrics, ProbeServer } from "./mod.ts";
 import { parse, value } from "./_prometheus_test_util.ts";
+import { testLogger } from "../_internal/_log_test_util.ts";
 import { CONTENT_TYPE } from "./_defaults.ts";
 
 const LOOPBACK = { hostname: "127.0.0.1", port: 0 };
@@ -52,7 +53,7 @@ Deno.test({
     const refusal = server.refuse({ path: /configmaps/, status: 503 });
     const source = { version: "v1", resource: "configmaps" };
     await using configMaps = new Collection(client, source, {
-      onError: () => {},
+      logger: testLogger({ onError: () => {} }),
       ...metrics.collection(source),
     });
     metrics.healthCheck("configmaps watch", configMaps);
@@ -171,11 +172,11 @@ Deno.test({
     const probes = new ProbeServer(metrics, {
       ...LOOPBACK,
       signal: stop.signal,
-      log: (line) => lines.push(line),
+      logger: testLogger({ log: (line) => lines.push(line) }),
     });
     const base = `http://127.0.0.1:${probes.port}`;
     assert.deepEqual(lines, [
-      `serving /healthz, /readyz and /metrics on 127.0.0.1:${probes.port}`,
+      `"Serving /healthz, /readyz and /metrics" server="probes" address="127.0.0.1:${probes.port}"`,
     ]);
     assert.equal((await get(base, "/")).status, 404);
     assert.equal((await get(base, "/healthz/extra")).status, 404);

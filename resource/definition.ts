@@ -16,6 +16,7 @@ import type { ObjectOf, ObjectSchema } from "./schema.ts";
 import { typeInvalid, typeName } from "../_internal/schema/messages.ts";
 import { decodeWith } from "../_internal/schema/decode.ts";
 import { defaultRules, structural } from "../_internal/schema/structural.ts";
+import { ruleFieldCauses } from "../_internal/schema/rule_fields.ts";
 import {
   crdVersion,
   normalise,
@@ -289,6 +290,9 @@ export class ResourceDefinition<
       const found: Cause[] = [];
       structural(v.schema, path, "root", found);
       if (found.length === 0) defaultRules(v.schema, path, found);
+      // The rules' own fields; their expressions compile where asked
+      // (validationRules, the fake, the API server).
+      if (found.length === 0) found.push(...ruleFieldCauses(v.schema, path));
       causes.push(...found);
     });
     if (causes.length > 0) {
@@ -432,6 +436,73 @@ export class ResourceDefinition<
     return `${this.resource}.${this.group}`;
   }
 
+  /**
+   * Compiles the schema's validation rules (`x-kubernetes-validations`)
+   * for {@linkcode ResourceDefinition.decode} to evaluate where asked
+   * (`decode(value, { rules })`), as the API server does on a write. The
+   * first call loads the CEL engine (a dynamic import, which `deno
+   * compile` includes): an operator that never asks never loads it.
+   * `decode` never evaluates rules by default: an informer decodes stored
+   * objects, which may predate a rule.
+   *
+   * @example
+   * ```ts
+   * import assert from "node:assert/strict";
+   * import { defineResource, SchemaError } from "@liken/kubernetes/resource";
+   *
+   * const RANGES = defineResource({
+   *   group: "example.com",
+   *   version: "v1",
+   *   kind: "Range",
+   *   plural: "ranges",
+   *   scope: "Namespaced",
+   *   schema: {
+   *     type: "object",
+   *     properties: {
+   *       spec: {
+   *         type: "object",
+   *         properties: { min: { type: "integer" }, max: { type: "integer" } },
+   *         "x-kubernetes-validations": [{
+   *           rule: "self.min <= self.max",
+   *           message: "min above max",
+   *         }],
+   *       },
+   *     },
+   *   },
+   * });
+   * const range = {
+   *   apiVersion: "example.com/v1",
+   *   kind: "Range",
+   *   metadata: { name: "r" },
+   *   spec: { min: 2, max: 1 },
+   * };
+   * RANGES.decode(range); // rules are not evaluated by default
+   * const rules = await RANGES.validationRules();
+   * assert.throws(() => RANGES.decode(range, { rules }), SchemaError);
+   * ```
+   *
+   * @returns The compiled rules, for `decode`'s `rules` option.
+   * @throws {StructuralSchemaError} When a rule does not compile (the API
+   *   server would refuse the CRD), naming each in its words.
+   */
+  async validationRules(): Promise<ValidationRules> {
+    // A dynamic import: the engine loads only when rules are asked for,
+    // yet `deno compile` and JSR still see it (a literal specifier).
+    const rules: RulesModule = await import("../_internal/schema/rules.ts");
+    const schema = this.schema;
+    const causes = rules.ruleErrors(
+      schema,
+      "spec.validation.openAPIV3Schema",
+    );
+    if (causes.length > 0) {
+      throw new StructuralSchemaError(this.#crdName(), causes);
+    }
+    return {
+      check: (object, schemaCauses, old) =>
+        rules.ruleCauses(schema, object, schemaCauses, old),
+    };
+  }
+
   #decode(value: unknown, options: DecodeOptions | undefined): unknown {
     if (!isObject(value)) {
       const cause = typeInvalid("", typeName(value), "object");
@@ -442,8 +513,14 @@ export class ResourceDefinition<
         }: must be of type object`,
       }]);
     }
-    const { object, unknown, causes } = decodeWith(this.schema, value);
+    const old = isObject(options?.old) ? options.old : undefined;
+    const { object, unknown, causes } = decodeWith(this.schema, value, old);
     if (options?.onUnknownField) unknown.forEach(options.onUnknownField);
+    if (options?.rules !== undefined) {
+      const rules = options.rules.check(object, causes, old);
+      causes.push(...rules.causes);
+      if (options.onWarning) rules.warnings.forEach(options.onWarning);
+    }
     if (causes.length > 0) {
       const metadata = object.metadata;
       const name = isObject(metadata) && typeof metadata.name === "string"
@@ -459,6 +536,57 @@ export class ResourceDefinition<
 export interface DecodeOptions {
   /** Hears the path of each field pruned, such as `spec.extra`. Default none. */
   onUnknownField?: ((path: string) => void) | undefined;
+  /**
+   * The definition's validation rules, to evaluate them as the API server
+   * does on a write (from {@linkcode ResourceDefinition.validationRules} of
+   * the same definition). Default none: rules are not evaluated.
+   */
+  rules?: ValidationRules | undefined;
+  /**
+   * The object this one replaces, as on an update: values it keeps are not
+   * checked again (the API server's validation ratcheting: a schema or rule
+   * tightened since passes them), and rules that name `oldSelf` compare
+   * with it. Default none (a create).
+   */
+  old?: unknown;
+  /**
+   * Hears each warning: a rule failing on a value the update keeps, as
+   * the API server's `Warning` (`spec.count: Invalid value: 500: ...`).
+   * Default none.
+   */
+  onWarning?: ((warning: string) => void) | undefined;
+}
+
+/**
+ * A definition's validation rules, compiled by
+ * {@linkcode ResourceDefinition.validationRules}, for `decode`'s `rules`.
+ */
+export interface ValidationRules {
+  /**
+   * Evaluates the rules on a decoded object.
+   *
+   * @param object The pruned, defaulted object.
+   * @param schemaCauses What its schema refuses (an error of some kinds
+   *   stops the rules, as on the API server).
+   * @param old The object it replaces, on an update.
+   * @returns The causes of the rules that refuse it, and the warnings.
+   */
+  check(
+    object: Record<string, unknown>,
+    schemaCauses: readonly Cause[],
+    old?: Record<string, unknown>,
+  ): { causes: Cause[]; warnings: string[] };
+}
+
+/** What this file uses of the rules module (and its CEL engine). */
+interface RulesModule {
+  ruleErrors(schema: ObjectSchema, path: string): Cause[];
+  ruleCauses(
+    schema: ObjectSchema,
+    object: Record<string, unknown>,
+    schemaCauses: readonly Cause[],
+    old?: Record<string, unknown>,
+  ): { causes: Cause[]; warnings: string[] };
 }
 
 /**

@@ -262,7 +262,7 @@ Deno.test("versions the API server would refuse are refused", () => {
   }
 });
 
-Deno.test("CEL rules reach the CRD and are not evaluated by decode", () => {
+Deno.test("CEL rules reach the CRD and are not evaluated by decode by default", () => {
   const RULED = defineResource({
     group: "example.com",
     version: "v1",
@@ -289,7 +289,8 @@ Deno.test("CEL rules reach the CRD and are not evaluated by decode", () => {
     message: "at most 10 replicas",
   }]);
   // The API server refuses this object (see the differential suite's
-  // custom-resource-parts); decode has no CEL evaluator.
+  // custom-resource-parts); decode evaluates rules only when given them
+  // (resource/rules_test.ts).
   assert.deepEqual(
     RULED.decode({ metadata: { name: "g" }, spec: { replicas: 20 } }).spec,
     { replicas: 20 },

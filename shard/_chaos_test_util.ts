@@ -20,6 +20,7 @@ import type { FakeTime } from "../testing/fake_time.ts";
 import { drainLabel, shardLabel, TAKEN_PREFIX } from "./labels.ts";
 import { memberHash, Ring, shardKey } from "./ring.ts";
 import { Sharder } from "./sharder.ts";
+import { testLogger } from "../_internal/_log_test_util.ts";
 
 export const RING = "greeting";
 export const NS = "default";
@@ -180,7 +181,7 @@ export class Run {
                 exit,
               },
             },
-            onError: () => {},
+            logger: testLogger({ onError: () => {} }),
             reconcile: async (context) => {
               const { key, object, ref } = context;
               const at = Number(this.server.resourceVersion);
@@ -229,7 +230,7 @@ export class Run {
           pod: name,
           resync,
           exit,
-          onError,
+          logger: testLogger({ onError }),
         }),
       ] as const
     );

@@ -5,11 +5,7 @@ import type { Client } from "../apiclient/client.ts";
 import { ConflictError } from "../apiclient/errors.ts";
 import { objectKey, type Resource } from "../apiclient/resource.ts";
 import type { KubeObject } from "../apiclient/types.ts";
-import {
-  type Diagnostics,
-  diagnostics,
-  type DiagnosticsOptions,
-} from "../_internal/diagnostics.ts";
+import { type Logger, loggerOf } from "../_internal/log.ts";
 import { sleep } from "../_internal/sleep.ts";
 import type { Metrics } from "../metrics/metrics.ts";
 import type { SharderCounts } from "../metrics/types.ts";
@@ -37,7 +33,12 @@ export interface ShardedResource extends Resource {
 }
 
 /** Options of a {@linkcode Sharder}. */
-export interface SharderOptions extends DiagnosticsOptions {
+export interface SharderOptions {
+  /**
+   * Receives the sharder's lines and those of its election and watches,
+   * with the field `ring`. Default: errors to `console.error`.
+   */
+  logger?: Logger | undefined;
   /** The ring's name, as the members' `shards.ring`. */
   ring: string;
   /** The namespace of the ring's Leases: the operator's own. */
@@ -162,7 +163,7 @@ export class Sharder implements AsyncDisposable {
   };
   #client: Client;
   #options: SharderOptions;
-  #diagnostics: Diagnostics;
+  #logger: Logger;
   #stop = new AbortController();
   #wake: () => void = () => {};
   #clocks = new MemberClocks();
@@ -193,14 +194,12 @@ export class Sharder implements AsyncDisposable {
     this.#client = client;
     this.#options = options;
     this.ring = options.ring;
-    this.#diagnostics = diagnostics(`Sharder ${options.ring}`, options);
-    const { log, onError } = this.#diagnostics;
+    this.#logger = loggerOf(options.logger, { ring: options.ring });
     this.lead = new Lead(client, {
       lease: { namespace: options.namespace, name: `${options.ring}-sharder` },
       pod: options.pod,
       exit: options.exit,
-      log: (line) => log(`election: ${line}`),
-      onError,
+      logger: this.#logger,
     });
     this.done = this.#run();
     const unlink = stopOnAbort(options.signal, () => void this.stop());
@@ -257,13 +256,13 @@ export class Sharder implements AsyncDisposable {
 
   async #run(): Promise<void> {
     const signal = this.#stop.signal;
-    const { onError, log } = this.#diagnostics;
+    const logger = this.#logger;
     try {
       await this.lead.leading({ signal });
       void this.lead.done.then(() => void this.stop());
       await this.#assign(signal);
     } catch (error) {
-      if (!signal.aborted) onError(error);
+      if (!signal.aborted) logger.error(error, "Sharder failed");
     } finally {
       await Promise.all(
         [this.#leases, this.#objects, ...this.#children].map((c) => c?.stop()),
@@ -271,9 +270,9 @@ export class Sharder implements AsyncDisposable {
       try {
         await this.lead.stop();
       } catch (error) {
-        onError(error);
+        logger.error(error, "Stopping the election failed");
       }
-      log("stopped");
+      logger.info("Stopped");
     }
   }
 
@@ -298,7 +297,7 @@ export class Sharder implements AsyncDisposable {
         metadataOnly,
         handler: hooks as Handler<T>,
         synced: ready.resolve,
-        onError: this.#diagnostics.onError,
+        logger: this.#logger,
       });
     };
     this.#leases = open<MemberLease>(
@@ -452,7 +451,7 @@ export class Sharder implements AsyncDisposable {
         this.counts.children += 1;
       } catch (error) {
         if (!(error instanceof ConflictError) && !signal.aborted) {
-          this.#diagnostics.onError(error);
+          this.#logger.error(error, "Labelling a child failed");
         }
         ok = false;
       }
@@ -486,7 +485,7 @@ export class Sharder implements AsyncDisposable {
         return false;
       }
       this.#tried.delete(member);
-      this.#diagnostics.log(`took over the Lease of member ${member}`);
+      this.#logger.info("Took over the Lease of a member", { member });
       this.counts.takeovers += 1;
       this.#taken.set(member, tried);
       return true;
@@ -519,12 +518,14 @@ export class Sharder implements AsyncDisposable {
     } catch (error) {
       // A member that renewed meanwhile is live again: no move.
       if (!(error instanceof ConflictError) && !signal.aborted) {
-        this.#diagnostics.onError(error);
+        this.#logger.error(error, "Taking over a member's Lease failed", {
+          member,
+        });
       }
       return false;
     }
     this.#tried.delete(member);
-    this.#diagnostics.log(`took over the Lease of member ${member}`);
+    this.#logger.info("Took over the Lease of a member", { member });
     this.counts.takeovers += 1;
     this.#taken.set(member, Date.now());
     return true;
@@ -559,7 +560,7 @@ export class Sharder implements AsyncDisposable {
     } catch (error) {
       // A newer version is on its way through the watch: decide again then.
       if (!(error instanceof ConflictError) && !signal.aborted) {
-        this.#diagnostics.onError(error);
+        this.#logger.error(error, "Assigning a primary failed");
       }
       return false;
     }

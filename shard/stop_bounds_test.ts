@@ -9,6 +9,7 @@ import { settledWithin } from "../_internal/_gate_test_util.ts";
 import { FakeApiServer, installFakeTime } from "../testing/mod.ts";
 import { MEMBER_LABEL, RING_LABEL, shardLabel } from "./labels.ts";
 import { Sharder } from "./sharder.ts";
+import { testLogger } from "../_internal/_log_test_util.ts";
 
 const NS = "default";
 const RING = "demo";
@@ -57,7 +58,7 @@ for (const [what, match] of Object.entries(cases)) {
       for: CONFIGMAPS,
       pod: "op-a",
       exit: () => {},
-      onError: (error) => errors.push(describe(error)),
+      logger: testLogger({ onError: (error) => errors.push(describe(error)) }),
     });
     await sharder.lead.leading();
     await plain.create(`/api/v1/namespaces/${NS}/configmaps`, {

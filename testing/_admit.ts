@@ -11,6 +11,7 @@
  */
 import type { KubeObject } from "../apiclient/types.ts";
 import { decodeWith, pruneWith } from "../_internal/schema/decode.ts";
+import { ruleCauses } from "../_internal/schema/rules.ts";
 import { builtInSchema } from "./_builtin_schemas.ts";
 import { badRequest, failure, invalid, StatusError } from "./_status.ts";
 import { servedVersion } from "./_served.ts";
@@ -97,12 +98,15 @@ export function appliedConfig(
 
 /**
  * Refuses a custom resource that does not validate against its version's
- * schema, or a CustomResourceDefinition the API server refuses: 422
- * Invalid with one cause per field.
+ * schema and its validation rules, or a CustomResourceDefinition the API
+ * server refuses: 422 Invalid with one cause per field. On an update
+ * (`old`), values the update keeps are not checked again (ratcheting):
+ * their failing rules only add to `warnings`.
  */
 export function validateServed(
   resource: RegisteredResource,
   object: KubeObject,
+  options: { old?: KubeObject; warnings?: string[] } = {},
 ): void {
   const name = object.metadata.name ?? "";
   if (isWebhookConfigurations(resource)) {
@@ -113,7 +117,7 @@ export function validateServed(
     return;
   }
   if (isDefinitions(resource)) {
-    const causes = definitionErrors(object);
+    const causes = definitionErrors(object, options.old);
     if (causes.length > 0) {
       throw invalid(resource.kind, name, causes, resource.group);
     }
@@ -121,10 +125,14 @@ export function validateServed(
   }
   const schema = servedVersion(resource)?.schema;
   if (schema === undefined) return;
-  const { causes } = decodeWith(
-    schema,
-    object as unknown as Record<string, unknown>,
-  );
+  const value = object as unknown as Record<string, unknown>;
+  const before = options.old as unknown as
+    | Record<string, unknown>
+    | undefined;
+  const { causes } = decodeWith(schema, value, before);
+  const rules = ruleCauses(schema, value, causes, before);
+  causes.push(...rules.causes);
+  options.warnings?.push(...rules.warnings);
   if (causes.length > 0) {
     throw invalid(resource.kind, name, causes, resource.group);
   }

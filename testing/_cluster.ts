@@ -1,79 +1,64 @@
-/**
- * A fresh cluster's objects, loaded into a new fake server: the system
- * namespaces and their `default` ServiceAccounts, the `default/kubernetes`
- * Service and its cluster IP, the bootstrap RBAC roles and bindings, the
- * priority classes, the flow-control objects, the local APIServices, as
- * `_cluster_data.ts` recorded them from kube-apiserver 1.37.2.
- *
- * @module
- */
-import { rfc3339 } from "../_internal/time.ts";
-import type { KubeObject } from "../apiclient/types.ts";
-import { CLUSTER_OBJECTS } from "./_cluster_data.ts";
-import { type Entry, managedFields } from "./_managed.ts";
-import { type FieldSet, SEP } from "./_fields.ts";
-import { apiVersionOf, resourceKey, storeKey } from "./_objects.ts";
-import { clone } from "./_patch.ts";
-import type { ServerState } from "./_state.ts";
+// The cluster mode of RealControlPlane: an existing cluster from the
+// kubeconfig that KUBECONFIG names, used only when LIKEN_REAL_CLUSTER=1
+// says so (the suites write there). The admin client is the kubeconfig's
+// (any credential loadKubeconfig takes); the CA is kept for clients with
+// another token.
+import { loadKubeconfig } from "../kubeconfig/load.ts";
+import { readConfig } from "../kubeconfig/_config.ts";
+import type { Client } from "../apiclient/client.ts";
+import type { ReadyLine } from "./_ready.ts";
 
-/** `fieldsV1` as a field set: the inverse of `encodeFields`. */
-export function decodeFields(fields: Record<string, unknown>): FieldSet {
-  const set: FieldSet = new Set();
-  const walk = (node: Record<string, unknown>, prefix: string[]): void => {
-    for (const [name, child] of Object.entries(node)) {
-      if (name === ".") continue;
-      const path = [...prefix, name];
-      const record = child as Record<string, unknown>;
-      const keys = Object.keys(record);
-      // A leaf (`{}`) or a node marked `.` is itself owned.
-      if (keys.length === 0 || "." in record) set.add(path.join(SEP));
-      walk(record, path);
-    }
-  };
-  walk(fields, []);
-  return set;
+/** A connected cluster: its ready line, admin client and CA. */
+export interface ClusterPlane {
+  ready: ReadyLine;
+  /** The cluster's CA (PEM), or "" when the kubeconfig names none. */
+  caPem: string;
+  admin: Client;
+  stop(): void;
 }
 
-/**
- * Writes a fresh cluster's objects into `state`, each with a new uid, this
- * clock's creationTimestamp and the recorded owners of its fields.
- */
-export function loadCluster(state: ServerState): void {
-  const now = rfc3339();
-  for (const recorded of CLUSTER_OBJECTS) {
-    const object = clone(recorded) as unknown as KubeObject;
-    const resource = state.resources.find((r) =>
-      apiVersionOf(r) === object.apiVersion && r.kind === object.kind
+/** Connects to the current context of `kubeconfig`; checks it answers. */
+export async function connectCluster(
+  kubeconfig: string,
+): Promise<ClusterPlane> {
+  const started = Date.now();
+  const loaded = await loadKubeconfig({ path: kubeconfig });
+  try {
+    const config = await readConfig([kubeconfig], true, "KUBECONFIG");
+    const cluster = config.clusters.get(loaded.cluster);
+    let caPem = "";
+    if (cluster?.certificateAuthorityData) {
+      caPem = new TextDecoder().decode(
+        Uint8Array.from(
+          atob(cluster.certificateAuthorityData),
+          (c) => c.charCodeAt(0),
+        ),
+      );
+    } else if (cluster?.certificateAuthority) {
+      caPem = await Deno.readTextFile(cluster.certificateAuthority);
+    }
+    const version = await loaded.client.request<{ gitVersion: string }>(
+      "GET",
+      "/version",
     );
-    if (!resource) continue;
-    const meta = object.metadata;
-    const uid = crypto.randomUUID();
-    meta.uid = uid;
-    meta.creationTimestamp = now;
-    const recordedFields = (meta.managedFields ?? []) as {
-      manager: string;
-      operation: "Apply" | "Update";
-      apiVersion: string;
-      subresource?: string;
-      fieldsV1?: Record<string, unknown>;
-    }[];
-    const entries: Entry[] = recordedFields.map((e) => ({
-      manager: e.manager,
-      operation: e.operation,
-      apiVersion: e.apiVersion,
-      time: now,
-      subresource: e.subresource,
-      set: decodeFields(e.fieldsV1 ?? {}),
-    }));
-    if (state.managedFields && entries.length > 0) {
-      meta.managedFields = managedFields(entries);
-    } else delete meta.managedFields;
-    state.noteCreated(uid);
-    state.owners.set(uid, entries);
-    state.store.write(
-      resourceKey(resource),
-      storeKey(resource, meta.namespace, meta.name!),
-      object,
-    );
+    return {
+      ready: {
+        server: loaded.server,
+        kubeconfig,
+        token: "",
+        ca: caPem,
+        etcd: "",
+        dir: "",
+        auditLog: "",
+        version: version.gitVersion,
+        startupMillis: Date.now() - started,
+      },
+      caPem,
+      admin: loaded.client,
+      stop: () => loaded[Symbol.dispose](),
+    };
+  } catch (error) {
+    loaded[Symbol.dispose]();
+    throw error;
   }
 }

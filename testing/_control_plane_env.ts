@@ -3,3 +3,7 @@
 
 /** The environment variable that names the control-plane binary. */
 export const CONTROL_PLANE_ENV = "LIKEN_CONTROL_PLANE";
+/** The environment variable that names an envtest assets folder. */
+export const ENVTEST_ASSETS_ENV = "KUBEBUILDER_ASSETS";
+/** Set to `1` to run against the cluster `KUBECONFIG` names (it writes there). */
+export const CLUSTER_ENV = "LIKEN_REAL_CLUSTER";

@@ -13,6 +13,7 @@ import type { KubeObject } from "../apiclient/types.ts";
 import type { Schema } from "../resource/schema.ts";
 import type { Cause } from "../resource/errors.ts";
 import { servedStructural } from "../_internal/schema/structural.ts";
+import { ruleErrors } from "../_internal/schema/rules.ts";
 import { clone } from "./_patch.ts";
 import { jsonEqual } from "../_internal/json.ts";
 import { isObject, resourceKey } from "./_objects.ts";
@@ -124,12 +125,40 @@ function storageVersion(definition: Definition): string | undefined {
   return definition.spec?.versions?.find((v) => v?.storage)?.name;
 }
 
+/** The rules and message expressions of every version of a definition. */
+function storedExpressions(definition: Definition | undefined): Set<string> {
+  const out = new Set<string>();
+  const walk = (value: Schema | undefined): void => {
+    if (!isObject(value)) return;
+    const node = value as Schema;
+    for (const rule of node["x-kubernetes-validations"] ?? []) {
+      if (typeof rule?.rule === "string") out.add(rule.rule);
+      if (typeof rule?.messageExpression === "string") {
+        out.add(rule.messageExpression);
+      }
+    }
+    for (const child of Object.values(node.properties ?? {})) walk(child);
+    const more = node.additionalProperties;
+    if (typeof more === "object") walk(more);
+    walk(node.items);
+  };
+  for (const version of definition?.spec?.versions ?? []) {
+    walk(version?.schema?.openAPIV3Schema);
+  }
+  return out;
+}
+
 /**
  * What the API server refuses in a definition: its name, its storage
  * version, and each version's schema (required, and structural).
  */
-export function definitionErrors(object: KubeObject): Cause[] {
+export function definitionErrors(
+  object: KubeObject,
+  old?: KubeObject,
+): Cause[] {
   const definition = object as Definition;
+  // Expressions the definition already had compile as stored ones.
+  const stored = storedExpressions(old as Definition | undefined);
   const spec = isObject(definition.spec) ? definition.spec : {};
   const out: Cause[] = [];
   const name = object.metadata.name ?? "";
@@ -171,7 +200,12 @@ export function definitionErrors(object: KubeObject): Cause[] {
         reason: "FieldValueRequired",
         message: "Required value: schemas are required",
       });
-    } else out.push(...servedStructural(schema, path));
+    } else {
+      out.push(
+        ...servedStructural(schema, path),
+        ...ruleErrors(schema, path, stored),
+      );
+    }
   });
   out.push(...conversionErrors(spec.conversion));
   return out;

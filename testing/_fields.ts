@@ -126,6 +126,21 @@ export class Schema {
   }
 
   /**
+   * Whether a set or map list at `fields` is owned itself when an update
+   * adds it, as the API server's field sets show (an apply's hold its
+   * items only): a set, every list of a custom resource but under
+   * `metadata`, and a built-in kind's list but a pod's containers.
+   */
+  ownsList(fields: readonly string[], type: ListType): boolean {
+    if (type === "set") return true;
+    if (this.#custom) return fields[0] !== "metadata";
+    // A built-in kind's new list is owned, but for a field Go writes even
+    // when empty (a pod's containers: no omitempty), which the empty
+    // object kube-apiserver compares with already has.
+    return fields[fields.length - 1] !== "containers";
+  }
+
+  /**
    * Whether an object at `fields` is owned itself when added (a map, or an
    * optional struct): every object of a custom resource but under
    * `metadata`, and a definition's `spec.conversion` and the optional
@@ -305,11 +320,7 @@ export function diffSets(
     if (Array.isArray(value) && at.path.length > 0) {
       const type = typeOf(schema, at, value);
       if (type !== "atomic" && value.length > 0) {
-        // A new list is owned as a node too, its `.` entry, but for a
-        // field Go writes even when empty (a pod's containers: no
-        // omitempty), which the empty object kube-apiserver compares with
-        // already has.
-        if (at.fields.at(-1) !== "containers") changed.add(at.path.join(SEP));
+        if (schema.ownsList(at.fields, type)) changed.add(at.path.join(SEP));
         for (const v of value) {
           const child = item(at, itemElement(type, v)!);
           added(type === "set" ? undefined : v, child, true);

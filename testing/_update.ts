@@ -325,7 +325,7 @@ export function commitObject(
     }
   }
   validateObject(resource, next);
-  validateServed(resource, next);
+  validateServed(resource, next, { old, warnings: state.warnings });
   if (state.managedFields) {
     // managedFields is the server's to write.
     copyManaged(next.metadata, old.metadata);

@@ -17,6 +17,7 @@ import { WatchStream } from "./_watch_stream.ts";
 import { view } from "./_served.ts";
 import { watchConversion } from "./_conversion.ts";
 import type { RegisteredResource } from "./types.ts";
+import { MAX_TIMER } from "../_internal/sleep.ts";
 
 const INITIAL_EVENTS_END = "k8s.io/initial-events-end";
 
@@ -132,9 +133,10 @@ export function watchObjects(
     if (event) send(event);
   });
   // timeoutSeconds=0 asks for the server's default (30 to 60 min there),
-  // which the fake leaves open.
+  // which the fake leaves open; so does a timeout beyond a timer's range
+  // (24.8 days), which a timer would fire at once.
   const lasts = timeout !== undefined && Number.isFinite(timeout) &&
-      timeout > 0
+      timeout > 0 && timeout * 1000 <= MAX_TIMER
     ? timeout * 1000
     : undefined;
   if (bookmarks) {

@@ -6,7 +6,8 @@
  * answers become: a patch, warnings, or a refusal worded as
  * `k8s.io/apiserver/pkg/admission/plugin/webhook` words it, with
  * `failurePolicy` deciding what a failure to call one does. `matchConditions`
- * are evaluated (a subset of CEL, `_cel.ts`) just before the call.
+ * are evaluated (the package's CEL engine, `_internal/cel`) just before the
+ * call.
  *
  * @module
  */
@@ -21,7 +22,7 @@ import {
   type WebhookTransport,
 } from "./_webhook_client.ts";
 import { ADMISSION_GROUP } from "./_webhook_config.ts";
-import { CelEvalError, compile } from "./_cel.ts";
+import { compileMatchCondition } from "../_internal/cel/mod.ts";
 import type { RegisteredResource } from "./types.ts";
 
 /** One write, as the webhooks see it. */
@@ -341,13 +342,14 @@ function conditionsMatch(
     const name = String(condition.name ?? "");
     let value: unknown;
     try {
-      value = compile(String(condition.expression ?? "")).evaluate(variables);
+      value = compileMatchCondition(String(condition.expression ?? "")).run(
+        variables,
+      );
     } catch (error) {
       // Stored past the checks (or by an older fake): an error too.
-      const message = error instanceof CelEvalError
-        ? error.message
-        : (error as Error).message;
-      errors.push(`expression '${name}' resulted in error: ${message}`);
+      errors.push(
+        `expression '${name}' resulted in error: ${(error as Error).message}`,
+      );
       continue;
     }
     if (value === false) return false;

@@ -9,7 +9,11 @@
 import type { KubeObject } from "../apiclient/types.ts";
 import { isObject } from "./_objects.ts";
 import type { FieldError } from "./_status.ts";
-import { CelSyntaxError, CelUnsupportedError, compile } from "./_cel.ts";
+import {
+  CelCompileError,
+  CelUnsupportedError,
+  compileMatchCondition,
+} from "../_internal/cel/mod.ts";
 import type { RegisteredResource } from "./types.ts";
 
 /** The group of the webhook configurations. */
@@ -177,9 +181,9 @@ const QUALIFIED =
   /^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/;
 
 // matchConditions: at most 64, each named (a qualified name, unique) with
-// an expression that compiles. The fake evaluates a subset of CEL
-// (`_cel.ts`) and refuses any other expression here, so that a condition
-// it would get wrong is never stored.
+// an expression that compiles to a bool, in the API server's CEL
+// environment (`_internal/cel`); one naming `authorizer`, which the fake
+// does not evaluate, is refused here so that it is never judged wrongly.
 function conditionErrors(conditions: unknown, at: string): FieldError[] {
   if (conditions === undefined || conditions === null) return [];
   if (!Array.isArray(conditions)) {
@@ -227,15 +231,15 @@ function conditionErrors(conditions: unknown, at: string): FieldError[] {
       continue;
     }
     try {
-      compile(expression);
+      compileMatchCondition(expression);
     } catch (error) {
       if (
         !(error instanceof CelUnsupportedError) &&
-        !(error instanceof CelSyntaxError)
+        !(error instanceof CelCompileError)
       ) throw error;
       const why = error instanceof CelUnsupportedError
-        ? `the fake API server does not support this CEL expression (${error.message} is outside the subset it evaluates)`
-        : `compilation failed: ${error.message}`;
+        ? `the fake API server does not support this CEL expression (${error.message} is outside what it evaluates)`
+        : error.message;
       errors.push({
         field: `${field}.expression`,
         reason: "FieldValueInvalid",

@@ -15,6 +15,7 @@ import {
   WebhookServer,
 } from "../webhook/mod.ts";
 import type { KubeObject } from "../apiclient/types.ts";
+import { testLogger } from "../_internal/_log_test_util.ts";
 
 /** The test's custom resource. */
 export type Greeting = KubeObject & {
@@ -117,7 +118,7 @@ export async function fixture(options: FixtureOptions = {}): Promise<Fixture> {
     port: 0,
     cert: made.cert,
     key: made.key,
-    onError: () => {},
+    logger: testLogger({ onError: () => {} }),
     webhooks: { ...usual(seen), ...options.webhooks },
   });
   const api = new FakeApiServer(options.api);

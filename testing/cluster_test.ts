@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { FakeApiServer } from "./mod.ts";
 import { CLUSTER_OBJECTS } from "./_cluster_data.ts";
-import { decodeFields } from "./_cluster.ts";
+import { decodeFields } from "./_fresh_cluster.ts";
 import { encodeFields } from "./_fields.ts";
 
 // deno-lint-ignore no-explicit-any

@@ -1,7 +1,7 @@
 // The CRD's other parts as the fake serves them (held to kube-apiserver by
 // the differential scenario custom-resource-parts): the scale subresource,
 // field selectors on selectable fields, the Warning of a deprecated
-// version, each version's schema, and CEL rules (written, not enforced).
+// version, each version's schema, and CEL rules (written and enforced).
 import assert from "node:assert/strict";
 import { defineResource } from "../resource/mod.ts";
 import { FakeApiServer } from "./mod.ts";
@@ -299,7 +299,7 @@ Deno.test("each version's schema: its defaults on write, the storage version's p
   assert.deepEqual(fresh.body.spec, { color: "blue" });
 });
 
-Deno.test("CEL rules reach the served CRD but the fake does not enforce them", async () => {
+Deno.test("the fake enforces the CEL rules of a served CRD", async () => {
   await using server = await served();
   const crd = server.object<Json>(`${CRDS}/gizmos.example.com`)!;
   assert.equal(
@@ -308,10 +308,14 @@ Deno.test("CEL rules reach the served CRD but the fake does not enforce them", a
     ][0].rule,
     "!has(self.replicas) || self.replicas <= 10",
   );
-  // kube-apiserver answers 422 "spec: Invalid value: at most 10 replicas"
-  // (known_differences.ts); the fake has no CEL evaluator.
+  // As kube-apiserver answers (golden custom-resource-parts).
   const many = await send(server, "POST", V1, {
     body: gizmo("v1", "many", { replicas: 20 }),
   });
-  assert.equal(many.status, 201);
+  assert.equal(many.status, 422);
+  assert.deepEqual(many.body.details.causes, [{
+    reason: "FieldValueInvalid",
+    message: "Invalid value: at most 10 replicas",
+    field: "spec",
+  }]);
 });

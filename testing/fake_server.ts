@@ -21,7 +21,7 @@ import { failureResponse, receive } from "./_dispatch.ts";
 import { respond } from "./_webhooks.ts";
 import { converting } from "./_conversion.ts";
 import { serveDefinitions } from "./_crd.ts";
-import { loadCluster } from "./_cluster.ts";
+import { loadCluster } from "./_fresh_cluster.ts";
 import { withWarnings } from "./_admit.ts";
 import { matchPath, Refusals } from "./_faults.ts";
 import { Listeners } from "./_serve.ts";
@@ -66,7 +66,8 @@ import type {
  * bad name or a schema that is not structural, Established soon after;
  * discovery and REST paths per served version; objects pruned (a `Warning`
  * per unknown field, 400 under `fieldValidation=Strict`), defaulted and
- * validated (422) against the version's schema (CEL rules not evaluated);
+ * validated (422) against the version's schema and its CEL rules, updates
+ * ratcheted;
  * the status and scale subresources; selectable fields; deprecated versions'
  * `Warning`; versions sharing objects (`conversion: None`) or converted by a
  * conversion webhook (`conversion: Webhook`, one `ConversionReview` per

@@ -447,6 +447,18 @@ Deno.test("watch: timeoutSeconds=0 is the server's default, not an instant end",
   assert.equal(time.countTimers(), 0);
 });
 
+Deno.test("watch: a timeoutSeconds beyond a timer's range stays open, not an instant end", async () => {
+  using time = installFakeTime({ now: 0 });
+  await using server = new FakeApiServer();
+  const { lines } = await watch(server, `${CM}?watch=1&timeoutSeconds=9999999`);
+  await time.tick(3_600_000);
+  assert.equal(server.openWatches, 1);
+  await seed(server, [["default", "a"]]);
+  assert.equal((await lines.event()).object.metadata.name, "a");
+  await lines.cancel();
+  assert.equal(time.countTimers(), 0);
+});
+
 Deno.test("watch: sendInitialEvents sends the objects, then the initial-events-end bookmark", async () => {
   await using server = new FakeApiServer({ freshCluster: false });
   await seed(server, [["default", "a"], ["default", "b"]]);

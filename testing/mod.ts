@@ -104,9 +104,11 @@
  *   definitions (no `NamesAccepted: False`); deleting one removes its
  *   resource and objects at once, with no `Terminating` condition or
  *   cleanup finalizer. `allOf`, `anyOf`, `oneOf` and `not` are accepted
- *   but not evaluated; nor are CEL rules (`x-kubernetes-validations`):
- *   there is no CEL evaluator in Deno, so a write the API server refuses
- *   by a rule (422) is taken. Other definition checks are limited to the
+ *   but not evaluated. CEL rules (`x-kubernetes-validations`) are
+ *   evaluated on every write, in the API server's words, and updates are
+ *   ratcheted (values kept pass a schema or rule tightened since); a
+ *   rule's cost is not estimated when its definition is written (runtime
+ *   cost limits apply). Other definition checks are limited to the
  *   name, the one storage version and structural schemas (not the scale
  *   paths or selectable fields) and the `conversion` stanza. Conversion
  *   webhooks (`strategy: Webhook`) are called as kube-apiserver calls them
@@ -175,18 +177,13 @@
  *   A Service's port is always shown in that URL, as Go prints it.
  *   `reinvocationPolicy` is honoured (one more round for the `IfNeeded`
  *   webhooks called before a later change). `matchConditions` are CEL,
- *   and the fake evaluates a subset only: the variables `object`,
- *   `oldObject` and `request` (no `authorizer`, `params` or
- *   `variables`); field selection and indexing, `has()`, `==`, `!=`, `<`,
- *   `<=`, `>`, `>=`, `in` (lists, map keys), `&&`, `||`, `!`, `? :`,
- *   string, integer, boolean, `null` and list literals, `size()`,
- *   `startsWith`, `endsWith`, `contains`; no macros (`all`, `exists`,
- *   `map`, `filter`), arithmetic, doubles, map literals or optionals. A
- *   configuration with an expression outside it is refused with 422 (the
- *   cause says the fake does not support the expression), where
- *   kube-apiserver would take it; type errors show only when evaluated
- *   (then `failurePolicy` applies, in the fake's words after
- *   `failed to evaluate match conditions: `). `matchPolicy: Equivalent`
+ *   evaluated by the package's CEL engine in the API server's environment
+ *   (variables `object`, `oldObject`, `request`, with its libraries); an
+ *   expression that does not compile, or is no `bool`, is refused with
+ *   422 in the API server's words. One naming `authorizer` is refused too
+ *   (the cause says the fake does not support it), where kube-apiserver
+ *   would take it; an evaluation error applies `failurePolicy`, after
+ *   `failed to evaluate match conditions: `. `matchPolicy: Equivalent`
  *   is not applied (there are no equivalent resources); the `scale`
  *   subresource and deletes of a collection are not sent to webhooks;
  *   `userInfo` is always `system:anonymous`. As kube-apiserver does,

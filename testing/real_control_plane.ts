@@ -1,48 +1,50 @@
 /**
- * A real Kubernetes control plane for tests: kube-apiserver, etcd, the
- * garbage collector and the namespace controller, built from source by
- * `deno task control-plane:build` (see `tools/control-plane/`) and started
- * on 127.0.0.1.
+ * A real Kubernetes API server for tests, in one of three modes
+ * ({@linkcode ControlPlaneMode}):
+ *
+ * - `built`: kube-apiserver, etcd, the garbage collector and the namespace
+ *   and service-account controllers, built from source by
+ *   `deno task control-plane:build` (see `tools/control-plane/`) and
+ *   started on 127.0.0.1;
+ * - `envtest`: the `kube-apiserver` and `etcd` binaries of a
+ *   `KUBEBUILDER_ASSETS` folder (as `setup-envtest` lays them out), started
+ *   on 127.0.0.1 as controller-runtime's envtest starts them, with no
+ *   controllers;
+ * - `cluster`: an existing cluster from `KUBECONFIG`, only when
+ *   `LIKEN_REAL_CLUSTER=1` opts in (tests write there).
  *
  * @module
  */
 
 import { Client } from "../apiclient/client.ts";
 import type { ClientOptions } from "../apiclient/options.ts";
-import { CONTROL_PLANE_ENV } from "./_control_plane_env.ts";
+import type { ReadyLine, Restarted } from "./_ready.ts";
+import { type EnvtestPlane, startEnvtest } from "./_envtest.ts";
+import { type ClusterPlane, connectCluster } from "./_cluster.ts";
+import {
+  CLUSTER_ENV,
+  CONTROL_PLANE_ENV,
+  ENVTEST_ASSETS_ENV,
+} from "./_control_plane_env.ts";
 
-/** What the control plane printed once it was ready. */
-export interface ReadyLine {
-  /** The API server's URL, such as `https://127.0.0.1:41234`. */
-  server: string;
-  /** A second API server on the same etcd with `--watch-cache=false`. */
-  serverNoWatchCache?: string | undefined;
-  /** An admin kubeconfig (the `system:masters` group). */
-  kubeconfig: string;
-  /** The admin bearer token. */
-  token: string;
-  /** The cluster CA: the path of its PEM file. */
-  ca: string;
-  /** The etcd client URL (plain HTTP on 127.0.0.1). */
-  etcd: string;
-  /** The state directory. */
-  dir: string;
-  /** The audit log: one JSON line per request. */
-  auditLog: string;
-  /** The API server's `gitVersion`, such as `v1.34.2`. */
-  version: string;
-  /** How long the start took, in milliseconds. */
-  startupMillis: number;
-  /** A bearer token per user of {@linkcode RealControlPlaneOptions.users}. */
-  users?: Record<string, string> | undefined;
-}
+export type { ReadyLine, Restarted };
 
-/** What a restart of the API server measured. */
-export interface Restarted {
-  /** How long the old process took to exit, in milliseconds. */
-  stopMillis: number;
-  /** From its exit until the new one answered `/readyz`, in milliseconds. */
-  readyMillis: number;
+/**
+ * Where the API server comes from: `built` (this repository's control
+ * plane, every controller the suites use), `envtest` (a user's
+ * `KUBEBUILDER_ASSETS`: kube-apiserver and etcd, no controllers) or
+ * `cluster` (an existing cluster, by opt-in).
+ */
+export type ControlPlaneMode = "built" | "envtest" | "cluster";
+
+/** The mode {@linkcode RealControlPlane.choose} picked, and from what. */
+export interface ControlPlaneChoice {
+  /** The mode. */
+  mode: ControlPlaneMode;
+  /** The binary (built), the assets folder (envtest) or the kubeconfig (cluster). */
+  source: string;
+  /** Which setting chose it, such as `KUBEBUILDER_ASSETS`. */
+  from: string;
 }
 
 /** Options of {@linkcode RealControlPlane.start}. */
@@ -67,6 +69,24 @@ export interface RealControlPlaneOptions {
   users?: readonly string[] | undefined;
   /** The audit level of every request. Default `Metadata`. */
   auditLevel?: "Metadata" | "Request" | "RequestResponse" | undefined;
+  /**
+   * An envtest assets folder holding `kube-apiserver` and `etcd`. Default:
+   * the `KUBEBUILDER_ASSETS` environment variable.
+   */
+  assets?: string | undefined;
+  /**
+   * The mode to use; default: the one {@linkcode RealControlPlane.choose}
+   * picks from the options and the environment.
+   */
+  mode?: ControlPlaneMode | undefined;
+}
+
+/** Reads an environment variable; undefined when unset or not granted. */
+function fromEnv(name: string): string | undefined {
+  const granted =
+    Deno.permissions.querySync({ name: "env", variable: name }).state ===
+      "granted";
+  return granted ? Deno.env.get(name) || undefined : undefined;
 }
 
 /**
@@ -90,7 +110,7 @@ export class ControlPlaneUnavailableError extends Error {
    */
   constructor(why: string) {
     super(
-      `The real control plane is unavailable (${why}): build it with \`deno task control-plane:build\` (needs Go) and set ${CONTROL_PLANE_ENV} to the path it prints`,
+      `The real control plane is unavailable (${why}): set ${ENVTEST_ASSETS_ENV} to a folder with kube-apiserver and etcd (setup-envtest's), or ${CLUSTER_ENV}=1 with KUBECONFIG, or build it with \`deno task control-plane:build\` (needs Go) and set ${CONTROL_PLANE_ENV} to the path it prints`,
     );
     this.name = "ControlPlaneUnavailableError";
   }
@@ -112,21 +132,34 @@ export class ControlPlaneUnavailableError extends Error {
 export class RealControlPlane implements AsyncDisposable {
   /** What the control plane printed when it was ready. */
   readonly ready: ReadyLine;
-  #child: Deno.ChildProcess;
+  /** Where the API server comes from. */
+  readonly mode: ControlPlaneMode;
+  #child: Deno.ChildProcess | undefined;
+  #envtest: EnvtestPlane | undefined;
+  #cluster: ClusterPlane | undefined;
   #http: Deno.HttpClient;
   #stopped: Promise<void> | undefined;
   #answers: ((line: string | undefined) => void)[] = [];
   #restarting: Promise<unknown> = Promise.resolve();
 
   private constructor(
-    child: Deno.ChildProcess,
+    from: Deno.ChildProcess | EnvtestPlane | ClusterPlane,
     ready: ReadyLine,
     caPem: string,
   ) {
-    this.#child = child;
+    if (from instanceof Deno.ChildProcess) {
+      this.#child = from;
+      this.mode = "built";
+    } else if ("admin" in from) {
+      this.#cluster = from;
+      this.mode = "cluster";
+    } else {
+      this.#envtest = from;
+      this.mode = "envtest";
+    }
     this.ready = ready;
     this.caPem = caPem;
-    this.#http = Deno.createHttpClient({ caCerts: [caPem] });
+    this.#http = Deno.createHttpClient(caPem ? { caCerts: [caPem] } : {});
   }
 
   /** The cluster CA, PEM. */
@@ -138,21 +171,121 @@ export class RealControlPlane implements AsyncDisposable {
    */
   static binary(options: RealControlPlaneOptions = {}): string | undefined {
     if (options.binary) return options.binary;
-    return Deno.env.get(CONTROL_PLANE_ENV) || undefined;
+    return fromEnv(CONTROL_PLANE_ENV);
+  }
+
+  /**
+   * The mode to start in, or `undefined` when nothing is configured. In
+   * order: `options.mode`; an existing cluster when `LIKEN_REAL_CLUSTER=1`
+   * and `KUBECONFIG` is set (opt-in only: the suites write there); the
+   * built binary (`options.binary`, `LIKEN_CONTROL_PLANE`); an envtest
+   * folder (`options.assets`, `KUBEBUILDER_ASSETS`).
+   *
+   * @example
+   * ```ts
+   * import assert from "node:assert/strict";
+   * import { RealControlPlane } from "@liken/kubernetes/testing";
+   *
+   * const env = { KUBEBUILDER_ASSETS: "/opt/kubebuilder/bin" };
+   * assert.deepEqual(RealControlPlane.choose({}, (name) => env[name as "KUBEBUILDER_ASSETS"]), {
+   *   mode: "envtest",
+   *   source: "/opt/kubebuilder/bin",
+   *   from: "KUBEBUILDER_ASSETS",
+   * });
+   * ```
+   *
+   * @param options The options of {@linkcode RealControlPlane.start}.
+   * @param env Reads an environment variable (default: Deno's, when granted).
+   */
+  static choose(
+    options: RealControlPlaneOptions = {},
+    env: (name: string) => string | undefined = fromEnv,
+  ): ControlPlaneChoice | undefined {
+    const kubeconfig = env("KUBECONFIG");
+    const cluster: ControlPlaneChoice | undefined =
+      env(CLUSTER_ENV) === "1" && kubeconfig
+        ? { mode: "cluster", source: kubeconfig, from: CLUSTER_ENV }
+        : undefined;
+    const binary = options.binary ?? env(CONTROL_PLANE_ENV);
+    const built: ControlPlaneChoice | undefined = binary
+      ? {
+        mode: "built",
+        source: binary,
+        from: options.binary ? "options.binary" : CONTROL_PLANE_ENV,
+      }
+      : undefined;
+    const assets = options.assets ?? env(ENVTEST_ASSETS_ENV);
+    const envtest: ControlPlaneChoice | undefined = assets
+      ? {
+        mode: "envtest",
+        source: assets,
+        from: options.assets ? "options.assets" : ENVTEST_ASSETS_ENV,
+      }
+      : undefined;
+    const all = { cluster, built, envtest };
+    if (options.mode !== undefined) return all[options.mode];
+    return cluster ?? built ?? envtest;
   }
 
   /**
    * Starts a control plane and waits until it is ready.
    *
-   * @throws {ControlPlaneUnavailableError} When there is no binary.
+   * @throws {ControlPlaneUnavailableError} When no mode is configured, its
+   * binaries do not start, or it cannot take the options.
    */
   static async start(
     options: RealControlPlaneOptions = {},
   ): Promise<RealControlPlane> {
-    const binary = RealControlPlane.binary(options);
-    if (binary === undefined) {
-      throw new ControlPlaneUnavailableError(`${CONTROL_PLANE_ENV} is not set`);
+    const choice = RealControlPlane.choose(options);
+    if ((choice?.mode ?? options.mode) === "cluster") {
+      const unsupported = (["noWatchCache", "users", "auditLevel"] as const)
+        .filter((o) => options[o]) as string[];
+      if (options.controllers !== undefined) unsupported.push("controllers");
+      if (options.apiserverArgs?.length) unsupported.push("apiserverArgs");
+      if (unsupported.length > 0) {
+        throw new ControlPlaneUnavailableError(
+          `an existing cluster cannot take ${unsupported.join(", ")}`,
+        );
+      }
     }
+    if (choice === undefined) {
+      throw new ControlPlaneUnavailableError(
+        options.mode === undefined
+          ? `none of ${CLUSTER_ENV}, ${CONTROL_PLANE_ENV} and ${ENVTEST_ASSETS_ENV} is set`
+          : `nothing configures mode ${options.mode}`,
+      );
+    }
+    if (choice.mode === "cluster") {
+      const cluster = await connectCluster(choice.source);
+      return new RealControlPlane(cluster, cluster.ready, cluster.caPem);
+    }
+    if (choice.mode === "envtest") {
+      // No controller manager: `options.controllers` cannot be honoured,
+      // and the suites skip the steps that need one (testing/real/_plane.ts).
+      if (options.controllers) {
+        throw new ControlPlaneUnavailableError(
+          `envtest runs no controllers (asked for ${options.controllers})`,
+        );
+      }
+      let envtest: EnvtestPlane;
+      try {
+        envtest = await startEnvtest(choice.source, options);
+      } catch (error) {
+        if (
+          error instanceof Deno.errors.NotFound ||
+          error instanceof Deno.errors.NotCapable
+        ) {
+          throw new ControlPlaneUnavailableError(
+            `${choice.from} names ${choice.source}, whose kube-apiserver or etcd does not start: ${
+              (error as Error).message
+            }`,
+          );
+        }
+        throw error;
+      }
+      return new RealControlPlane(envtest, envtest.ready, envtest.caPem);
+    }
+    const binary = choice.source;
     const args = ["run"];
     if (options.noWatchCache) args.push("--no-watch-cache-server");
     if (options.controllers !== undefined) {
@@ -233,6 +366,16 @@ export class RealControlPlane implements AsyncDisposable {
    * @param options More client options (not `fetch` nor `authorization`).
    */
   client(options: Omit<ClientOptions, "fetch" | "authorization"> = {}): Client {
+    if (this.#cluster !== undefined) {
+      // The kubeconfig's own client: its credential may be a certificate
+      // or a plugin, not a token.
+      if (Object.keys(options).length > 0) {
+        throw new Error(
+          "In cluster mode the admin client is the kubeconfig's: it takes no options",
+        );
+      }
+      return this.#cluster.admin;
+    }
     return this.clientWith(this.ready.token, options);
   }
 
@@ -260,6 +403,11 @@ export class RealControlPlane implements AsyncDisposable {
    * client does not make, such as the differential suite's).
    */
   fetch(request: Request): Promise<Response> {
+    if (this.#cluster !== undefined) {
+      return Promise.reject(
+        new Error("In cluster mode there is no admin token for a raw fetch"),
+      );
+    }
     const headers = new Headers(request.headers);
     headers.set("authorization", `Bearer ${this.ready.token}`);
     return fetch(new Request(request, { headers }), { client: this.#http });
@@ -298,6 +446,7 @@ export class RealControlPlane implements AsyncDisposable {
   /** Compacts etcd at its current revision (older versions answer 410). */
   async compact(): Promise<void> {
     const etcd = this.ready.etcd;
+    if (!etcd) throw new Error(`In ${this.mode} mode etcd is not reachable`);
     const range = await fetch(`${etcd}/v3/kv/range`, {
       method: "POST",
       body: JSON.stringify({ key: btoa("/") }),
@@ -344,6 +493,15 @@ export class RealControlPlane implements AsyncDisposable {
    * orderly shutdown, which waits for requests in flight).
    */
   restartApiserver(options: { kill?: boolean } = {}): Promise<Restarted> {
+    if (this.#envtest !== undefined) {
+      return this.#envtest.restartApiserver(options.kill ?? false);
+    }
+    const child = this.#child;
+    if (child === undefined) {
+      return Promise.reject(
+        new Error("An existing cluster's API server is not restarted by tests"),
+      );
+    }
     const run = this.#restarting.then(() =>
       new Promise<Restarted>((resolve, reject) => {
         this.#answers.push((line) => {
@@ -357,7 +515,7 @@ export class RealControlPlane implements AsyncDisposable {
           } else resolve(answer);
         });
         const command = `restart apiserver${options.kill ? " kill" : ""}\n`;
-        const writer = this.#child.stdin.getWriter();
+        const writer = child.stdin.getWriter();
         writer.write(new TextEncoder().encode(command)).finally(() =>
           writer.releaseLock()
         ).catch(reject);
@@ -370,7 +528,9 @@ export class RealControlPlane implements AsyncDisposable {
   /** Stops every process of the control plane. Safe to call more than once. */
   stop(): Promise<void> {
     this.#stopped ??= (async () => {
-      await kill(this.#child);
+      if (this.#child !== undefined) await kill(this.#child);
+      await this.#envtest?.stop();
+      this.#cluster?.stop();
       this.#http.close();
     })();
     return this.#stopped;

@@ -19,6 +19,7 @@ import {
 } from "../webhook/mod.ts";
 import type { KubeObject } from "../apiclient/types.ts";
 import { certificates } from "./_webhooks_test_util.ts";
+import { testLogger } from "../_internal/_log_test_util.ts";
 
 const GROUP = "demo.example.com";
 const CRDS = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions";
@@ -133,7 +134,7 @@ async function fixture(
     port: 0,
     cert: made.cert,
     key: made.key,
-    onError: () => {},
+    logger: testLogger({ onError: () => {} }),
     webhooks: { "/convert": testWebhook(state) },
   });
   const api = new FakeApiServer(options.api);

@@ -21,6 +21,7 @@ import {
   internalError,
   type Sent,
 } from "./_webhooks_test_util.ts";
+import { testLogger } from "../_internal/_log_test_util.ts";
 
 // Sets failurePolicy of a stored validating configuration's first webhook.
 async function setPolicy(
@@ -182,7 +183,7 @@ Deno.test({
           });
         })
       ),
-    }, { onError: () => {} });
+    }, { logger: testLogger({ onError: () => {} }) });
     await using api = new FakeApiServer({ webhookFetch: hooks });
     api.register({
       group: GROUP,

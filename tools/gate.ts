@@ -10,13 +10,14 @@
 //
 // Steps: fmt, lint, check, doc-lint, setup (npm ci for the fidelity suite,
 // when npm is on PATH), unit (`deno task test:unit`: unit, fake-server,
-// differential, fidelity and real-server suites), counts, scaffold (a
-// generated operator project's own checks and tests), publish (dry run),
-// bench (every Deno.bench once), bench:latency, bench:scale and
+// differential, fidelity and real-server suites), envtest (a real-server
+// suite on kube-apiserver and etcd laid out as setup-envtest does), counts,
+// scaffold (a generated operator project's own checks and tests), publish
+// (dry run), bench (every Deno.bench once), bench:latency, bench:scale and
 // bench:shard (their --smoke runs), then only-deno: this gate again with
-// go, cargo, node, npm and kubectl taken off PATH, on a few files, which
-// must pass and list what it did not run. It runs every step even after a
-// failure, so that one run shows every failure.
+// go, cargo, node, npm and kubectl taken off PATH, on a few files and the
+// envtest step, which must pass and list what it did not run. It runs every
+// step even after a failure, so that one run shows every failure.
 import { CI_ENV, NOT_RUN } from "./needs.ts";
 
 const ROOT = new URL("../", import.meta.url).pathname;
@@ -258,7 +259,7 @@ async function onlyDeno(): Promise<Result> {
     "run",
     ...PERMISSIONS,
     "tools/gate.ts",
-    "--only=unit,bench:scale",
+    "--only=unit,envtest,bench:scale",
     "--",
     "--no-check",
     ...ONLY_DENO_FILES,
@@ -321,6 +322,9 @@ const steps: [string, () => Promise<Result | undefined>][] = [
         : undefined,
   ],
   ["unit", () => run("unit", ["task", "test:unit", ...testArgs])],
+  // A real-server suite on envtest's layout (KUBEBUILDER_ASSETS, else
+  // kube-apiserver and etcd that tools/control-plane/envtest.sh builds).
+  ["envtest", () => run("envtest", ["task", "test:envtest"])],
   ["counts", () => run("counts", ["task", "counts"])],
   ["scaffold", () => run("scaffold", ["task", "scaffold:check"])],
   ["publish", () => run("publish", ["publish", "--dry-run", "--allow-dirty"])],

@@ -1,6 +1,7 @@
 /**
  * One way for a suite to say it cannot run here: the tests that need a
- * tool this machine lacks (node, kubectl, a built kube-apiserver) and the
+ * tool this machine lacks (node, kubectl, a real API server: built,
+ * envtest's or a cluster's, see testing/real/_plane.ts) and the
  * benchmarks' peers that need Go, cargo or npm. Each is registered or
  * printed as one line that starts with {@linkcode NOT_RUN}, says why and
  * gives the command that runs it; `tools/gate.ts` collects those lines

@@ -1,6 +1,7 @@
 // One webhook request: method, content type, the bounded body, the
 // deadline from `?timeout=`, and the review's answer.
 
+import type { Logger } from "../_internal/log.ts";
 import { ReviewError } from "./errors.ts";
 import type { Webhook } from "./types.ts";
 
@@ -127,7 +128,8 @@ export interface AnswerOptions {
   limit: number;
   /** The longest deadline of a review, body included, in ms. */
   reviewTimeout: number;
-  onError: (error: unknown) => void;
+  /** Where handler errors go unless the webhook has its own logger. */
+  logger: Logger;
 }
 
 /**
@@ -139,17 +141,9 @@ export interface AnswerOptions {
 export async function answer(
   webhook: Webhook,
   request: Request,
-  options: AnswerOptions | number,
-  onError_?: (error: unknown) => void,
+  options: AnswerOptions,
 ): Promise<Response> {
-  // A bare limit and onError: the in-process fetch's older call.
-  const { limit, reviewTimeout, onError } = typeof options === "number"
-    ? {
-      limit: options,
-      reviewTimeout: MAX_REVIEW_TIMEOUT,
-      onError: onError_ ?? (() => {}),
-    }
-    : options;
+  const { limit, reviewTimeout, logger } = options;
   if (request.method !== "POST") {
     await request.body?.cancel().catch(() => {});
     return text(405, "method not allowed: a review is POSTed\n", {
@@ -208,7 +202,7 @@ export async function answer(
     }
     const review = webhook.review(body, {
       signal: deadline.signal,
-      onError,
+      logger,
     });
     body = undefined;
     review.catch(() => {});

@@ -3,6 +3,7 @@
  *
  * @module
  */
+import { type Logger, loggerOf } from "../_internal/log.ts";
 import type { KubeObject } from "../apiclient/types.ts";
 import { Denied, HandlerError, ReviewError } from "./errors.ts";
 import { base64, diff } from "./_json_patch.ts";
@@ -22,9 +23,10 @@ export interface AdmissionOptions {
   name?: string | undefined;
   /**
    * Hears what a handler threw (other than {@linkcode Denied}), as a
-   * {@linkcode HandlerError}. Default: `console.error`.
+   * {@linkcode HandlerError} on an error line. Default: the server's
+   * logger, else `console.error`.
    */
-  onError?: ((error: unknown) => void) | undefined;
+  logger?: Logger | undefined;
 }
 
 /**
@@ -58,9 +60,9 @@ const OPERATIONS = ["CREATE", "UPDATE", "DELETE", "CONNECT"];
  * warning the client sees.
  *
  * A handler that throws anything else denies the request too
- * (`allowed: false`, code 500, its message) and the error is reported to
- * `onError`: the API server's `failurePolicy: Ignore` does **not** let such
- * a request through, since it covers only failures to call the webhook
+ * (`allowed: false`, code 500, its message) and the error is logged: the
+ * API server's `failurePolicy: Ignore` does **not** let such a request
+ * through, since it covers only failures to call the webhook
  * (controller-runtime answers the same way). Catch in the handler to allow
  * on your own errors.
  *
@@ -96,7 +98,7 @@ const OPERATIONS = ["CREATE", "UPDATE", "DELETE", "CONNECT"];
  *
  * @typeParam T The object's type.
  * @param handler Checks the request.
- * @param options The name and the error sink.
+ * @param options The name and the logger.
  * @returns The webhook, to route in a `WebhookServer`.
  */
 export function validating<T extends KubeObject = KubeObject>(
@@ -149,7 +151,7 @@ export function validating<T extends KubeObject = KubeObject>(
  *
  * @typeParam T The object's type.
  * @param handler Changes the object.
- * @param options The name and the error sink.
+ * @param options The name and the logger.
  * @returns The webhook, to route in a `WebhookServer`.
  */
 export function mutating<T extends KubeObject = KubeObject>(
@@ -177,10 +179,6 @@ function admissionWebhook<T extends KubeObject>(
   options: AdmissionOptions,
 ): Webhook<AdmissionReview> {
   const name = options.name ?? "admission";
-  const fallback = (error: unknown): void => {
-    // deno-lint-ignore no-console -- the default error sink; route it with onError.
-    console.error(error instanceof Error ? error.message : String(error));
-  };
   return {
     type: "admission",
     async review(body, reviewOptions = {}): Promise<AdmissionReview> {
@@ -205,8 +203,11 @@ function admissionWebhook<T extends KubeObject>(
         if (!denied) {
           try {
             if (!context.signal.aborted) {
-              (options.onError ?? reviewOptions.onError ?? fallback)(
+              loggerOf(options.logger ?? reviewOptions.logger, {
+                webhook: name,
+              }).error(
                 new HandlerError(name, request.uid, error),
+                "Webhook handler failed",
               );
             }
           } catch { /* a failing sink must not fail the answer */ }

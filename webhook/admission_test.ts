@@ -10,6 +10,7 @@ import {
 import { defineResource } from "../resource/mod.ts";
 import type { AdmissionReview } from "./types.ts";
 import { admissionReview } from "./_test_util.ts";
+import { testLogger } from "../_internal/_log_test_util.ts";
 
 function patchOf(
   review: AdmissionReview,
@@ -84,7 +85,10 @@ Deno.test("a handler that throws denies with its message and is reported", async
   const errors: unknown[] = [];
   const webhook = validating(() => {
     throw new Error("database down");
-  }, { name: "/validate", onError: (e) => errors.push(e) });
+  }, {
+    name: "/validate",
+    logger: testLogger({ onError: (e) => errors.push(e) }),
+  });
   const review = await webhook.review(admissionReview("u1"));
   assert.deepEqual(review.response, {
     uid: "u1",
@@ -99,7 +103,9 @@ Deno.test("a handler that throws denies with its message and is reported", async
   );
   const denied = await validating(() => {
     throw new Denied("no", { code: 422, reason: "Invalid" });
-  }, { onError: (e) => errors.push(e) }).review(admissionReview("u2"));
+  }, { logger: testLogger({ onError: (e) => errors.push(e) }) }).review(
+    admissionReview("u2"),
+  );
   assert.deepEqual(denied.response?.status, {
     code: 422,
     reason: "Invalid",
@@ -256,7 +262,7 @@ Deno.test("conversion to an unknown version, a throwing converter, malformed rev
   const errors: unknown[] = [];
   const webhook = conversion(GADGETS, () => {
     throw new Error("nope");
-  }, { onError: (e) => errors.push(e) });
+  }, { logger: testLogger({ onError: (e) => errors.push(e) }) });
   const unknown = await webhook.review(
     conversionReview([OLD], "example.com/v2"),
   );

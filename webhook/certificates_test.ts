@@ -10,6 +10,7 @@ import {
 } from "./mod.ts";
 import { admissionReview, post } from "./_test_util.ts";
 import { integer, namedBits, oid, time } from "./_der.ts";
+import { testLogger } from "../_internal/_log_test_util.ts";
 
 const hex = (bytes: Uint8Array): string =>
   [...bytes].map((b) => b.toString(16).padStart(2, "0")).join("");
@@ -213,7 +214,7 @@ Deno.test("certificates: a WebhookServer serves them from the files, and reloads
       pollInterval: 50,
       // Between the two renames a new key meets the old certificate: the
       // server may report that pair and loads the next.
-      onError: (error) => errors.push(error),
+      logger: testLogger({ onError: (error) => errors.push(error) }),
       webhooks: { "/validate": validating(() => {}) },
     });
     const url = `https://127.0.0.1:${server.port}/validate?timeout=5s`;

@@ -3,6 +3,7 @@
  *
  * @module
  */
+import { type Logger, loggerOf } from "../_internal/log.ts";
 import type { KubeObject } from "../apiclient/types.ts";
 import { HandlerError, ReviewError } from "./errors.ts";
 import { copy, requestOf } from "./_review.ts";
@@ -48,8 +49,11 @@ export interface ConversionOptions {
    * defaulted) with the schema of its new version. Default `true`.
    */
   decode?: boolean | undefined;
-  /** Hears what the converter threw, as a {@linkcode HandlerError}. Default `console.error`. */
-  onError?: ((error: unknown) => void) | undefined;
+  /**
+   * Hears what the converter threw, as a {@linkcode HandlerError} on an
+   * error line. Default: the server's logger, else `console.error`.
+   */
+  logger?: Logger | undefined;
 }
 
 /**
@@ -115,7 +119,7 @@ export interface ConversionOptions {
  *
  * @param definition The definition whose versions are converted.
  * @param convert Converts one object.
- * @param options The name, decoding and the error sink.
+ * @param options The name, decoding and the logger.
  * @returns The webhook, to route in a `WebhookServer`.
  */
 export function conversion(
@@ -125,10 +129,6 @@ export function conversion(
 ): Webhook<ConversionReview> {
   const name = options.name ?? "conversion";
   const decode = options.decode ?? true;
-  const fallback = (error: unknown): void => {
-    // deno-lint-ignore no-console -- the default error sink; route it with onError.
-    console.error(error instanceof Error ? error.message : String(error));
-  };
   const versions = Object.keys(definition.schemas);
   return {
     type: "conversion",
@@ -181,9 +181,9 @@ export function conversion(
         if (!(error instanceof ConversionFailure)) {
           try {
             if (!context.signal.aborted) {
-              (options.onError ?? reviewOptions.onError ?? fallback)(
-                new HandlerError(name, uid, error),
-              );
+              loggerOf(options.logger ?? reviewOptions.logger, {
+                webhook: name,
+              }).error(new HandlerError(name, uid, error), "Converter failed");
             }
           } catch { /* a failing sink must not fail the answer */ }
         }

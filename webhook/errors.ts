@@ -46,7 +46,7 @@ export class ReviewError extends Error {
  * response is `allowed: false` with `status.code` (default 403, reason
  * `Forbidden`), and the API server tells the client
  * `admission webhook "<name>" denied the request: <message>`. Unlike any
- * other error a handler throws, a denial is not reported to `onError`.
+ * other error a handler throws, a denial is not logged as an error.
  *
  * @example
  * ```ts
@@ -105,7 +105,7 @@ export class Denied extends Error {
 
 /**
  * An admission or conversion handler threw (other than
- * {@linkcode Denied}): reported to `onError` with the error as `cause`.
+ * {@linkcode Denied}): logged as an error, with the error as `cause`.
  * The request is denied (`allowed: false`, code 500) — even under
  * `failurePolicy: Ignore`, which covers only failures to call the webhook.
  *

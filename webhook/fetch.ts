@@ -1,16 +1,17 @@
 // The webhook server's answers without the socket: for tests on fake time,
 // where real sockets and fake timers do not mix.
-import {
-  type Diagnostics,
-  diagnostics,
-  type DiagnosticsOptions,
-} from "../_internal/diagnostics.ts";
-import { answer, text } from "./_http.ts";
+import { type Logger, loggerOf } from "../_internal/log.ts";
+import { answer, MAX_REVIEW_TIMEOUT, text } from "./_http.ts";
 import type { Webhook } from "./types.ts";
 import { MAX_REVIEW_BYTES } from "./_defaults.ts";
 
 /** Options of {@linkcode webhookFetch}. */
-export interface WebhookFetchOptions extends DiagnosticsOptions {
+export interface WebhookFetchOptions {
+  /**
+   * Receives the errors of handlers without their own logger (as
+   * `HandlerError`s) and of the answers. Default: `console.error`.
+   */
+  logger?: Logger | undefined;
   /** The largest review body, in bytes; beyond it 413. Default 7 MiB. */
   maxBodyBytes?: number | undefined;
 }
@@ -64,7 +65,7 @@ export function webhookFetch(
 ): (request: Request) => Promise<Response> {
   const routes = new Map(Object.entries(webhooks));
   const limit = options.maxBodyBytes ?? MAX_REVIEW_BYTES;
-  const found: Diagnostics = diagnostics("Webhook fetch", options);
+  const logger = loggerOf(options.logger);
   return async (request: Request): Promise<Response> => {
     const webhook = routes.get(new URL(request.url).pathname);
     if (webhook === undefined) {
@@ -72,9 +73,13 @@ export function webhookFetch(
       return text(404, "not found\n");
     }
     try {
-      return await answer(webhook, request, limit, found.onError);
+      return await answer(webhook, request, {
+        limit,
+        reviewTimeout: MAX_REVIEW_TIMEOUT,
+        logger,
+      });
     } catch (error) {
-      found.onError(error);
+      logger.error(error, "Answering a review failed");
       return text(500, "internal error\n");
     }
   };

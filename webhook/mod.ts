@@ -22,7 +22,7 @@
  *   lays them out, for the server's `certFile` and `keyFile`.
  *
  * A handler that throws (other than {@linkcode Denied}) denies the request
- * and is reported to `onError`: `failurePolicy: Ignore` does not let such a
+ * and is logged as an error: `failurePolicy: Ignore` does not let such a
  * request through, since it covers only failures to call the webhook.
  *
  * @example A validating and a defaulting webhook
@@ -60,4 +60,3 @@ export * from "./conversion.ts";
 export * from "./server.ts";
 export * from "./fetch.ts";
 export * from "./certificates.ts";
-export type { DiagnosticsOptions } from "../_internal/diagnostics.ts";

@@ -6,10 +6,7 @@
 
 import { stopOnAbort } from "../_internal/signals.ts";
 import { MAX_TIMER } from "../_internal/sleep.ts";
-import {
-  diagnostics,
-  type DiagnosticsOptions,
-} from "../_internal/diagnostics.ts";
+import { type Logger, loggerOf } from "../_internal/log.ts";
 import { BoundedServer, type KeyPair } from "../_internal/_server.ts";
 import { readPair, readPairSync, watchPair } from "./_certs.ts";
 import { answer, MAX_REVIEW_TIMEOUT, text } from "./_http.ts";
@@ -18,7 +15,14 @@ import type { MetricsRegistry, Webhook } from "./types.ts";
 import { MAX_REVIEW_BYTES, WEBHOOK_PORT } from "./_defaults.ts";
 
 /** What {@linkcode WebhookServer} takes. */
-export interface WebhookServerOptions extends DiagnosticsOptions {
+export interface WebhookServerOptions {
+  /**
+   * Receives the server's lines (field `server`: `webhooks`): where it
+   * listens, certificate reloads, and the errors of connections, answers
+   * and handlers without their own logger. Default: errors to
+   * `console.error`.
+   */
+  logger?: Logger | undefined;
   /** The webhooks, by path, such as `{ "/validate-greetings": validating(…) }`. */
   webhooks: Readonly<Record<string, Webhook>>;
   /**
@@ -127,7 +131,7 @@ export interface WebhookServerOptions extends DiagnosticsOptions {
  *   changes (the kubelet swaps a mounted Secret by replacing its `..data`
  *   symlink) and every `pollInterval`. New connections get the new
  *   pair; open ones keep theirs, so no request fails. A pair that does not
- *   load (a key that does not match) is reported to `onError` and the old
+ *   load (a key that does not match) is logged as an error and the old
  *   one kept.
  * - Bounded against a hostile pod: at most `maxConnections` connections
  *   (the one idle longest makes room), deadlines on the TLS handshake, the
@@ -197,7 +201,7 @@ export class WebhookServer implements AsyncDisposable {
   #stopping: Promise<void> | undefined;
   #watching: Promise<void> = Promise.resolve();
   #reloads = 0;
-  #diagnostics;
+  #logger: Logger;
   #unlink = (): void => {};
   #settle!: () => void;
 
@@ -209,8 +213,8 @@ export class WebhookServer implements AsyncDisposable {
    * @throws {Deno.errors.NotFound} When a file is missing.
    */
   constructor(options: WebhookServerOptions) {
-    const found = diagnostics("Webhook server", options);
-    this.#diagnostics = found;
+    const logger = loggerOf(options.logger, { server: "webhooks" });
+    this.#logger = logger;
     this.#webhooks = new Map(Object.entries(options.webhooks));
     this.#limit = options.maxBodyBytes ?? MAX_REVIEW_BYTES;
     this.#reviewTimeout = options.reviewTimeout ?? MAX_REVIEW_TIMEOUT;
@@ -256,18 +260,21 @@ export class WebhookServer implements AsyncDisposable {
         stopTimeout: options.stopTimeout ?? 5_000,
       },
       (request) => this.#handle(request),
-      found.onError,
+      (error) => logger.error(error, "Serving a request failed"),
     );
     this.port = this.#front.port;
     this.hostname = this.#front.hostname;
     this.done = new Promise<void>((resolve) => (this.#settle = resolve));
-    found.log(`serving webhooks on ${this.hostname}:${this.port}`);
+    logger.info("Serving webhooks", {
+      address: `${this.hostname}:${this.port}`,
+    });
     if (files) {
       this.#watching = watchPair([certFile, keyFile], {
         pollInterval: options.pollInterval ?? 10_000,
         signal: this.#stopped.signal,
         changed: () => this.#reload(certFile, keyFile),
-        onError: found.onError,
+        onError: (error) =>
+          logger.error(error, "Watching the certificate failed"),
       });
     }
     this.#unlink = stopOnAbort(options.signal, () => void this.stop());
@@ -329,13 +336,14 @@ export class WebhookServer implements AsyncDisposable {
       }
       this.#pair = pair;
       this.#reloads++;
-      this.#diagnostics.log(`loaded the certificate of ${certFile}`);
+      this.#logger.info("Loaded the certificate", { file: certFile });
       return;
     }
-    this.#diagnostics.onError(
+    this.#logger.error(
       new Error(`The new certificate of ${certFile} did not load`, {
         cause: failure,
       }),
+      "Reloading the certificate failed",
     );
   }
 
@@ -371,12 +379,12 @@ export class WebhookServer implements AsyncDisposable {
       const response = await answer(webhook, request, {
         limit: this.#limit,
         reviewTimeout: this.#reviewTimeout,
-        onError: this.#diagnostics.onError,
+        logger: this.#logger,
       });
       status = response.status;
       return response;
     } catch (error) {
-      this.#diagnostics.onError(error);
+      this.#logger.error(error, "Answering a review failed");
       return text(500, "internal error\n");
     } finally {
       this.#reviews--;

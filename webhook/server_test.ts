@@ -3,6 +3,7 @@ import { testCerts } from "../testing/certs.ts";
 import { Registry } from "../metrics/registry.ts";
 import { mutating, validating, WebhookServer } from "./mod.ts";
 import { admissionReview, post } from "./_test_util.ts";
+import { testLogger } from "../_internal/_log_test_util.ts";
 
 const BOTH = [testCerts.caCert, testCerts.otherCaCert];
 
@@ -60,7 +61,7 @@ Deno.test({
         certFile: `${dir}/tls.crt`,
         keyFile: `${dir}/tls.key`,
         pollInterval: 50,
-        onError: (e) => errors.push(e),
+        logger: testLogger({ onError: (e) => errors.push(e) }),
         webhooks: { "/v": validating(() => {}) },
       });
       const url = `https://127.0.0.1:${server.port}/v`;
@@ -128,7 +129,7 @@ Deno.test({
         certFile: `${dir}/tls.crt`,
         keyFile: `${dir}/tls.key`,
         pollInterval: 20,
-        onError: (e) => errors.push(e),
+        logger: testLogger({ onError: (e) => errors.push(e) }),
         webhooks: { "/v": validating(() => {}) },
       });
       await kubeletWrite(
@@ -169,7 +170,7 @@ Deno.test({
       key: testCerts.serverKey,
       maxBodyBytes: 64 * 1024,
       registry,
-      onError: () => {},
+      logger: testLogger({ onError: () => {} }),
       webhooks: {
         "/v": validating(() => {}),
         "/slow": mutating((_request, { signal }) =>

@@ -6,6 +6,7 @@
  * @module
  */
 import type { KubeObject } from "../apiclient/types.ts";
+import type { Logger } from "../_internal/log.ts";
 
 /** A kind, as `AdmissionRequest.kind` names it (metav1.GroupVersionKind). */
 export interface GroupVersionKind {
@@ -199,8 +200,8 @@ export interface Webhook<
     options?: {
       /** Ends the handler's work (the review's deadline). */
       signal?: AbortSignal | undefined;
-      /** Where handler errors go unless the webhook was given its own `onError`. */
-      onError?: ((error: unknown) => void) | undefined;
+      /** Where handler errors go unless the webhook was given its own `logger`. */
+      logger?: Logger | undefined;
     } | undefined,
   ): Promise<R>;
 }

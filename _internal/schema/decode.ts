@@ -6,7 +6,7 @@
 
 import type { Cause, Schema } from "./types.ts";
 import { applyDefaults, prune } from "./prune.ts";
-import { validate } from "./validate.ts";
+import { listTypeCauses, validate } from "./validate.ts";
 
 /** What decoding an object gives: the copy, what was pruned, what is wrong. */
 export interface Decoded {
@@ -42,15 +42,30 @@ export function pruneWith(
  *
  * @param schema The schema of the whole object.
  * @param value The object.
+ * @param old The object an update replaces: values it keeps are not
+ *   checked (validation ratcheting).
  * @returns The copy, the pruned paths and the causes.
  */
 export function decodeWith(
   schema: Schema,
   value: Record<string, unknown>,
+  old?: Record<string, unknown>,
 ): Decoded {
   const { object, unknown } = pruneWith(schema, value);
   applyDefaults(object, schema);
   const causes: Cause[] = [];
-  validate(schema, object, "", causes);
+  validate(
+    schema,
+    object,
+    "",
+    causes,
+    old === undefined ? undefined : { value: old },
+  );
+  if (old !== undefined) {
+    // The API server checks list duplicates apart from ratcheting: all of
+    // the new object's, unless the old object has some.
+    const before = listTypeCauses(schema, old, "");
+    if (before.length === 0) causes.push(...listTypeCauses(schema, object, ""));
+  }
   return { object, unknown, causes };
 }

@@ -96,15 +96,15 @@ export interface Schema {
   readonly "x-kubernetes-map-type"?: "granular" | "atomic";
   /**
    * CEL validation rules, written into the CRD for the API server to
-   * enforce. Neither `decode` nor the fake API server evaluates them (no
-   * CEL evaluator in Deno): a value that breaks a rule passes both.
+   * enforce. The fake API server enforces them too; `decode` evaluates
+   * them only when given the definition's `validationRules()`.
    */
   readonly "x-kubernetes-validations"?: readonly ValidationRule[];
 }
 
 /**
  * One CEL validation rule of `x-kubernetes-validations`, enforced by the
- * API server (not by `decode`, nor by the fake API server).
+ * API server and the fake API server (and by `decode` where asked).
  *
  * @example
  * ```ts

@@ -48,20 +48,40 @@ function typeMatches(schema: Schema, value: unknown): boolean {
 }
 
 /**
+ * The value an update replaces at the same place, when there is one: the
+ * old object's field of the same name, or its list-map item of the same
+ * keys (items of other lists do not correlate).
+ */
+export interface Old {
+  /** The old value. */
+  readonly value: unknown;
+}
+
+/**
  * The causes of a value's mismatches with a schema node and everything
- * below it, appended to `out`.
+ * below it, appended to `out`. With `old` (an update), a value equal to
+ * the old one it replaces is not checked, nor anything below it: the API
+ * server's validation ratcheting, so a schema tightened after an object
+ * was written does not refuse an update that keeps its old values.
  *
  * @param schema The node.
  * @param value The value (never `undefined`).
  * @param path The value's field path (`""` for the root).
  * @param out Where the causes go.
+ * @param old The value it replaces, on an update.
  */
 export function validate(
   schema: Schema,
   value: unknown,
   path: string,
   out: Cause[],
+  old?: Old,
 ): void {
+  if (
+    old !== undefined && old !== UNCORRELATED && jsonEqual(old.value, value)
+  ) {
+    return;
+  }
   if (value === null) {
     if (
       schema.nullable || schema.type === undefined &&
@@ -84,8 +104,70 @@ export function validate(
   }
   if (typeof value === "number") number(schema, value, path, out);
   else if (typeof value === "string") string(schema, value, path, out);
-  else if (Array.isArray(value)) array(schema, value, path, out);
-  else if (isObject(value)) object(schema, value, path, out);
+  else if (Array.isArray(value)) array(schema, value, path, out, old);
+  else if (isObject(value)) object(schema, value, path, out, old);
+}
+
+/**
+ * What an update's value below a changed one has when nothing correlates
+ * with it: checked in full, and still part of an update (its duplicates
+ * are found apart, {@linkcode listTypeCauses}).
+ */
+const UNCORRELATED: Old = { value: undefined };
+
+/** The old value of a child: `undefined` on a create, else correlated or not. */
+function below(old: Old | undefined, found: Old | undefined): Old | undefined {
+  return old === undefined ? undefined : found ?? UNCORRELATED;
+}
+
+/** The old field `name` of an old object, when it has one. */
+export function oldField(old: Old | undefined, name: string): Old | undefined {
+  if (old === undefined || !isObject(old.value)) return undefined;
+  const value = own(old.value, name);
+  return value === undefined ? undefined : { value };
+}
+
+/**
+ * The old items of a list-map by the canonical text of their keys, to
+ * correlate the new items with ({@linkcode oldItem}); `undefined` for
+ * other lists, whose items do not correlate.
+ */
+export function oldItems(
+  schema: Schema,
+  old: Old | undefined,
+): Map<string, unknown> | undefined {
+  if (
+    old === undefined || !Array.isArray(old.value) ||
+    schema["x-kubernetes-list-type"] !== "map"
+  ) return undefined;
+  const keys = schema["x-kubernetes-list-map-keys"] ?? [];
+  const out = new Map<string, unknown>();
+  for (const item of old.value) {
+    if (isObject(item)) out.set(mapKey(keys, item), item);
+  }
+  return out;
+}
+
+/** The old item with the keys of `item`, from {@linkcode oldItems}. */
+export function oldItem(
+  schema: Schema,
+  olds: Map<string, unknown> | undefined,
+  item: unknown,
+): Old | undefined {
+  if (olds === undefined || !isObject(item)) return undefined;
+  const value = olds.get(
+    mapKey(schema["x-kubernetes-list-map-keys"] ?? [], item),
+  );
+  return value === undefined ? undefined : { value };
+}
+
+function mapKey(
+  keys: readonly string[],
+  item: Record<string, unknown>,
+): string {
+  return canonical(
+    Object.fromEntries(keys.map((k) => [k, own(item, k) ?? null])),
+  );
 }
 
 function number(
@@ -180,6 +262,7 @@ function array(
   value: unknown[],
   path: string,
   out: Cause[],
+  old: Old | undefined,
 ): void {
   if (schema.maxItems !== undefined && value.length > schema.maxItems) {
     out.push(tooMany(path, value.length, schema.maxItems));
@@ -194,11 +277,56 @@ function array(
     );
   }
   if (schema.items !== undefined) {
+    const olds = oldItems(schema, old);
     value.forEach((item, i) =>
-      validate(schema.items!, item, `${path}[${i}]`, out)
+      validate(
+        schema.items!,
+        item,
+        `${path}[${i}]`,
+        out,
+        below(old, oldItem(schema, olds, item)),
+      )
     );
   }
-  listType(schema, value, path, out);
+  // On an update, duplicates are found apart ({@linkcode listTypeCauses}).
+  if (old === undefined) listType(schema, value, path, out);
+}
+
+/**
+ * The duplicates of every `set` and `map` list in a value (what
+ * {@linkcode validate} finds of them, alone): on an update the API server
+ * checks them apart from ratcheting, only when the old object has none.
+ */
+export function listTypeCauses(
+  schema: Schema,
+  value: unknown,
+  path: string,
+): Cause[] {
+  const out: Cause[] = [];
+  const walk = (node: Schema, at: unknown, where: string): void => {
+    if (Array.isArray(at)) {
+      listType(node, at, where, out);
+      if (node.items !== undefined) {
+        at.forEach((item, i) => walk(node.items!, item, `${where}[${i}]`));
+      }
+    } else if (isObject(at)) {
+      const properties = node.properties ?? {};
+      const more = node.additionalProperties;
+      for (const name of Object.keys(at).sort()) {
+        const field = own(at, name);
+        const child_ = Object.hasOwn(properties, name)
+          ? properties[name]
+          : more !== undefined && more !== true
+          ? more
+          : undefined;
+        if (child_ !== undefined && field !== undefined) {
+          walk(child_, field, child(where, name));
+        }
+      }
+    }
+  };
+  walk(schema, value, path);
+  return out;
 }
 
 /** `set` items are unique; `map` items are unique by their keys. */
@@ -254,6 +382,7 @@ function object(
   value: Record<string, unknown>,
   path: string,
   out: Cause[],
+  old: Old | undefined,
 ): void {
   const count = Object.keys(value).length;
   if (schema.maxProperties !== undefined && count > schema.maxProperties) {
@@ -279,14 +408,26 @@ function object(
   for (const name of Object.keys(properties).sort()) {
     const field = own(value, name);
     if (field !== undefined) {
-      validate(properties[name]!, field, child(path, name), out);
+      validate(
+        properties[name]!,
+        field,
+        child(path, name),
+        out,
+        below(old, oldField(old, name)),
+      );
     }
   }
   const more = schema.additionalProperties;
   if (more !== undefined && more !== true) {
     for (const name of Object.keys(value).sort()) {
       if (!Object.hasOwn(properties, name)) {
-        validate(more, value[name], child(path, name), out);
+        validate(
+          more,
+          value[name],
+          child(path, name),
+          out,
+          below(old, oldField(old, name)),
+        );
       }
     }
   }

@@ -15,6 +15,7 @@ import { WRITES } from "./scenarios/writes.ts";
 import { READS } from "./scenarios/reads.ts";
 import { CONTROLLERS } from "./scenarios/controllers.ts";
 import { CUSTOM_RESOURCES } from "./scenarios/custom_resources.ts";
+import { VALIDATION_RULES } from "./scenarios/validation_rules.ts";
 import { WEBHOOKS } from "./scenarios/webhooks.ts";
 import { CONVERSION } from "./scenarios/conversion.ts";
 import { BUILTINS } from "./scenarios/builtins.ts";
@@ -30,6 +31,7 @@ export const SCENARIOS: readonly Scenario[] = [
   ...READS,
   ...CONTROLLERS,
   ...CUSTOM_RESOURCES,
+  ...VALIDATION_RULES,
   ...WEBHOOKS,
   ...CONVERSION,
   ...BUILTINS,

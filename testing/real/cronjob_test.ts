@@ -18,9 +18,10 @@ import {
 import { TEMPLATE } from "../../examples/cronjob/cronjob_test_util.ts";
 import { clientOf, fake } from "../../examples/cronjob/cronjob_test_util.ts";
 import { RealControlPlane } from "../real_control_plane.ts";
-import { AVAILABLE, NO_PLANE } from "./_plane.ts";
+import { MODE, unmetIn } from "./_plane.ts";
 import { runnable } from "../../tools/needs.ts";
 import { eventually } from "./_eventually.ts";
+import { testLogger } from "../../_internal/_log_test_util.ts";
 
 const NAME = "cronjob example";
 /** The control plane's defaults, and the job controller. */
@@ -51,7 +52,9 @@ function cronJob(name: string, spec: Partial<CronJob["spec"]>): CronJob {
   };
 }
 
-if (runnable(`real-server suite "${NAME}"`, AVAILABLE ? undefined : NO_PLANE)) {
+// The job controller and the garbage collector: not in envtest.
+const unmet = unmetIn(MODE, { controllers: true });
+if (runnable(`real-server suite "${NAME}"`, unmet)) {
   Deno.test({
     name: `${NAME} (real kube-apiserver)`,
     // A real server runs real time: the steps wait on real timers.
@@ -115,7 +118,9 @@ if (runnable(`real-server suite "${NAME}"`, AVAILABLE ? undefined : NO_PLANE)) {
           const errors: string[] = [];
           await using controller = new Controller(admin, {
             ...cronJobController(),
-            onError: (error) => void errors.push(String(error)),
+            logger: testLogger({
+              onError: (error) => void errors.push(String(error)),
+            }),
           });
           const made = await admin.resource(CRONJOB).namespace(namespace)
             .create(

@@ -11,6 +11,7 @@ import { Versions } from "../../memo/mod.ts";
 import { written } from "../../_internal/_memo_test_util.ts";
 import { eventually } from "./_eventually.ts";
 import { suite } from "./_plane.ts";
+import { testLogger } from "../../_internal/_log_test_util.ts";
 
 const CONFIGMAPS = { version: "v1", resource: "configmaps", kind: "ConfigMap" };
 
@@ -44,7 +45,7 @@ suite("library", [
             seen.push(`delete ${name}`);
           },
         },
-        onError: (error) => void errors.push(error),
+        logger: testLogger({ onError: (error) => void errors.push(error) }),
       });
       await synced.promise;
       assert.equal(collection.synced(), true);
@@ -116,6 +117,7 @@ suite("library", [
         made.metadata.resourceVersion,
       );
     },
+    { namespaced: true },
   ],
   [
     "a finalizer holds a deleted object until its cleanup ran",
@@ -152,6 +154,7 @@ suite("library", [
       assert.deepEqual(cleaned, ["f"]);
       await controller.stop();
     },
+    { namespaced: true },
   ],
   [
     "the recorder patches a repeated Event into a series",
@@ -186,6 +189,7 @@ suite("library", [
         [["Seen", 2]],
       );
     },
+    { namespaced: true },
   ],
   [
     "the informer converges after etcd compacts the history it last saw",
@@ -199,7 +203,7 @@ suite("library", [
         namespace,
       }, {
         synced: synced.resolve,
-        onError: (error) => void errors.push(error),
+        logger: testLogger({ onError: (error) => void errors.push(error) }),
       });
       await synced.promise;
       // History moves on and is compacted; a watch from the store's version
@@ -233,7 +237,7 @@ suite("library", [
         lease,
         pod: "op-b",
         exit: () => {},
-        onError: () => {},
+        logger: testLogger({ onError: () => {} }),
       });
       const guarded = client.withWriteGuard(second.mayWrite);
       await assert.rejects(
@@ -253,6 +257,7 @@ suite("library", [
       assert.equal(held.spec.holderIdentity, second.identity);
       await second.stop();
     },
+    { namespaced: true },
   ],
   [
     "a controller makes owned children; the real garbage collector removes them with their owner",
@@ -313,5 +318,6 @@ suite("library", [
       );
       await controller.stop();
     },
+    { namespaced: true, controllers: true },
   ],
 ]);

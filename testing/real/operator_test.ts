@@ -23,6 +23,7 @@ import {
 import { eventually, kubectl } from "./_eventually.ts";
 import { suite } from "./_plane.ts";
 import { tool } from "../../tools/needs.ts";
+import { testLogger } from "../../_internal/_log_test_util.ts";
 
 const MANIFESTS = new URL("../../examples/manifests/", import.meta.url)
   .pathname;
@@ -124,7 +125,7 @@ suite("example operator", [
       await using operator = await startOperator(client, {
         pod: "greeter-0",
         leaseNamespace: "greeting-system",
-        log: (line) => lines.push(line),
+        logger: testLogger({ all: (line) => lines.push(line) }),
         exit: (code) => void exits.push(code),
       });
       await admin.create(greetingPath(namespace), newGreeting("hello", "Hi"));
@@ -156,6 +157,7 @@ suite("example operator", [
       await operator.stop();
       assert.deepEqual(exits, []);
     },
+    { controllers: true },
   ],
   [
     "with a Role in each of two namespaces and no ClusterRole, a manager over the namespace set works in both",
@@ -223,7 +225,9 @@ suite("example operator", [
       await using manager = new Manager(plane.clientWith(token), {
         controllers,
         election: { lease, pod: "greeter-roles", exit: () => {} },
-        onError: (error) => void errors.push(String(error)),
+        logger: testLogger({
+          onError: (error) => void errors.push(String(error)),
+        }),
       });
       for (const ns of namespaces) {
         await admin.create(greetingPath(ns), newGreeting("hello", `Hi ${ns}`));

@@ -15,6 +15,7 @@ import { Collection } from "../../informer/mod.ts";
 import { suite } from "./_plane.ts";
 import { eventually } from "./_eventually.ts";
 import { FaultProxy } from "./_fault_proxy.ts";
+import { testLogger } from "../../_internal/_log_test_util.ts";
 
 const SLOW = Deno.args.includes("--slow");
 /** Silence that ends a watch once bookmarks were seen (default 150 s). */
@@ -40,12 +41,14 @@ if (SLOW) {
         }, {
           synced: resolve,
           heartbeatTimeout: HEARTBEAT,
-          onError: (error) =>
-            void errors.push({
-              at: Date.now(),
-              name: (error as Error).name,
-              message: (error as Error).message.slice(0, 300),
-            }),
+          logger: testLogger({
+            onError: (error) =>
+              void errors.push({
+                at: Date.now(),
+                name: (error as Error).name,
+                message: (error as Error).message.slice(0, 300),
+              }),
+          }),
         });
         await synced;
         // Let the first periodic bookmark arrive (about a minute), which

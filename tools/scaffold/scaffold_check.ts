@@ -183,7 +183,12 @@ Deno.test(guarded({
       const status = await child.status;
       const log = await stderr;
       assert.equal(status.code, 0, log);
-      assert.match(log, /signal received/);
+      // klog's JSON lines: the signal's, and the manager's last.
+      assert.match(
+        log,
+        /^\{"ts":[\d.]+,"caller":"[^"]+","msg":"Signal received: stopping","v":0\}$/m,
+      );
+      assert.match(log, /"msg":"Stopped","v":0,"logger":"manager"\}$/m);
       assert.equal(holder(), "", "the Lease is released");
     } finally {
       try {

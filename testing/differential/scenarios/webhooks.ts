@@ -10,6 +10,7 @@
  * @module
  */
 
+import { discardLogger } from "../../../log/mod.ts";
 import { testCerts } from "../../certs.ts";
 import {
   Denied,
@@ -75,7 +76,7 @@ async function webhooks(r: Run): Promise<void> {
     port: 0,
     cert: testCerts.serverCert,
     key: testCerts.serverKey,
-    onError: () => {},
+    logger: discardLogger(),
     webhooks: {
       "/mutate": mutating((request) => {
         record(request);
