@@ -139,7 +139,13 @@ export function createObject(
     : recordUpdate(
       [],
       writer,
-      diffSets({}, state.admission?.unowned ?? object, schema, scope),
+      // A Secret's stringData is owned as the data it becomes.
+      diffSets(
+        {},
+        secretData(resource, state.admission?.unowned ?? object),
+        schema,
+        scope,
+      ),
     );
   prepareForCreate(resource, object, () => allocateClusterIP(state));
   if (resource.group === "" && resource.resource === "pods") {

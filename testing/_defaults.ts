@@ -255,6 +255,13 @@ const DEFAULTS: Record<string, (object: Obj) => void> = {
     const spec = ensure(o, "spec");
     daemonSet(spec);
     template(spec.template);
+    // Recorded as the creator's: the API server sets it before it records
+    // ownership.
+    const meta = ensure(o, "metadata");
+    meta.annotations = {
+      "deprecated.daemonset.template.generation": "1",
+      ...obj(meta.annotations),
+    };
   },
   "apps/replicasets": (o) => {
     const spec = ensure(o, "spec");
@@ -265,6 +272,8 @@ const DEFAULTS: Record<string, (object: Obj) => void> = {
     const spec = ensure(o, "spec");
     job(spec);
     template(spec.template);
+    // Owned by the creator, as recorded.
+    setDefault(spec, "manualSelector", false);
   },
   "batch/cronjobs": (o) => cronJob(ensure(o, "spec")),
   "networking.k8s.io/networkpolicies": (o) => {

@@ -162,6 +162,26 @@ export class Schema {
     return found;
   }
 
+  /**
+   * Whether `value` is the zero value of the built-in field at `fields`
+   * that is not a pointer: "", 0, false, or an empty struct.
+   */
+  zero(fields: readonly string[], value: unknown): boolean {
+    if (!this.builtIn(fields)) return false;
+    const declared = this.#field(fields);
+    if (declared === undefined || declared[4] === 1 || declared[2] === 1) {
+      return false;
+    }
+    if (value === "" || value === 0 || value === false) return true;
+    return isObject(value) && Object.keys(value).length === 0 &&
+      declared[1] in MESSAGES;
+  }
+
+  /** Whether `fields` is a built-in kind's own field (not under metadata). */
+  builtIn(fields: readonly string[]): boolean {
+    return !this.#custom && !this.#definitions && fields[0] !== "metadata";
+  }
+
   /** Whether the object at `fields` is an atomic map, owned whole. */
   atomic(fields: readonly string[]): boolean {
     if (this.#custom || this.#definitions || fields[0] === "metadata") {
@@ -302,7 +322,14 @@ export function diffSets(
 ): { changed: FieldSet; removed: FieldSet } {
   const changed: FieldSet = new Set();
   const removed: FieldSet = new Set();
-  const added = (value: unknown, at: At, node: boolean): void => {
+  // `fresh`: inside a new list item of a built-in kind, which the Go type's
+  // zero value has nothing of, so every struct in it is owned as a node.
+  const added = (
+    value: unknown,
+    at: At,
+    node: boolean,
+    fresh = false,
+  ): void => {
     if (stripped(at, status)) return;
     if (isObject(value) && schema.atomic(at.fields)) {
       // An empty one is what the Go type holds anyway: no one owns it.
@@ -313,7 +340,10 @@ export function diffSets(
     if (isObject(value) && (Object.keys(value).length > 0 || bare(at))) {
       for (const [k, v] of Object.entries(value)) {
         const child = field(at, k);
-        added(v, child, schema.map(child.fields) && isObject(v));
+        const owned = fresh
+          ? isObject(v) && Object.keys(v).length > 0
+          : schema.map(child.fields) && isObject(v);
+        added(v, child, owned, fresh);
       }
       return;
     }
@@ -323,11 +353,19 @@ export function diffSets(
         if (schema.ownsList(at.fields, type)) changed.add(at.path.join(SEP));
         for (const v of value) {
           const child = item(at, itemElement(type, v)!);
-          added(type === "set" ? undefined : v, child, true);
+          added(
+            type === "set" ? undefined : v,
+            child,
+            true,
+            schema.builtIn(at.fields),
+          );
         }
         return;
       }
     }
+    // The Go type's zero value (a non-pointer "" or empty struct) is what
+    // the API server compares with, so setting it owns nothing.
+    if (!fresh && schema.zero(at.fields, value)) return;
     if (at.path.length > 0) changed.add(at.path.join(SEP));
   };
   const walk = (old: unknown, now: unknown, at: At): void => {
@@ -365,7 +403,12 @@ export function diffSets(
         for (const [element, v] of nows) {
           const child = item(at, element);
           if (!olds.has(element)) {
-            added(type === "set" ? undefined : v, child, true);
+            added(
+              type === "set" ? undefined : v,
+              child,
+              true,
+              schema.builtIn(at.fields),
+            );
           } else if (type !== "set") walk(olds.get(element), v, child);
         }
         for (const element of olds.keys()) {

@@ -29,7 +29,7 @@ import {
   validateObject,
   writerOf,
 } from "./_create.ts";
-import { diffSets, Schema } from "./_fields.ts";
+import { diffSets, Schema, SEP } from "./_fields.ts";
 import {
   applyConfig,
   type Entry,
@@ -332,15 +332,30 @@ export function commitObject(
   }
   const uid = old.metadata.uid!;
   const before = state.owners.get(uid) ?? [];
+  const schema = new Schema(resource);
+  const sentObject = secretData(resource, state.admission?.unowned ?? next);
+  // A Secret's stringData is owned as the data it becomes.
+  const diff = diffSets(
+    old,
+    sentObject,
+    schema,
+    scopeOf(resource, subresource),
+  );
+  if (
+    subresource === "status" && BUILT_IN_RESOURCES.includes(resource) &&
+    !isDefinitions(resource)
+  ) {
+    // A built-in kind's status write keeps the metadata it sends, and its
+    // writer owns that too.
+    const all = diffSets(old, sentObject, schema);
+    const meta = (p: string) => p.startsWith(`f:metadata${SEP}`);
+    for (const p of all.changed) if (meta(p)) diff.changed.add(p);
+    for (const p of all.removed) if (meta(p)) diff.removed.add(p);
+  }
   let owners = applied ?? recordUpdate(
     before,
     writerOf(state, resource, subresource),
-    diffSets(
-      old,
-      state.admission?.unowned ?? next,
-      new Schema(resource),
-      scopeOf(resource, subresource),
-    ),
+    diff,
   );
   if (sameOwners(owners, before)) owners = before;
   showOwners(state, next, owners);
