@@ -286,6 +286,22 @@ const DEFAULTS: Record<string, (object: Obj) => void> = {
     }
   },
   "autoscaling/horizontalpodautoscalers": (o) => hpa(ensure(o, "spec")),
+  "storage.k8s.io/csidrivers": (o) => {
+    // SetDefaults_CSIDriverSpec, in the Go struct's order.
+    const spec = ensure(o, "spec");
+    const sent = { ...spec };
+    for (const key of Object.keys(spec)) delete spec[key];
+    Object.assign(spec, {
+      attachRequired: true,
+      podInfoOnMount: false,
+      volumeLifecycleModes: ["Persistent"],
+      storageCapacity: false,
+      fsGroupPolicy: "ReadWriteOnceWithFSType",
+      requiresRepublish: false,
+      seLinuxMount: false,
+      preventPodSchedulingIfMissing: false,
+    }, sent);
+  },
   "scheduling.k8s.io/priorityclasses": (o) => {
     setDefault(o, "preemptionPolicy", "PreemptLowerPriority");
   },

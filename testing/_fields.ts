@@ -39,7 +39,7 @@ const KEYED: Readonly<Record<string, readonly string[]>> = {
 };
 
 /** Fields the built-in types declare as sets. */
-const SETS = new Set(["finalizers"]);
+const SETS = new Set(["finalizers", "volumeLifecycleModes"]);
 
 /** Objects the built-in types declare as maps (their node is owned too). */
 const MAPS = new Set([

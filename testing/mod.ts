@@ -149,9 +149,9 @@
  *   ReplicationControllers, Jobs, CronJobs, Services, Secrets,
  *   PersistentVolumes and claims, NetworkPolicies, HorizontalPodAutoscalers,
  *   PriorityClasses, StorageClasses, ValidatingAdmissionPolicies,
- *   PriorityLevelConfigurations, DeviceClasses), with the empty structs and
- *   zero statuses Go's encoding writes; other kinds (CSIDrivers, for
- *   one) get none. A Service's cluster IP is the next free one of
+ *   PriorityLevelConfigurations, DeviceClasses, CSIDrivers), with the
+ *   empty structs and zero statuses Go's encoding writes; other kinds (a
+ *   VolumeAttributesClass, for one) get none. A Service's cluster IP is the next free one of
  *   10.96.0.0/16 in order from 10.96.0.2 (the API server picks one at
  *   random; the `kubernetes` Service holds 10.96.0.1), and a
  *   requested one is not checked against those in use. A Pod's QoS class

@@ -36,10 +36,6 @@ export const KNOWN_DIFFERENCES: Readonly<Record<string, string>> = {
     "an apply that gives up every field keeps an empty entry for its manager on the API server; the fake drops the entry",
   "builtin-cluster-defaults/create prioritylevelconfigurations": BUILTIN_OWNERS,
   "builtin-cluster-defaults/get prioritylevelconfigurations": BUILTIN_OWNERS,
-  "builtin-cluster-defaults/create csidrivers":
-    "CSIDriver defaults (attachRequired, fsGroupPolicy, ...) are not applied",
-  "builtin-cluster-defaults/get csidrivers":
-    "CSIDriver defaults (attachRequired, fsGroupPolicy, ...) are not applied",
   "builtin-cluster-defaults/create deviceclasses": BUILTIN_OWNERS,
   "builtin-cluster-defaults/get deviceclasses": BUILTIN_OWNERS,
   "builtin-tables/table of daemonsets":
