@@ -11,6 +11,7 @@ import {
 import { statedRetryAfter } from "./_retry_after.ts";
 import type { Status } from "./types.ts";
 import { excerpt, redact, slackFor } from "../_internal/redact.ts";
+import type { Parse } from "../_internal/parse.ts";
 import { MAX_RETRY_AFTER_SECONDS } from "./_limits.ts";
 
 // Past this size the connection is cheaper to lose than to drain.
@@ -72,6 +73,7 @@ export function decodeJson(
   method: string,
   path: string,
   authorization?: string,
+  parse: Parse = JSON.parse,
 ): unknown {
   let text = LOOSE.decode(bytes);
   if (text.indexOf("\uFFFD") !== -1) {
@@ -86,7 +88,7 @@ export function decodeJson(
     }
   }
   try {
-    return JSON.parse(text);
+    return parse(text);
   } catch (cause) {
     // Checked only on failure, so a normal answer is not scanned twice.
     if (text.trim() === "") return undefined;

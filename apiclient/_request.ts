@@ -4,7 +4,7 @@
 import type { KubeObject } from "./types.ts";
 import { MalformedResponseError } from "./errors.ts";
 import type { Outcome, WatchOptions } from "./options.ts";
-import { WatchStream } from "./watch.ts";
+import { WatchStream, type WatchStreamOptions } from "./watch.ts";
 import { send } from "./_throttle.ts";
 import {
   type Answer,
@@ -15,6 +15,7 @@ import {
   streamSignal,
 } from "./_transport.ts";
 import { excerpt } from "../_internal/redact.ts";
+import { PARSE, type ParseOption } from "../_internal/parse.ts";
 import { MAX_TIMER } from "../_internal/sleep.ts";
 
 /**
@@ -139,14 +140,17 @@ export async function openWatch<T extends KubeObject>(
       answer,
     );
     const authorization = answer.authorization;
-    const stream = new WatchStream<T>(response.body!, {
+    const streamOptions: WatchStreamOptions & ParseOption = {
       method: "GET",
       path,
       signal: streamSignal(bound, options.signal),
       idleTimeout,
       maxLineLength: options.maxLineLength,
       authorization,
-    });
+    };
+    const parse = (options as ParseOption)[PARSE];
+    if (parse !== undefined) streamOptions[PARSE] = parse;
+    const stream = new WatchStream<T>(response.body!, streamOptions);
     tell(shared, bound, outcomeOf("GET", path, answer, started));
     return stream;
   } catch (error) {

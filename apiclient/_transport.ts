@@ -1,6 +1,7 @@
 // One exchange with the API server: the write guard, the headers and the
 // token, the body, the request deadline and signals, then the answer read
 // whole (or its headers, for a stream) and decoded.
+import { PARSE, type ParseOption } from "../_internal/parse.ts";
 import {
   MalformedResponseError,
   RequestTimeoutError,
@@ -23,7 +24,7 @@ import { withoutTrailing } from "../_internal/strings.ts";
 import { DEFAULT_TIMEOUT } from "./_limits.ts";
 
 /** A request's options as the client sends them. */
-export interface SendOptions extends RequestOptions {
+export interface SendOptions extends RequestOptions, ParseOption {
   accept?: string | undefined;
 }
 
@@ -224,7 +225,14 @@ export async function open(
     }
     const bytes = await readBody(response, signal, bytesOf);
     if (mode === "bytes") return bytes;
-    return decodeJson(bytes, status, method, path, authorization);
+    return decodeJson(
+      bytes,
+      status,
+      method,
+      path,
+      authorization,
+      options[PARSE],
+    );
   } finally {
     if (deadline !== undefined) shared.deadlines.done(deadline);
   }

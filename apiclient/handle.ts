@@ -7,6 +7,7 @@
  *
  * @module
  */
+import { PARSE, type ParseOption } from "../_internal/parse.ts";
 import type {
   ApplyOptions,
   DeleteOptions,
@@ -220,6 +221,8 @@ export class ResourceClient<T extends KubeObject = KubeObject> {
     const read: GetOptions = {};
     if (options.accept !== undefined) read.accept = options.accept;
     if (options.signal !== undefined) read.signal = options.signal;
+    const parse = (options as ParseOption)[PARSE];
+    if (parse !== undefined) (read as ParseOption)[PARSE] = parse;
     return await this.#client.get<KubeList<T>>(path, read);
   }
 

@@ -2,6 +2,7 @@ import { MalformedResponseError, WatchIdleError } from "./errors.ts";
 import type { KubeObject, WatchEvent } from "./types.ts";
 import { MAX_TIMER } from "../_internal/sleep.ts";
 import { excerpt, redactStrings } from "../_internal/redact.ts";
+import { PARSE, type Parse, type ParseOption } from "../_internal/parse.ts";
 import { MAX_LINE_LENGTH } from "./_limits.ts";
 
 const BUFFER_SIZE = 256 * 1024;
@@ -197,6 +198,7 @@ export class WatchStream<T extends KubeObject = KubeObject>
   }
 
   async *#events(): AsyncGenerator<WatchEvent<T>[]> {
+    const parse = (this.#options as ParseOption)[PARSE] ?? JSON.parse;
     const { signal, idleTimeout, method, path, raw, authorization } =
       this.#options;
     const maxLine = this.#maxLine;
@@ -306,6 +308,7 @@ export class WatchStream<T extends KubeObject = KubeObject>
                 path,
                 raw,
                 authorization,
+                parse,
               );
               if (event !== undefined) events.push(event);
             } catch (error) {
@@ -449,10 +452,11 @@ function decodeEvent<T extends KubeObject>(
   path: string,
   raw: boolean | undefined,
   authorization: string | undefined,
+  parse: Parse,
 ): WatchEvent<T> | undefined {
   let event: { type?: unknown; object?: unknown } | null;
   try {
-    event = JSON.parse(line);
+    event = parse(line) as typeof event;
   } catch (cause) {
     if (line.trim() === "") return undefined;
     throw new MalformedResponseError(

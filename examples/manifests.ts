@@ -5,7 +5,8 @@
  * controller's options (`greetingController` in `examples/operator.ts`,
  * `orphanController` in `examples/orphans.ts`), and
  * `examples/manifests/webhooks.yaml` from the webhooks
- * (`examples/webhooks.ts`).
+ * (`examples/webhooks.ts`), and `examples/manifests/policies.yaml` from the
+ * admission policy (`examples/policy.ts`).
  * The gate checks that the committed files are what this writes
  * (`examples/manifests_test.ts`).
  *
@@ -18,6 +19,7 @@ import { GREETING, OPERATOR } from "./greeting.ts";
 import { greetingController } from "./operator.ts";
 import { ORPHAN_PERMISSIONS, orphanController } from "./orphans.ts";
 import { GREETING_WEBHOOKS, WEBHOOK_SERVICE } from "./webhooks.ts";
+import { GREETING_POLICY } from "./policy.ts";
 
 /** The header every generated manifest starts with. */
 export const GENERATED =
@@ -108,9 +110,15 @@ export function webhooksYaml(): string {
   return GENERATED + yaml(objects);
 }
 
+/** The text of `policies.yaml`: the Greeting's admission policy and its binding. */
+export function policiesYaml(): string {
+  return GENERATED + yaml([...GREETING_POLICY]);
+}
+
 if (import.meta.main) {
   const dir = new URL("./manifests/", import.meta.url);
   await Deno.writeTextFile(new URL("crd.yaml", dir), crdYaml());
   await Deno.writeTextFile(new URL("rbac.yaml", dir), rbacYaml());
   await Deno.writeTextFile(new URL("webhooks.yaml", dir), webhooksYaml());
+  await Deno.writeTextFile(new URL("policies.yaml", dir), policiesYaml());
 }

@@ -12,13 +12,14 @@ import {
   requestOf,
   verbOf,
 } from "../_internal/_rbac_test_util.ts";
-import { Client } from "../apiclient/mod.ts";
+import { ApiError, Client, type KubeObject } from "../apiclient/mod.ts";
 import { FakeApiServer, installFakeTime } from "../testing/mod.ts";
 import { REQUEST_TIMEOUT } from "../election/mod.ts";
 import {
   crdYaml,
   GENERATED,
   OPERATOR_NAMESPACE,
+  policiesYaml,
   rbacYaml,
   WEBHOOK_SECRET,
   webhooksYaml,
@@ -33,6 +34,8 @@ const { group: GROUP, version: VERSION, resource: RESOURCE, kind: KIND } =
 import crdText from "./manifests/crd.yaml" with { type: "text" };
 import rbacText from "./manifests/rbac.yaml" with { type: "text" };
 import webhooksText from "./manifests/webhooks.yaml" with { type: "text" };
+import policiesText from "./manifests/policies.yaml" with { type: "text" };
+import { BLANK_MESSAGE, MESSAGE_POLICY } from "./policy.ts";
 import deploymentText from "./manifests/deployment.yaml" with { type: "text" };
 import readme from "./README.md" with { type: "text" };
 import mainText from "./main.ts" with { type: "text" };
@@ -301,3 +304,42 @@ Deno.test("the CRD serves the Greeting the operator reads and writes", () => {
     ["conditions", "configMap", "observedGeneration"],
   );
 });
+
+Deno.test("policies.yaml is what `deno task manifests` writes, and the fake enforces it on Greetings", async () => {
+  assert.ok(
+    policiesText.startsWith(GENERATED),
+    "policies.yaml is not generated",
+  );
+  const docs = loadAll(policiesText) as KubeObjectLike[];
+  assert.deepEqual(
+    docs,
+    loadAll(policiesYaml()),
+    "examples/manifests/policies.yaml is stale: run `deno task manifests`",
+  );
+  await using server = new FakeApiServer();
+  const user = new Client(server.url, { fetch: server.fetch });
+  await user.create(
+    "/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
+    loadAll(crdText)[0] as KubeObjectLike,
+  );
+  for (const doc of docs) {
+    const plural = doc.kind === "ValidatingAdmissionPolicy"
+      ? "validatingadmissionpolicies"
+      : "validatingadmissionpolicybindings";
+    await user.create(`/apis/admissionregistration.k8s.io/v1/${plural}`, doc);
+  }
+  const path = greetingPath("default");
+  await user.create(path, newGreeting("fine", "Hello"));
+  const refused = await user.create(path, newGreeting("blank", "  ")).then(
+    () => undefined,
+    (error: unknown) => error,
+  );
+  assert.ok(refused instanceof ApiError, String(refused));
+  assert.equal(refused.status, 422);
+  assert.equal(
+    refused.statusObject?.message,
+    `greetings.${GROUP} "blank" is forbidden: ValidatingAdmissionPolicy '${MESSAGE_POLICY}' with binding '${MESSAGE_POLICY}' denied request: ${BLANK_MESSAGE}`,
+  );
+});
+
+type KubeObjectLike = KubeObject & { kind: string };

@@ -12,6 +12,7 @@ import type { Source } from "./source.ts";
 import { compareKeys, MemoryStore } from "./_store.ts";
 import { DeletedFinalStateUnknown } from "./tombstone.ts";
 import { deepFreeze } from "./_freeze.ts";
+import { Decoder, Encoded, storesText } from "./_bytes.ts";
 import type { CollectionOptions, Handler } from "./types.ts";
 
 export function versionOf(object: KubeObject): string {
@@ -71,7 +72,12 @@ export interface Read<T extends KubeObject> {
 export type DeliveryOptions<T extends KubeObject> =
   & Pick<
     CollectionOptions<T>,
-    "handler" | "transform" | "decode" | "indexers" | "metadataOnly"
+    | "handler"
+    | "transform"
+    | "decode"
+    | "indexers"
+    | "metadataOnly"
+    | "storage"
   >
   & {
     /** The collection, which every report names. */
@@ -105,11 +111,19 @@ export class Delivery<T extends KubeObject> {
   #onError: (error: unknown) => void;
   #scope: string | undefined;
   #freeze: boolean;
+  /** The object a held item stands for (see `MemoryStore.open`). */
+  #open: (item: T) => T;
+  /** Whether the store keeps text (`_bytes.ts`). */
+  #text: boolean;
 
   constructor(options: DeliveryOptions<T>) {
     const source = this.#source = options.source;
     this.#scope = options.scope;
-    this.#freeze = options.freeze === true;
+    const text = this.#text = storesText(options);
+    // Held text is parsed into frozen copies; a copy parsed at once (an
+    // odd object the scan hands over parsed) is frozen too, so no reader
+    // can tell which it got.
+    this.#freeze = options.freeze === true || text;
     this.store = options.store ?? new MemoryStore<T>(
       options.indexers,
       (error, name, key) =>
@@ -120,7 +134,11 @@ export class Delivery<T extends KubeObject> {
             cause: error,
           }),
         ),
+      text
+        ? new Decoder<T>({ metadataOnly: options.metadataOnly === true }).open
+        : undefined,
     );
+    this.#open = this.store.open;
     this.#handler = options.handler ?? {};
     this.#shape = { transform: options.transform, decode: options.decode };
     this.#metadataOnly = options.metadataOnly ?? false;
@@ -173,6 +191,8 @@ export class Delivery<T extends KubeObject> {
 
   /** Trims, transforms and decodes one object; undefined when it fails. */
   #ingest(raw: KubeObject, key: string): T | undefined {
+    // Held as its text, managedFields already cut (`_bytes.ts`).
+    if (raw instanceof Encoded) return raw as unknown as T;
     if (this.#metadataOnly && raw.kind !== "PartialObjectMetadata") {
       // A server that cannot answer metadata alone answered whole objects.
       raw = {
@@ -207,6 +227,15 @@ export class Delivery<T extends KubeObject> {
       );
       return undefined;
     }
+  }
+
+  /**
+   * Whether a handler's function is called without objects: in a store of
+   * text, one that declares no parameters cannot read them, so none is
+   * parsed for it.
+   */
+  #bare(fn: (...objects: never[]) => unknown): boolean {
+    return this.#text && fn.length === 0;
   }
 
   /**
@@ -251,16 +280,27 @@ export class Delivery<T extends KubeObject> {
     }
     const previous = this.store.set(key, item);
     const handler = this.#handler;
+    const open = this.#open;
     if (previous !== undefined) {
       if (handler.update === undefined) return undefined;
       return this.deliver(
-        () => handler.update!(previous, item),
+        () =>
+          this.#bare(handler.update!)
+            ? (handler.update as () => void | Promise<void>)()
+            : handler.update!(open(previous), open(item)),
         "handler.update",
         key,
       );
     }
     if (handler.add === undefined) return undefined;
-    return this.deliver(() => handler.add!(item), "handler.add", key);
+    return this.deliver(
+      () =>
+        this.#bare(handler.add!)
+          ? (handler.add as () => void | Promise<void>)()
+          : handler.add!(open(item)),
+      "handler.add",
+      key,
+    );
   }
 
   /** Removes one deleted object and tells the handler. */
@@ -273,13 +313,22 @@ export class Delivery<T extends KubeObject> {
     const handler = this.#handler;
     if (handler.delete === undefined) return undefined;
     const final = this.#ingest(raw, key);
+    const open = this.#open;
     if (final !== undefined) {
-      return this.deliver(() => handler.delete!(final), "handler.delete", key);
+      return this.deliver(
+        () =>
+          this.#bare(handler.delete!)
+            ? (handler.delete as () => void | Promise<void>)()
+            : handler.delete!(open(final)),
+        "handler.delete",
+        key,
+      );
     }
     if (!held) return undefined;
     // The final copy did not decode: hand over the last one that did.
+    const last = lastDecoded === undefined ? undefined : open(lastDecoded);
     return this.deliver(
-      () => handler.delete!(new DeletedFinalStateUnknown<T>(key, lastDecoded)),
+      () => handler.delete!(new DeletedFinalStateUnknown<T>(key, last)),
       "handler.delete",
       key,
     );
@@ -297,6 +346,7 @@ export class Delivery<T extends KubeObject> {
     const beforeUndecodable = this.store.undecodableIn(scope);
     this.store.replaceIn(scope, next, undecodable);
     const handler = this.#handler;
+    const open = this.#open;
     // A stop in the middle ends the calls: done must not wait for the rest
     // of a relist of thousands of objects, nor call synced after the end.
     const signal = this.#signal;
@@ -308,7 +358,10 @@ export class Delivery<T extends KubeObject> {
         if (previous === undefined) {
           if (handler.add) {
             pending = this.deliver(
-              () => handler.add!(item),
+              () =>
+                this.#bare(handler.add!)
+                  ? (handler.add as () => void | Promise<void>)()
+                  : handler.add!(open(item)),
               "handler.add",
               key,
             );
@@ -316,7 +369,10 @@ export class Delivery<T extends KubeObject> {
         } else if (versionOf(previous) !== versionOf(item)) {
           if (handler.update) {
             pending = this.deliver(
-              () => handler.update!(previous, item),
+              () =>
+                this.#bare(handler.update!)
+                  ? (handler.update as () => void | Promise<void>)()
+                  : handler.update!(open(previous), open(item)),
               "handler.update",
               key,
             );
@@ -337,7 +393,13 @@ export class Delivery<T extends KubeObject> {
       for (const [key, previous] of gone) {
         if (signal.aborted) return;
         const pending = this.deliver(
-          () => handler.delete!(new DeletedFinalStateUnknown<T>(key, previous)),
+          () =>
+            handler.delete!(
+              new DeletedFinalStateUnknown<T>(
+                key,
+                previous === undefined ? undefined : open(previous),
+              ),
+            ),
           "handler.delete",
           key,
         );

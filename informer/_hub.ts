@@ -2,6 +2,7 @@
 // namespace or a cluster-scoped kind, or one per namespace of a set, all
 // writing one store. Across a set, handler calls take turns, so the
 // handler still sees one call at a time.
+import { Decoder, storesText } from "./_bytes.ts";
 import type { Client } from "../apiclient/client.ts";
 import type { KubeObject } from "../apiclient/types.ts";
 import { objectRef } from "../apiclient/resource.ts";
@@ -97,6 +98,9 @@ export class Hub<T extends KubeObject> {
               cause: error,
             }),
           ),
+        storesText(options)
+          ? new Decoder<T>({ metadataOnly: options.metadataOnly === true }).open
+          : undefined,
       );
       const turns = new Turns();
       const handler = takingTurns(options.handler, turns);

@@ -1,4 +1,5 @@
 // A paginated list of a collection, as the reflector reads it.
+import { PARSE, type Parse, type ParseOption } from "../_internal/parse.ts";
 import type { ResourceClient } from "../apiclient/handle.ts";
 import type { ListOptions } from "../apiclient/options.ts";
 import type { KubeList, KubeObject } from "../apiclient/types.ts";
@@ -40,13 +41,16 @@ export async function pages<T extends KubeObject>(
     from: string;
     signal: AbortSignal;
     accept?: string | undefined;
+    /** Parses each page's text in place of JSON.parse (`_bytes.ts`). */
+    parse?: Parse | undefined;
     sink: PageSink;
   },
 ): Promise<string> {
-  const { from, signal, accept, sink } = options;
-  const read: ListOptions = accept === undefined
+  const { from, signal, accept, sink, parse } = options;
+  const read: ListOptions & ParseOption = accept === undefined
     ? { signal }
     : { signal, accept };
+  if (parse !== undefined) read[PARSE] = parse;
   if (source.labelSelector) read.labelSelector = source.labelSelector;
   if (source.fieldSelector) read.fieldSelector = source.fieldSelector;
   // Never an older view than already seen: from the last version, or the
@@ -92,6 +96,7 @@ export async function readPages<T extends KubeObject>(
     from: string;
     signal: AbortSignal;
     accept?: string | undefined;
+    parse?: Parse | undefined;
     newRead: () => Read<T>;
   },
 ): Promise<Listed<T>> {

@@ -2,6 +2,7 @@
 // answered, resumes, reads again after a 410, backs off while the server
 // fails, and never gives up until its signal ends. One task does all of it,
 // and hands each change to the delivery (`_delivery.ts`) in order.
+import { parseLine, parseOptions, parsePage, storesText } from "./_bytes.ts";
 import type { Client } from "../apiclient/client.ts";
 import { ApiError } from "../apiclient/errors.ts";
 import type { ResourceClient } from "../apiclient/handle.ts";
@@ -86,6 +87,8 @@ export class Reflector<T extends KubeObject> {
   #failures = 0;
   /** Watches in a row that failed with a bad answer. */
   #badAnswers = 0;
+  /** Whether the store keeps text: reads answer it scanned, not parsed. */
+  #text: boolean;
   /** When the watch now open was opened. */
   #openSince: number | undefined;
 
@@ -114,6 +117,7 @@ export class Reflector<T extends KubeObject> {
       ),
     );
     this.#delivery = new Delivery<T>({ ...options, source });
+    this.#text = storesText(options);
     this.store = this.#delivery.store;
   }
 
@@ -269,6 +273,7 @@ export class Reflector<T extends KubeObject> {
       signal: this.#signal,
       idleTimeout: timeout * 1000 + IDLE_MARGIN,
       ...(this.#options.metadataOnly ? { accept: METADATA_ACCEPT } : {}),
+      ...(this.#text ? parseOptions(parseLine) : {}),
     });
     // The stream's cancel() also ends an iteration paused at an event, so
     // its listener and idle timer go with it.
@@ -463,6 +468,7 @@ export class Reflector<T extends KubeObject> {
       from: newest || this.#lastVersion === "" ? "" : this.#lastVersion,
       signal: this.#signal,
       accept: this.#options.metadataOnly ? METADATA_LIST_ACCEPT : undefined,
+      parse: this.#text ? parsePage : undefined,
       newRead: () => this.#delivery.newRead(),
     });
   }

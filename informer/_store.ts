@@ -48,12 +48,19 @@ export class MemoryStore<T extends KubeObject> implements Store<T> {
   #indexes = new Map<string, Index<T>>();
   /** Hears an indexer that threw: its error, its name, the object's key. */
   #onError: (error: unknown, name: string, key: string) => void;
+  /**
+   * The object a held item stands for: itself, or its parsed copy when the
+   * store keeps text (`_bytes.ts`).
+   */
+  readonly open: (item: T) => T;
 
   constructor(
     indexers: Indexers<T> | undefined,
     onError: (error: unknown, name: string, key: string) => void,
+    open: (item: T) => T = (item) => item,
   ) {
     this.#onError = onError;
+    this.open = open;
     if (indexers !== undefined) this.addIndexers(indexers);
   }
 
@@ -90,7 +97,8 @@ export class MemoryStore<T extends KubeObject> implements Store<T> {
   }
 
   get(key: string): T | undefined {
-    return this.#items.get(key);
+    const item = this.#items.get(key);
+    return item === undefined ? undefined : this.open(item);
   }
 
   has(key: string): boolean {
@@ -103,7 +111,7 @@ export class MemoryStore<T extends KubeObject> implements Store<T> {
     return this.#undecodable.get(key)?.version;
   }
 
-  /** The last decoded copy of a key, held or not decoded since. */
+  /** The last decoded copy of a key, held or not decoded since (as held). */
   lastDecoded(key: string): T | undefined {
     return this.#items.get(key) ?? this.#undecodable.get(key)?.last;
   }
@@ -113,14 +121,17 @@ export class MemoryStore<T extends KubeObject> implements Store<T> {
   }
 
   values(): T[] {
-    return [...this.#items.values()];
+    const values = [...this.#items.values()];
+    const open = this.open;
+    for (let i = 0; i < values.length; i++) values[i] = open(values[i]!);
+    return values;
   }
 
   byIndex(index: string, value: string): T[] {
     const items: T[] = [];
     for (const key of this.indexKeys(index, value)) {
       const item = this.#items.get(key);
-      if (item !== undefined) items.push(item);
+      if (item !== undefined) items.push(this.open(item));
     }
     return items;
   }
@@ -134,7 +145,7 @@ export class MemoryStore<T extends KubeObject> implements Store<T> {
     return [...this.#index(index).keys.keys()].sort(compareKeys);
   }
 
-  /** The entries, for the relist diff. */
+  /** The entries as held (see `open`), for the relist diff. */
   entries(): Map<string, T> {
     return this.#items;
   }
@@ -251,7 +262,7 @@ export class MemoryStore<T extends KubeObject> implements Store<T> {
   #indexIn(name: string, index: Index<T>, key: string, item: T): void {
     let values: readonly string[];
     try {
-      values = index.indexer(item);
+      values = index.indexer(this.open(item));
     } catch (error) {
       this.#onError(error, name, key);
       return;

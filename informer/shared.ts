@@ -82,6 +82,7 @@ const SHAPE = [
   "absentRecheck",
   "unreadyOnWatchError",
   "heartbeatTimeout",
+  "storage",
 ] as const;
 
 type Shape = Pick<CollectionOptions<KubeObject>, (typeof SHAPE)[number]>;

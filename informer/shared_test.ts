@@ -289,9 +289,14 @@ Deno.test("frozen copies throw on mutation; freeze: false leaves them as they ar
   }, TypeError);
   assert.equal(held.data.k, "v");
   await using thawed = new Collections(h.client, { freeze: false });
-  const plain = thawed.register(CONFIGMAPS);
+  const plain = thawed.register(CONFIGMAPS, { storage: "objects" });
+  // A store of bytes parses frozen copies whatever `freeze` says: a copy it
+  // parses again after dropping it must not lose a reader's change.
+  await using thawedBytes = new Collections(h.client, { freeze: false });
+  const bytes = thawedBytes.register(CONFIGMAPS, { storage: "bytes" });
   await h.time.settle();
   assert.equal(Object.isFrozen(plain.store.get("default/a")), false);
+  assert.equal(Object.isFrozen(bytes.store.get("default/a")), true);
   assert.deepEqual(errors, []);
 });
 

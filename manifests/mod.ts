@@ -2,7 +2,9 @@
  * The manifests an operator ships, derived from its code so that they
  * cannot drift: RBAC rules from the controllers' options ({@linkcode rbac},
  * {@linkcode rulesOf}), the CRD from a `defineResource` definition (its
- * `crd()`), written as YAML ({@linkcode yaml}). A task writes the files
+ * `crd()`), admission policies for the operator's resources
+ * ({@linkcode validatingPolicy}, {@linkcode mutatingPolicy}), written as
+ * YAML ({@linkcode yaml}). A task writes the files
  * and a test compares the committed ones with what the code says, so that
  * an edit without regenerating fails the gate.
  *
@@ -29,5 +31,6 @@
  * @module
  */
 export * from "./rbac.ts";
+export * from "./policies.ts";
 export * from "./webhooks.ts";
 export * from "./yaml.ts";

@@ -13,6 +13,7 @@ import { jsonEqual } from "../_internal/json.ts";
 import { isObject, resourceKey } from "./_objects.ts";
 import type { FieldError } from "./_status.ts";
 import type { RegisteredResource } from "./types.ts";
+import { policyErrors } from "./_policy_objects.ts";
 
 type Obj = Record<string, unknown>;
 
@@ -120,6 +121,8 @@ export function builtInErrors(
   const spec = isObject(o.spec) ? o.spec : {};
   const k = resourceKey(resource);
   if (k === "/pods") return podSpecErrors(spec, "spec");
+  const policy = policyErrors(k, object);
+  if (policy !== undefined) return policy;
   if (WORKLOADS.has(k)) return workloadErrors(spec);
   if (k === "batch/jobs") {
     const template = isObject(spec.template) ? spec.template : {};

@@ -11,6 +11,7 @@
 import type { KubeObject } from "../apiclient/types.ts";
 import { isObject, resourceKey } from "./_objects.ts";
 import type { RegisteredResource } from "./types.ts";
+import { defaultPolicySpec } from "./_policy_objects.ts";
 
 type Obj = Record<string, unknown>;
 
@@ -312,22 +313,8 @@ const DEFAULTS: Record<string, (object: Obj) => void> = {
     setDefault(limited, "nominalConcurrencyShares", 30);
     setDefault(limited, "lendablePercent", 0);
   },
-  "admissionregistration.k8s.io/validatingadmissionpolicies": (o) => {
-    const spec = ensure(o, "spec");
-    setDefault(spec, "failurePolicy", "Fail");
-    const match = obj(spec.matchConstraints);
-    if (match === undefined) return;
-    setDefault(match, "namespaceSelector", {});
-    setDefault(match, "objectSelector", {});
-    setDefault(match, "matchPolicy", "Equivalent");
-    for (
-      const rule of Array.isArray(match.resourceRules)
-        ? match.resourceRules
-        : []
-    ) {
-      if (isObject(rule)) setDefault(rule, "scope", "*");
-    }
-  },
+  "admissionregistration.k8s.io/validatingadmissionpolicies": defaultPolicySpec,
+  "admissionregistration.k8s.io/mutatingadmissionpolicies": defaultPolicySpec,
   "storage.k8s.io/storageclasses": (o) => {
     setDefault(o, "reclaimPolicy", "Delete");
     setDefault(o, "volumeBindingMode", "Immediate");

@@ -44,6 +44,8 @@ export interface Received {
   text: string;
   /** The body, parsed as JSON when it is JSON. */
   body: unknown;
+  /** Its entry in the state's requests. */
+  recorded: RecordedRequest;
 }
 
 /** Reads a request and records it in the state's requests. */
@@ -83,7 +85,7 @@ export async function receive(
   };
   if (body !== undefined) recorded.body = body;
   state.requests.push(recorded);
-  return { method, url, text, body };
+  return { method, url, text, body, recorded };
 }
 
 /**

@@ -39,7 +39,11 @@ const KEYED: Readonly<Record<string, readonly string[]>> = {
 };
 
 /** Fields the built-in types declare as sets. */
-const SETS = new Set(["finalizers", "volumeLifecycleModes"]);
+const SETS = new Set([
+  "finalizers",
+  "validationActions",
+  "volumeLifecycleModes",
+]);
 
 /** Objects the built-in types declare as maps (their node is owned too). */
 const MAPS = new Set([

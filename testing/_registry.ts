@@ -29,7 +29,8 @@ export const ALL_VERBS: readonly string[] = Object.freeze([
  * `group/resource`: recorded from kube-apiserver 1.37 (a minimal create of
  * each, `builtin-defaults` and `builtin-cluster-defaults`), plus
  * `replicationcontrollers`, `validatingadmissionpolicybindings` and
- * `resourceslices`, whose strategies set it as their siblings' do.
+ * `resourceslices`, whose strategies set it as their siblings' do, and the
+ * mutating admission policies and bindings (`mutating-admission-policies`).
  */
 const GENERATION: ReadonlySet<string> = new Set([
   "/pods",
@@ -50,6 +51,8 @@ const GENERATION: ReadonlySet<string> = new Set([
   "flowcontrol.apiserver.k8s.io/prioritylevelconfigurations",
   "admissionregistration.k8s.io/validatingadmissionpolicies",
   "admissionregistration.k8s.io/validatingadmissionpolicybindings",
+  "admissionregistration.k8s.io/mutatingadmissionpolicies",
+  "admissionregistration.k8s.io/mutatingadmissionpolicybindings",
   "admissionregistration.k8s.io/validatingwebhookconfigurations",
   "admissionregistration.k8s.io/mutatingwebhookconfigurations",
   "apiextensions.k8s.io/customresourcedefinitions",

@@ -115,7 +115,11 @@ function matches(
   );
 }
 
-function ruleMatches(rule: Record<string, unknown>, a: Attributes): boolean {
+/** Whether a rule (operations, groups, versions, resources, scope) names the write. */
+export function ruleMatches(
+  rule: Record<string, unknown>,
+  a: Attributes,
+): boolean {
   const has = (list: unknown, value: string): boolean =>
     Array.isArray(list) && (list.includes("*") || list.includes(value));
   if (!has(rule.operations, a.operation)) return false;
@@ -140,9 +144,11 @@ function ruleMatches(rule: Record<string, unknown>, a: Attributes): boolean {
   return true;
 }
 
-// A namespaceSelector is not applied to a cluster-scoped object, except a
-// Namespace, which it matches by the Namespace's own labels.
-function namespaceMatches(
+/**
+ * Whether a namespaceSelector takes the write. It is not applied to a
+ * cluster-scoped object, except a Namespace, matched by its own labels.
+ */
+export function namespaceMatches(
   state: ServerState,
   selector: unknown,
   a: Attributes,
@@ -166,7 +172,8 @@ function namespaceMatches(
   return selectorMatches(selector, labels);
 }
 
-function isEmptySelector(selector: unknown): boolean {
+/** Whether a label selector selects everything. */
+export function isEmptySelector(selector: unknown): boolean {
   if (!isObject(selector)) return true;
   const labels = isObject(selector.matchLabels) ? selector.matchLabels : {};
   const expressions = Array.isArray(selector.matchExpressions)
@@ -175,7 +182,7 @@ function isEmptySelector(selector: unknown): boolean {
   return Object.keys(labels).length === 0 && expressions.length === 0;
 }
 
-/** Whether `labels` match a LabelSelector (matchLabels and matchExpressions). */
+/** Whether a label selector takes these labels. */
 export function selectorMatches(
   selector: unknown,
   labels: Record<string, string>,
@@ -411,7 +418,8 @@ function denial(name: string, status: unknown): StatusError {
   return new StatusError(out as unknown as StatusError["status"]);
 }
 
-function reviewOf(a: Attributes): Record<string, unknown> {
+/** The AdmissionReview of a write, as a webhook is sent it. */
+export function reviewOf(a: Attributes): Record<string, unknown> {
   const { group, version, resource, kind } = a.resource;
   const gvk = { group, version, kind };
   const gvr = { group, version, resource };

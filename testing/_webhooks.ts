@@ -1,8 +1,10 @@
 /**
- * A write with admission webhooks, in kube-apiserver's order: decoding and
- * defaulting; the mutating webhooks one at a time, each patch applied (then
- * decoded, pruned and defaulted again); the registry's rules and
- * validation; the validating webhooks (in parallel); then storage.
+ * A write with admission policies and webhooks, in kube-apiserver's order:
+ * decoding and defaulting; the mutating policies, then the mutating
+ * webhooks, one at a time, each change applied (then decoded, pruned and
+ * defaulted again), reinvoked across both; the registry's rules and
+ * validation; the validating policies; the validating webhooks (in
+ * parallel); then storage.
  *
  * The verbs are synchronous and webhook calls are not, so a write runs as
  * up to three passes of its own verb, each stopped by a hook
@@ -39,6 +41,13 @@ import {
   DeniedError,
   matchingHooks,
 } from "./_webhook_call.ts";
+import { checkPolicyTypes } from "./_policy_status.ts";
+import {
+  anyPolicyBinding,
+  matchingPolicies,
+  mutateWithPolicy,
+  validateWithPolicies,
+} from "./_policies.ts";
 import {
   defaultWebhookConfiguration,
   isWebhookConfigurations,
@@ -57,6 +66,7 @@ export async function respond(
   request: Request,
 ): Promise<Response> {
   const { method, url, text, body } = received;
+  checkPolicyTypes(state, url);
   const target = admissionRoute(state, method, url);
   if (target === undefined) {
     return withWarnings(
@@ -73,7 +83,10 @@ function admissionRoute(
   method: string,
   url: URL,
 ): Route | undefined {
-  if (!WRITES.includes(method) || !anyConfiguration(state)) return undefined;
+  if (
+    !WRITES.includes(method) ||
+    !(anyConfiguration(state) || anyPolicyBinding(state))
+  ) return undefined;
   // A malformed dryRun is refused by the verb, before admission.
   if (url.searchParams.getAll("dryRun").some((v) => v !== "All")) {
     return undefined;
@@ -180,6 +193,15 @@ class Write {
       final = second.object;
     }
     const attributes = this.#attributes(operation, final, old);
+    // The validating policies, before the validating webhooks.
+    const { annotations } = validateWithPolicies(
+      this.#state,
+      attributes,
+      hooked,
+    );
+    if (Object.keys(annotations).length > 0) {
+      this.#received.recorded.auditAnnotations = annotations;
+    }
     const answers = await Promise.allSettled(
       matchingHooks(this.#state, "validating", attributes).map(({ hook }) =>
         callHook(hook, attributes, {
@@ -227,12 +249,12 @@ class Write {
     return this.#with(third, hooked);
   }
 
-  // The mutating webhooks, one at a time, as the API server's dispatcher
-  // and reinvocation context call them: once each; then, if a webhook
-  // changed the object, one more round in which only the webhooks with
-  // `reinvocationPolicy: IfNeeded` that were called before that change
-  // (and still match) are called again. A webhook is not reinvoked for its
-  // own change, and none is called for the first time in that round.
+  // The mutating policies, then the mutating webhooks, one at a time, as
+  // the API server's admission chain and reinvocation context call them:
+  // once each; then, if one changed the object, one more round in which
+  // only those with `reinvocationPolicy: IfNeeded` that were called before
+  // that change (and still match) are called again. None is reinvoked for
+  // its own change, and none is called for the first time in that round.
   async #mutate(
     operation: Attributes["operation"],
     start: KubeObject,
@@ -244,6 +266,36 @@ class Write {
     const again = new Set<string>();
     for (const round of [1, 2]) {
       if (round === 2 && again.size === 0) break;
+      for (
+        const policy of matchingPolicies(
+          this.#state,
+          "mutating",
+          this.#attributes(operation, candidate, old),
+        )
+      ) {
+        const key = policy.key;
+        if (round === 2 && !again.has(key)) continue;
+        const next = mutateWithPolicy(
+          this.#state,
+          policy,
+          this.#attributes(operation, candidate, old),
+        );
+        let changed = false;
+        if (next !== undefined && next !== candidate) {
+          const decoded = this.#redecode(next);
+          changed = !jsonEqual(decoded, candidate);
+          candidate = decoded;
+        }
+        if (round === 1 && changed) {
+          for (const earlier of invoked) again.add(earlier);
+          invoked = [];
+        }
+        if (
+          round === 1 && policy.policy.spec?.reinvocationPolicy === "IfNeeded"
+        ) {
+          invoked.push(key);
+        }
+      }
       const attributes = this.#attributes(operation, candidate, old);
       for (
         const { key, hook } of matchingHooks(

@@ -265,7 +265,10 @@ export class FakeApiServer implements AsyncDisposable {
    * @returns The response.
    */
   async handle(request: Request): Promise<Response> {
-    const { method, url, text, body } = await receive(this.#state, request);
+    const { method, url, text, body, recorded } = await receive(
+      this.#state,
+      request,
+    );
     // A delayed request fails as its connection does: aborted or reset.
     if (this.#latency > 0) await this.#sleep(this.#latency, request.signal);
     const state = this.#state;
@@ -279,7 +282,14 @@ export class FakeApiServer implements AsyncDisposable {
         method,
         request.signal,
         // Each round of a conversion answers the request anew.
-        () => respond(state, { method, url, text, body: clone(body) }, request),
+        () =>
+          respond(state, {
+            method,
+            url,
+            text,
+            body: clone(body),
+            recorded,
+          }, request),
       );
     } catch (error) {
       return withWarnings(failureResponse(error, request), state.warnings);

@@ -104,6 +104,13 @@ export interface RecordedRequest {
   body?: unknown;
   /** When the request arrived (`Date.now()`, so fake time when faked). */
   time: number;
+  /**
+   * The audit annotations admission gave the request, as kube-apiserver
+   * writes them to its audit log: validating admission policies'
+   * `auditAnnotations` (`<policy>/<key>`) and their failures under the
+   * `Audit` action (`validation.policy.admission.k8s.io/validation_failure`).
+   */
+  auditAnnotations?: Record<string, string>;
 }
 
 /** Which requests to count; every field is optional. */

@@ -10,10 +10,12 @@
 //
 // Steps: fmt, lint, check, doc-lint, setup (npm ci for the fidelity suite,
 // when npm is on PATH), unit (`deno task test:unit`: unit, fake-server,
-// differential, fidelity and real-server suites), envtest (a real-server
-// suite on kube-apiserver and etcd laid out as setup-envtest does), counts,
-// scaffold (a generated operator project's own checks and tests), publish
-// (dry run), bench (every Deno.bench once), bench:latency, bench:scale and
+// differential, fidelity and real-server suites), unit-bytes (the
+// informer, cache, memo, controller and sharding tests with every
+// collection keeping bytes), envtest (a real-server suite on kube-apiserver
+// and etcd laid out as setup-envtest does), counts, scaffold (a generated
+// operator project's own checks and tests), publish (dry run), bench (every
+// Deno.bench once), bench:latency, bench:scale and
 // bench:shard (their --smoke runs), then only-deno: this gate again with
 // go, cargo, node, npm and kubectl taken off PATH, on a few files and the
 // envtest step, which must pass and list what it did not run. It runs every
@@ -322,6 +324,16 @@ const steps: [string, () => Promise<Result | undefined>][] = [
         : undefined,
   ],
   ["unit", () => run("unit", ["task", "test:unit", ...testArgs])],
+  // The informer, cache, memo, controller and sharding tests again, every
+  // collection keeping bytes (`storage: "bytes"`, issue #48).
+  [
+    "unit-bytes",
+    () =>
+      testArgs.length > 0 ? Promise.resolve(undefined) : run("unit-bytes", [
+        "task",
+        "test:bytes",
+      ]),
+  ],
   // A real-server suite on envtest's layout (KUBEBUILDER_ASSETS, else
   // kube-apiserver and etcd that tools/control-plane/envtest.sh builds).
   ["envtest", () => run("envtest", ["task", "test:envtest"])],

@@ -3,8 +3,11 @@
 // (heapUsed after gc(), run with --v8-flags=--expose-gc), RSS, then watch
 // events/s. Prints one JSON line once it posted /_replay/done, then runs on
 // (the server ends the watch with a 410 and times the relist) until the
-// driver kills it. `--meta` holds metadata only; `--exit` exits once the
-// line is out (bench/scale/profile.ts: a V8 profile is written on exit).
+// driver kills it. `--meta` holds metadata only; `--bytes` keeps each
+// object as its text (`storage: "bytes"`), and `--reads` gives it a handler
+// that reads each event's object (so each is parsed); `--exit` exits once
+// the line is out (bench/scale/profile.ts: a V8 profile is written on exit).
+// Heap is V8's heapUsed plus external memory (bytes kept off the heap count).
 import process from "node:process";
 import { Client } from "../../apiclient/mod.ts";
 import { Collection } from "../../informer/mod.ts";
@@ -25,6 +28,8 @@ const url = arg("url") ?? Deno.env.get("REPLAY_URL")!;
 const expected = Number(arg("objects") ?? 0);
 const events = Number(arg("events") ?? 0);
 const metadataOnly = Deno.args.includes("--meta");
+const bytes = Deno.args.includes("--bytes");
+const reads = Deno.args.includes("--reads");
 const resource = arg("kind") ?? "configmaps";
 const gc = (globalThis as { gc?: () => void }).gc;
 
@@ -35,7 +40,12 @@ const client = new Client(url, { timeout: 600_000 });
 // The heap before the collection starts: the driver counts what the cache
 // adds, not the runtime's and the modules' own heap.
 gc?.();
-const heapBase = Deno.memoryUsage().heapUsed;
+const memory = (): number => {
+  const { heapUsed, external } = Deno.memoryUsage();
+  return heapUsed + external;
+};
+const heapBase = memory();
+let seen = "";
 const t0 = performance.now();
 const cpu0 = process.cpuUsage();
 const collection = new Collection(client, {
@@ -43,12 +53,22 @@ const collection = new Collection(client, {
   resource,
 }, {
   metadataOnly,
+  storage: bytes ? "bytes" : "objects",
   synced: synced.resolve,
-  handler: {
-    update: (): void => {
-      if (++updates === events) allEvents.resolve();
+  // A handler that declares no parameters is called without objects (a
+  // store of bytes then parses none); `--reads` takes and reads them.
+  handler: reads
+    ? {
+      update: (_old, object): void => {
+        seen = object.metadata.resourceVersion ?? "";
+        if (++updates === events) allEvents.resolve();
+      },
+    }
+    : {
+      update: (): void => {
+        if (++updates === events) allEvents.resolve();
+      },
     },
-  },
   // A failure shows on stderr (the default logger's errors); the driver
   // prints it with the row.
 });
@@ -58,20 +78,26 @@ const cpuSynced = process.cpuUsage(cpu0);
 const syncMs = syncedAt - t0;
 gc?.();
 gc?.();
-const heap = Deno.memoryUsage().heapUsed;
+const heap = memory();
 const rss = Deno.memoryUsage().rss;
 peakRss = Math.max(peakRss, rss);
 
 const started = performance.now();
 await (await fetch(`${url}/_replay/go`, { method: "POST" })).text();
 if (events > 0) await allEvents.promise;
+// The reading peer must have read its objects, or its row measures nothing.
+if (reads && events > 0 && seen === "") {
+  throw new Error("The reading handler read no object");
+}
 const watchedAt = performance.now();
 const watchS = (watchedAt - started) / 1000;
 // The end of the watch phase: the driver reads the CPU time, then the
 // server sends the 410.
 await (await fetch(`${url}/_replay/done`, { method: "POST" })).text();
 const line = JSON.stringify({
-  peer: metadataOnly ? "ours (metadata)" : "ours",
+  peer: `ours${metadataOnly ? " (metadata)" : ""}${
+    bytes ? ` (bytes${reads ? "+reads" : ""})` : ""
+  }`,
   version: `@liken/kubernetes, deno ${Deno.version.deno}`,
   objects: collection.store.size,
   expected,

@@ -11,7 +11,7 @@
 import process from "node:process";
 import { build } from "./_replay.ts";
 import { Delivery } from "../../informer/_delivery.ts";
-import { scanEvent, type Scanned, scanPage } from "./_scan.ts";
+import { scanEvent, type Scanned, scanPage } from "../../informer/_scan.ts";
 import type { KubeObject } from "../../apiclient/types.ts";
 
 function flag(name: string, fallback: string): string {

@@ -6,7 +6,7 @@
 //
 //   deno run -A bench/scale/profile.ts [--objects=100000] [--events=100000]
 //     [--meta] [--kind=configmaps|pods] [--mode=paged|stream] [--top=40]
-//     [--gc]
+//     [--gc] [--bytes]
 //
 // --gc runs it with --trace-gc instead and sums the main thread's GC
 // pauses (scavenges, mark-compacts) against the sync and the watch.
@@ -25,10 +25,14 @@ const events = Number(flag("events", "100000"));
 const kind = flag("kind", "configmaps") as Kind;
 const mode = flag("mode", "paged") as "paged" | "stream";
 const meta = Deno.args.includes("--meta");
+// The peer keeps bytes (`storage: "bytes"`).
+const bytes = Deno.args.includes("--bytes");
 const top = Number(flag("top", "40"));
 const dir = new URL("../../.tmp/prof/", import.meta.url).pathname;
 await Deno.mkdir(dir, { recursive: true });
-const name = `${kind}-${objects}-${events}${meta ? "-meta" : ""}-${mode}`;
+const name = `${kind}-${objects}-${events}${meta ? "-meta" : ""}${
+  bytes ? "-bytes" : ""
+}-${mode}`;
 const log = `${dir}${name}.log`;
 const traceGc = Deno.args.includes("--gc");
 
@@ -49,6 +53,7 @@ const out = await new Deno.Command(Deno.execPath(), {
     `--events=${events}`,
     `--kind=${kind}`,
     ...(meta ? ["--meta"] : []),
+    ...(bytes ? ["--bytes"] : []),
     "--exit",
   ],
   stdout: "piped",

@@ -91,6 +91,20 @@ const PEERS: Peer[] = [
     command: (url, n, e, _mode, kind) => [...ours(url, n, e, kind), "--meta"],
   },
   {
+    name: "ours (bytes)",
+    modes: ["paged", "stream"],
+    command: (url, n, e, _mode, kind) => [...ours(url, n, e, kind), "--bytes"],
+  },
+  {
+    name: "ours (bytes+reads)",
+    modes: ["paged", "stream"],
+    command: (url, n, e, _mode, kind) => [
+      ...ours(url, n, e, kind),
+      "--bytes",
+      "--reads",
+    ],
+  },
+  {
     name: "client-go",
     modes: ["paged", "stream"],
     built: { file: `${cache}/bin/client-go`, toolchain: "Go 1.26+" },
@@ -701,7 +715,7 @@ async function main(): Promise<void> {
     "Each peer in a fresh process against a fresh replay server; one run " +
     `(${fmt(took)} s in all). ` +
     "Heap: Go HeapInuse after runtime.GC(), Rust live bytes of a counting " +
-    "allocator, Deno/Node heapUsed after gc(); each less the same measure " +
+    "allocator, Deno heapUsed plus external memory after gc(), Node heapUsed after gc(); each less the same measure " +
     "taken just before the informer started. heap / JSON = heap per " +
     "object over the object's JSON bytes. CPU µs/event: user + system CPU " +
     "time of the peer's process (every thread, /proc/<pid>/stat in clock " +

@@ -12,7 +12,7 @@
 // that no collection runs inside the measure: garbage counts too.
 import process from "node:process";
 import { build, type Kind } from "./_replay.ts";
-import { scanEvent, scanPage } from "./_scan.ts";
+import { scanEvent, scanPage } from "../../informer/_scan.ts";
 
 const rounds = Number(
   Deno.args.find((a) => a.startsWith("--rounds="))?.slice(9) ?? 7,

@@ -20,6 +20,19 @@ export interface Golden {
   steps: Step[];
 }
 
+/**
+ * The controllers of the control plane the goldens are recorded on: the
+ * tool's defaults, plus the one that writes the type checking of
+ * ValidatingAdmissionPolicies into their status.
+ */
+export const RECORDING_CONTROLLERS: string = [
+  "garbage-collector-controller",
+  "namespace-controller",
+  "serviceaccount-controller",
+  "serviceaccount-token-controller",
+  "validatingadmissionpolicy-status-controller",
+].join(",");
+
 /** Where the golden files live. */
 export const GOLDEN_DIR = new URL("./golden/", import.meta.url);
 

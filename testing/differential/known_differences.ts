@@ -69,4 +69,12 @@ export const KNOWN_DIFFERENCES: Readonly<Record<string, string>> = {
   "builtin-namespace-lifecycle/release": CONTROLLER,
   "builtin-admission/budget after":
     "an eviction writes the budget's status as the API server; the recording control plane's binary is named control-plane, so its entry's manager is `control-plane` where a cluster, and the fake, say `kube-apiserver`",
+  "validating-admission-policies/type checking in the status": CEL_WORDING,
+  "validating-admission-policies/policy that does not compile": CEL_WORDING,
+  "validating-admission-policies/policy whose matchCondition or variable does not compile":
+    CEL_WORDING,
+  "validating-admission-policies/the type checking": CEL_WORDING,
+  "mutating-admission-policies/mutation that does not compile": CEL_WORDING,
+  "mutating-admission-policies/matchCondition and variable that do not compile":
+    CEL_WORDING,
 };

@@ -7,11 +7,14 @@
  */
 
 import { RealControlPlane } from "../real_control_plane.ts";
-import { runOnReal, writeGolden } from "./_runner.ts";
+import { RECORDING_CONTROLLERS, runOnReal, writeGolden } from "./_runner.ts";
 import { SCENARIOS } from "./scenarios.ts";
 
 const only = new Set(Deno.args);
-await using plane = await RealControlPlane.start({ noWatchCache: true });
+await using plane = await RealControlPlane.start({
+  noWatchCache: true,
+  controllers: RECORDING_CONTROLLERS,
+});
 const { server, version } = plane.ready;
 // deno-lint-ignore no-console
 console.log(`recording against kube-apiserver ${version} at ${server}`);

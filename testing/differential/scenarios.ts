@@ -19,6 +19,7 @@ import { VALIDATION_RULES } from "./scenarios/validation_rules.ts";
 import { WEBHOOKS } from "./scenarios/webhooks.ts";
 import { CONVERSION } from "./scenarios/conversion.ts";
 import { BUILTINS } from "./scenarios/builtins.ts";
+import { POLICIES } from "./scenarios/policies.ts";
 
 export type { Hooks, Scenario } from "./scenarios/_common.ts";
 
@@ -35,4 +36,5 @@ export const SCENARIOS: readonly Scenario[] = [
   ...WEBHOOKS,
   ...CONVERSION,
   ...BUILTINS,
+  ...POLICIES,
 ];

@@ -2,7 +2,11 @@
 // against kube-apiserver and must give what its golden file holds (the
 // gate's differential test then holds the fake to the same file).
 import assert from "node:assert/strict";
-import { readGolden, runOnReal } from "../differential/_runner.ts";
+import {
+  readGolden,
+  RECORDING_CONTROLLERS,
+  runOnReal,
+} from "../differential/_runner.ts";
 import { SCENARIOS } from "../differential/scenarios.ts";
 import { suite } from "./_plane.ts";
 
@@ -19,6 +23,7 @@ suite(
   ]),
   {
     noWatchCache: true,
+    plane: { controllers: RECORDING_CONTROLLERS },
     // A user's envtest or cluster runs another release than the goldens'.
     needs: {
       built:

@@ -2,8 +2,9 @@
 // items of a list page and the object of a watch event, and takes out of
 // each only what the informer needs (name, namespace, resourceVersion, the
 // labels' and owner references' text, the deletion timestamp) without
-// building the object. Bench-only: it decides whether a store of bytes can
-// beat JSON.parse (see scan.ts); nothing in the library uses it.
+// building the object. The store of bytes (`_bytes.ts`) keeps each object
+// as its text and these fields; bench/scale/scan.ts measures it against
+// JSON.parse.
 
 /**
  * What the scan takes out of one object, and where the object lies. String
@@ -22,6 +23,21 @@ export interface Scanned {
   labels: string | undefined;
   /** The text of `metadata.ownerReferences` (`[…]`). */
   ownerReferences: string | undefined;
+  /**
+   * Where `"managedFields":[…]` lies in metadata (from its key's quote to
+   * its `]`, end exclusive), or -1.
+   */
+  managedStart: number;
+  managedEnd: number;
+  /** Where the text of name, namespace and resourceVersion starts, or -1. */
+  nameAt: number;
+  namespaceAt: number;
+  versionAt: number;
+  /**
+   * Whether name, namespace or resourceVersion holds something other than
+   * a string (the scan does not say what: a caller parses the object).
+   */
+  odd: boolean;
 }
 
 const QUOTE = 34;
@@ -56,6 +72,8 @@ function fieldOf(text: string, start: number, length: number): number {
     case 15:
       if (text.startsWith("resourceVersion", start)) return 3;
       return text.startsWith("ownerReferences", start) ? 5 : 0;
+    case 13:
+      return text.startsWith("managedFields", start) ? 7 : 0;
     case 17:
       return text.startsWith("deletionTimestamp", start) ? 6 : 0;
   }
@@ -77,6 +95,12 @@ export function scanObject(text: string, at: number): Scanned {
     deletionTimestamp: undefined,
     labels: undefined,
     ownerReferences: undefined,
+    managedStart: -1,
+    managedEnd: -1,
+    nameAt: -1,
+    namespaceAt: -1,
+    versionAt: -1,
+    odd: false,
   };
   // Whether the container at each depth is an object (a key comes next
   // after its `{` or a `,`).
@@ -101,20 +125,27 @@ export function scanObject(text: string, at: number): Scanned {
             text.startsWith("metadata", i + 1);
         } else if (inMetadata && depth === 2) {
           field = fieldOf(text, i + 1, end - i - 1);
+          if (field === 7) found.managedStart = i;
         }
       } else if (inMetadata && depth === 2 && field !== 0) {
         const value = text.slice(i + 1, end);
-        if (field === 1) found.name = value;
-        else if (field === 2) found.namespace = value;
-        else if (field === 3) found.resourceVersion = value;
-        else if (field === 6) found.deletionTimestamp = value;
+        if (field === 1) {
+          found.name = value;
+          found.nameAt = i + 1;
+        } else if (field === 2) {
+          found.namespace = value;
+          found.namespaceAt = i + 1;
+        } else if (field === 3) {
+          found.resourceVersion = value;
+          found.versionAt = i + 1;
+        } else if (field === 6) found.deletionTimestamp = value;
         field = 0;
       }
       i = end;
     } else if (c === OPEN_OBJECT || c === OPEN_ARRAY) {
       const isObject = c === OPEN_OBJECT;
       if (depth === 1 && metadataNext && isObject) inMetadata = true;
-      else if (inMetadata && depth === 2 && (field === 4 || field === 5)) {
+      else if (inMetadata && depth === 2 && field >= 4 && field !== 6) {
         valueStart = i;
       }
       metadataNext = false;
@@ -126,17 +157,26 @@ export function scanObject(text: string, at: number): Scanned {
         found.end = i + 1;
         return found;
       }
-      if (depth === 1) inMetadata = false;
-      else if (depth === 2 && valueStart !== -1) {
-        const value = text.slice(valueStart, i + 1);
-        if (field === 4) found.labels = value;
-        else found.ownerReferences = value;
+      if (depth === 1) {
+        if (inMetadata && field !== 0 && field < 4) found.odd = true;
+        inMetadata = false;
+      } else if (depth === 2 && valueStart !== -1) {
+        if (field === 7) found.managedEnd = i + 1;
+        else {
+          const value = text.slice(valueStart, i + 1);
+          if (field === 4) found.labels = value;
+          else found.ownerReferences = value;
+        }
         valueStart = -1;
         field = 0;
       }
     } else if (c === COMMA) {
       expectKey = objects[depth - 1] === true;
-      if (depth === 2) field = 0;
+      if (depth === 2) {
+        // A name, namespace or version whose value was not a string.
+        if (inMetadata && field !== 0 && field < 4) found.odd = true;
+        field = 0;
+      }
       if (depth === 1) metadataNext = false;
     }
   }
