@@ -13,6 +13,7 @@ import { CLUSTER_OBJECTS } from "./_cluster_data.ts";
 import { type Entry, managedFields } from "./_managed.ts";
 import { type FieldSet, SEP } from "./_fields.ts";
 import { apiVersionOf, resourceKey, storeKey } from "./_objects.ts";
+import { BUILT_IN_RESOURCES } from "./_registry.ts";
 import { clone } from "./_patch.ts";
 import type { ServerState } from "./_state.ts";
 
@@ -34,22 +35,29 @@ export function decodeFields(fields: Record<string, unknown>): FieldSet {
   return set;
 }
 
-/**
- * Writes a fresh cluster's objects into `state`, each with a new uid, this
- * clock's creationTimestamp and the recorded owners of its fields.
- */
-export function loadCluster(state: ServerState): void {
-  const now = rfc3339();
+/** One recorded object, read once per process. */
+interface Prepared {
+  rkey: string;
+  key: string;
+  object: KubeObject;
+  entries: Omit<Entry, "time">[];
+  /** `metadata.managedFields` but their times. */
+  shown: Record<string, unknown>[];
+}
+
+let prepared: Prepared[] | undefined;
+
+/** The recorded objects with their resources' keys and decoded owners. */
+function prepare(): Prepared[] {
+  if (prepared) return prepared;
+  prepared = [];
   for (const recorded of CLUSTER_OBJECTS) {
     const object = clone(recorded) as unknown as KubeObject;
-    const resource = state.resources.find((r) =>
+    const resource = BUILT_IN_RESOURCES.find((r) =>
       apiVersionOf(r) === object.apiVersion && r.kind === object.kind
     );
     if (!resource) continue;
     const meta = object.metadata;
-    const uid = crypto.randomUUID();
-    meta.uid = uid;
-    meta.creationTimestamp = now;
     const recordedFields = (meta.managedFields ?? []) as {
       manager: string;
       operation: "Apply" | "Update";
@@ -57,23 +65,47 @@ export function loadCluster(state: ServerState): void {
       subresource?: string;
       fieldsV1?: Record<string, unknown>;
     }[];
-    const entries: Entry[] = recordedFields.map((e) => ({
+    delete meta.managedFields;
+    const entries = recordedFields.map((e) => ({
       manager: e.manager,
       operation: e.operation,
       apiVersion: e.apiVersion,
-      time: now,
       subresource: e.subresource,
       set: decodeFields(e.fieldsV1 ?? {}),
     }));
-    if (state.managedFields && entries.length > 0) {
-      meta.managedFields = managedFields(entries);
-    } else delete meta.managedFields;
-    state.noteCreated(uid);
-    state.owners.set(uid, entries);
-    state.store.write(
-      resourceKey(resource),
-      storeKey(resource, meta.namespace, meta.name!),
+    const shown = managedFields(entries.map((e) => ({ ...e, time: "" })))
+      .map((e) => e as Record<string, unknown>);
+    prepared.push({
+      rkey: resourceKey(resource),
+      key: storeKey(resource, meta.namespace, meta.name!),
       object,
-    );
+      entries,
+      shown,
+    });
+  }
+  return prepared;
+}
+
+/**
+ * Writes a fresh cluster's objects into `state`, each with a new uid, this
+ * clock's creationTimestamp and the recorded owners of its fields.
+ */
+export function loadCluster(state: ServerState): void {
+  const now = rfc3339();
+  for (const { rkey, key, object, entries, shown } of prepare()) {
+    const uid = crypto.randomUUID();
+    const metadata = { ...object.metadata, uid, creationTimestamp: now };
+    if (state.managedFields && shown.length > 0) {
+      // The entries' order is the API server's, by time first: one time.
+      metadata.managedFields = shown.map(({ subresource, ...e }) => ({
+        ...e,
+        time: now,
+        ...(subresource === undefined ? {} : { subresource }),
+      }));
+    }
+    state.noteCreated(uid);
+    state.owners.set(uid, entries.map((e) => ({ ...e, time: now })));
+    // The store keeps its own copy.
+    state.store.write(rkey, key, { ...object, metadata });
   }
 }
