@@ -15,6 +15,7 @@ import {
 import { type CelType, unescapeField } from "./_types.ts";
 import { libraries } from "./_library.ts";
 import { instrument, metered } from "./_nodes.ts";
+import { estimateCost, type SizeTree } from "./_cost.ts";
 import {
   AUTHORIZER_TYPE,
   authorizerValue,
@@ -72,6 +73,15 @@ export interface CelProgram {
   readonly resultType: string;
   /** The cost the last {@linkcode CelProgram.run} spent. */
   readonly lastCost: number;
+  /**
+   * cel-go's estimate of the expression's cost, least and most, as the API
+   * server makes it when a CRD is written: the sizes of strings, lists and
+   * maps are those the variables' schemas allow (see `schemaSizes`), else
+   * unbounded (Go's largest unsigned integer).
+   */
+  estimateCost(
+    sizes: { readonly [variable: string]: SizeTree | undefined },
+  ): { readonly min: number; readonly max: number };
   /**
    * Evaluates with the variables' JSON values; a variable left out is
    * unbound (naming it is an error).
@@ -150,6 +160,9 @@ export function compile(
     resultType: checked.type ?? "dyn",
     get lastCost(): number {
       return lastCost;
+    },
+    estimateCost(sizes): { readonly min: number; readonly max: number } {
+      return estimateCost(parsed.ast, sizes);
     },
     run(activation, options = {}): unknown {
       const outcome = metered(options.costLimit ?? PER_CALL_LIMIT, () => {
@@ -241,6 +254,13 @@ class Declarations {
       `${name} == ${name}`,
       (a: unknown, b: unknown) => celEqual(a, b),
     );
+    // An object may be compared with null (either way round), as cel-go's
+    // checker allows (a present object is never null).
+    this.#environment.registerOperator(
+      `${name} == null`,
+      (a: unknown, b: unknown) => a === b,
+    );
+
     const properties = Object.keys(convertField).map((
       field,
     ) => [field, unescapeField(field)] as const);
@@ -358,6 +378,44 @@ interface EngineError {
   readonly code?: string;
   readonly message: string;
   readonly range?: { readonly start: number; readonly end: number };
+  readonly node?: {
+    readonly op: string;
+    readonly args: unknown;
+    readonly start: number;
+    readonly end: number;
+  };
+}
+
+interface Span {
+  readonly start: number;
+  readonly end: number;
+}
+
+/**
+ * Where cel-go places an expression in its errors: a binary operator at
+ * the operator, a member call at its `(`, an index at its `[` (the
+ * engine's nodes start at their first operand).
+ */
+function operatorOffset(expression: string, node: EngineError["node"]): number {
+  if (!node) return 0;
+  const args = node.args as unknown[];
+  const after = (from: Span | undefined, text: string): number => {
+    if (!from) return node.start;
+    const at = expression.indexOf(text, from.end);
+    return at < 0 ? node.start : at;
+  };
+  if (node.op === "rcall") return after(args[1] as Span, "(");
+  if (node.op === "[]" || node.op === "[?]") return after(args[0] as Span, "[");
+  if (/^[=!<>+\-*/%]=?$|^in$|^[<>]=$/.test(node.op) && Array.isArray(args)) {
+    const left = args[0] as Span | undefined;
+    const right = args[1] as Span | undefined;
+    if (left && right) {
+      const between = expression.slice(left.end, right.start);
+      const at = between.indexOf(node.op);
+      if (at >= 0) return left.end + at;
+    }
+  }
+  return node.start;
 }
 
 const COMPILE_MESSAGES: Record<string, (summary: string) => string> = {
@@ -387,10 +445,27 @@ function compileError(expression: string, error: unknown): CelCompileError {
     e.code === "no_such_overload" || e.code === "no_matching_overload"
   ) {
     message = overloadMessage(summary);
+    start = operatorOffset(expression, e.node);
   } else if (/must have the same type, expected type/.test(summary)) {
     message = summary.replace(/^.*must have the same type, /, "");
   } else if (error instanceof ParseError) {
     message = `Syntax error: ${syntaxMessage(summary)}`;
+    const before = expression.slice(0, start).trimEnd();
+    if (
+      /^Unexpected token: \w+$/.test(summary) && expectsExpression(before)
+    ) {
+      message += ` expecting ${EXPRESSION_START}`;
+    } else if (
+      /^Expected IDENTIFIER, got (?!EOF|NUMBER)\w+$/.test(summary) &&
+      before.endsWith(".")
+    ) {
+      // After a `.`, ANTLR weighs a field, `?` and a quoted field: no
+      // alternative fits the token, which it quotes from the `.` on.
+      const end = Math.max(e.range?.end ?? start + 1, start + 1);
+      message = `Syntax error: no viable alternative at input '${
+        expression.slice(before.length - 1, end)
+      }'`;
+    }
   } else {
     message = summary;
   }
@@ -410,6 +485,24 @@ const TOKENS: Record<string, string> = {
   COLON: "':'",
   QUESTION: "'?'",
 };
+
+/** The tokens ANTLR lists where cel-go's grammar expects an expression. */
+const EXPRESSION_START =
+  "{'[', '{', '(', '.', '-', '!', 'true', 'false', 'null', NUM_FLOAT, NUM_INT, NUM_UINT, STRING, BYTES, IDENTIFIER}";
+
+/**
+ * Whether the text before a bad token ends where cel-go's grammar expects
+ * a whole expression: at the start, or after a binary operator, `(`, `,`,
+ * `?` or `:` (not after a unary `-` or `!`, where ANTLR expects less).
+ */
+function expectsExpression(before: string): boolean {
+  const text = before.trimEnd();
+  if (text === "") return true;
+  if (/(?:==|!=|<=|>=|&&|\|\||[<>+*/%(,?:])$/.test(text)) return true;
+  if (/(?:^|[^\w.])in$/.test(text)) return true;
+  // A `-` after an operand is a subtraction.
+  return /[\w)\]'"]\s*-$/.test(text);
+}
 
 /** The engine's parse error in the words of cel-go's parser (ANTLR). */
 function syntaxMessage(summary: string): string {
@@ -478,6 +571,9 @@ const RUNTIME_MESSAGES: [RegExp, string][] = [
 function runtimeError(error: unknown): CelRuntimeError {
   if (error instanceof CelRuntimeError) return error;
   if (error instanceof RangeError) {
+    const zone = /^Invalid time zone specified: (.*)$/.exec(error.message);
+    // Go's words for a time zone it cannot load.
+    if (zone) return new CelRuntimeError(`unknown time zone ${zone[1]}`);
     // A stack overflow on a deep value.
     return new CelRuntimeError("max recursion depth exceeded");
   }

@@ -32,8 +32,14 @@
 import { type Environment, Optional } from "@marcbachmann/cel-js";
 import { authz } from "./_authz.ts";
 import { kubernetesTypes } from "./_kube.ts";
-import { re2 } from "./_nodes.ts";
-import { celEqual, celError, compareValues, regex } from "./_values.ts";
+import { charge, re2 } from "./_nodes.ts";
+import {
+  celEqual,
+  celError,
+  compareValues,
+  goFixed,
+  regex,
+} from "./_values.ts";
 
 /** The engine's declared type of a value, as its checker holds it. */
 interface Declared {
@@ -267,7 +273,7 @@ function formatOne(verb: string, arg: unknown, precision?: number): string {
         );
       }
       if (!Number.isFinite(n)) return formatDouble(n);
-      if (verb === "f") return n.toFixed(precision ?? 6);
+      if (verb === "f") return goFixed(n, precision ?? 6);
       const [mantissa, exponent] = n.toExponential(precision ?? 6).split("e");
       const e = Number(exponent);
       return `${mantissa}e${e < 0 ? "-" : "+"}${
@@ -714,19 +720,39 @@ function twoVariables(
       let count = 0;
       const list: unknown[] = [];
       const map = new Map<unknown, unknown>();
+      // Costs as cel-go's expansions of these macros count (see
+      // `costComprehension`): a condition and a step for each pair, the
+      // result last (the accumulator's `[]` or `{}` is a constant).
+      const quantifier = kind === "all" || kind === "exists";
       for (const [key, value] of pairs) {
         const scope = scopeOf(key, value);
-        if (kind === "all" || kind === "exists") {
+        if (quantifier) {
+          charge(kind === "all" ? 3 : 4);
           const result = evaluator.tryEval(body, scope);
-          if (result === (kind === "exists")) return result;
+          if (result === (kind === "exists")) {
+            charge(1);
+            return result;
+          }
           if (typeof result !== "boolean") error ??= result;
           continue;
         }
         if (filter) {
           const keep = evaluator.run(filter, scope);
-          if (keep !== true) continue;
+          if (keep !== true) {
+            charge(1);
+            continue;
+          }
         }
         const result = evaluator.run(body, scope);
+        charge(
+          kind === "existsOne"
+            ? result === true ? 2 : 1
+            : kind === "transformList"
+            ? 12
+            : kind === "transformMap"
+            ? 3
+            : 2,
+        );
         if (kind === "existsOne") {
           if (result === true) count++;
         } else if (kind === "transformList") list.push(result);
@@ -743,6 +769,7 @@ function twoVariables(
           }
         }
       }
+      charge(kind === "existsOne" ? 2 : 1);
       switch (kind) {
         case "all":
         case "exists":
@@ -819,7 +846,14 @@ function optionalMap(
       if (!(value instanceof Optional)) {
         throw celError("optMap receiver must be optional");
       }
-      if (!value.hasValue()) return Optional.none();
+      // As cel-go's expansion costs: `v.hasValue() ? optional.of(
+      // cel.bind(x, v.value(), e)) : optional.none()` (the receiver's second
+      // evaluation aside).
+      if (!value.hasValue()) {
+        charge(2);
+        return Optional.none();
+      }
+      charge(flat ? 2 : 3);
       const scope = context.forkWithVariable(name, DYN).setIterValue(
         value.value(),
         evaluator,

@@ -10,6 +10,7 @@
 
 import { RE2JS } from "@bufbuild/re2";
 import { CelCompileError, CelCostError, celError } from "./_values.ts";
+import { callCost, operatorCost, setsCost } from "./_cost.ts";
 
 /** The counter of the evaluation under way (evaluation is synchronous). */
 interface Meter {
@@ -19,6 +20,327 @@ interface Meter {
 }
 
 let meter: Meter | undefined;
+
+/**
+ * Adds to the cost of the evaluation under way (macros that evaluate
+ * their own loop count their steps with it); past the limit it throws
+ * {@linkcode CelCostError}.
+ */
+export function charge(cost: number): void {
+  const current = meter;
+  if (current && (current.spent += cost) > current.limit) {
+    throw current.error ??= new CelCostError();
+  }
+}
+
+/** Each node's last value, for the cost of a call by its arguments' sizes. */
+const LAST = Symbol("last value");
+type Recorded = { [LAST]?: unknown };
+
+function valueOf(node: unknown): unknown {
+  const n = node as Node & Recorded;
+  return n.op === "value" ? n.args : n[LAST];
+}
+
+/** Go's `float64(math.MaxInt64)` and `float64(math.MinInt64)`: ±2⁶³. */
+const TWO_63 = 2 ** 63;
+
+/**
+ * cel-go's order of an int and a double: the int as a double, except past
+ * the int range (`compareIntDouble`), so `9223372036854775807 <
+ * 9223372036854775808.0` is false as in Go, where JavaScript compares
+ * exactly.
+ */
+function compareIntDouble(i: bigint, d: number): number {
+  if (d < -TWO_63) return 1;
+  if (d > TWO_63) return -1;
+  const x = Number(i);
+  return x < d ? -1 : x > d ? 1 : x === d ? 0 : Number.NaN;
+}
+
+const ORDER: Record<string, (order: number) => boolean> = {
+  "<": (o) => o < 0,
+  "<=": (o) => o <= 0,
+  ">": (o) => o > 0,
+  ">=": (o) => o >= 0,
+  "==": (o) => o === 0,
+  "!=": (o) => o !== 0,
+};
+
+/**
+ * Where the engine's answer differs from cel-go's, the correction of a
+ * node's value: an int compared with a double (see
+ * {@linkcode compareIntDouble}), `int()` of a double past the int range
+ * (an `integer overflow` in cel-go, not a large int), `string()` of bytes
+ * that are not UTF-8 (an error, not replacement characters).
+ */
+function semantics(
+  node: Node,
+  call: [string, unknown[]] | undefined,
+): ((result: unknown) => unknown) | undefined {
+  const order = ORDER[node.op];
+  if (order) {
+    const [left, right] = node.args as [unknown, unknown];
+    return (result) => {
+      const l = valueOf(left);
+      const r = valueOf(right);
+      if (typeof l === "bigint" && typeof r === "number") {
+        return order(compareIntDouble(l, r));
+      }
+      if (typeof l === "number" && typeof r === "bigint") {
+        return order(-compareIntDouble(r, l));
+      }
+      return result;
+    };
+  }
+  if (call && call[0] === "int" && node.op === "call" && call[1].length === 1) {
+    const [argument] = call[1];
+    return (result) => {
+      const d = valueOf(argument);
+      if (typeof d === "number" && (d <= -TWO_63 || d >= TWO_63)) {
+        throw celError("integer overflow");
+      }
+      return result;
+    };
+  }
+  if (
+    call && call[0] === "string" && node.op === "call" && call[1].length === 1
+  ) {
+    const [argument] = call[1];
+    return (result) => {
+      const bytes = valueOf(argument);
+      if (bytes instanceof Uint8Array) {
+        try {
+          new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+        } catch {
+          throw celError("invalid UTF-8 in bytes, cannot convert to string");
+        }
+      }
+      return result;
+    };
+  }
+  return undefined;
+}
+
+/** cel-go's type conversion functions, folded over a constant. */
+const CONVERSIONS = new Set([
+  "bool",
+  "bytes",
+  "double",
+  "duration",
+  "dyn",
+  "int",
+  "string",
+  "timestamp",
+  "type",
+  "uint",
+]);
+
+/** Whether a node is a constant to cel-go's `OptOptimize` (a literal of literals). */
+function isConstant(node: unknown): boolean {
+  const n = node as Node;
+  switch (n?.op) {
+    case "value":
+      return true;
+    case "list":
+      return (n.args as unknown[]).every(isConstant);
+    case "map":
+      return (n.args as [unknown, unknown][]).every(([k, v]) =>
+        isConstant(k) && isConstant(v)
+      );
+  }
+  return false;
+}
+
+/** A constant list of scalars (not bytes): `in` it is a set lookup. */
+function isConstantSet(node: unknown): boolean {
+  const n = node as Node;
+  return n?.op === "list" &&
+    (n.args as Node[]).every((item) =>
+      item.op === "value" && !(item.args instanceof Uint8Array)
+    );
+}
+
+/**
+ * A failed conversion (`int('x')`, `uint(-1)`) in cel-go's words: `type
+ * conversion error from 'string' to 'int'`, `integer overflow`, `unsigned
+ * integer overflow`.
+ */
+function conversionError(
+  node: Node,
+  call: [string, unknown[]] | undefined,
+): ((error: unknown) => unknown) | undefined {
+  if (!call || node.op !== "call" || call[1].length !== 1) return undefined;
+  const [name, [argument]] = call;
+  if (!["int", "uint", "double", "bool"].includes(name)) return undefined;
+  return (error) => {
+    const value = valueOf(argument);
+    if (typeof value === "string") {
+      return celError(`type conversion error from 'string' to '${name}'`);
+    }
+    // A double or a uint out of the int range.
+    const unsigned = value !== null && typeof value === "object" &&
+      typeof (value as { value?: unknown }).value === "bigint";
+    if (name === "int" && (typeof value === "number" || unsigned)) {
+      return celError("integer overflow");
+    }
+    if (
+      name === "uint" &&
+      (typeof value === "number" || typeof value === "bigint")
+    ) {
+      return celError("unsigned integer overflow");
+    }
+    return error;
+  };
+}
+
+/** Costs set by a comprehension on the nodes of its expansion. */
+const OVERRIDES = new WeakMap<object, number>();
+
+const BINARY = new Set([
+  "==",
+  "!=",
+  "<",
+  "<=",
+  ">",
+  ">=",
+  "+",
+  "in",
+]);
+
+/**
+ * A node's cost as cel-go's cost tracker counts it: what it costs before
+ * it runs, and a function of its value for what it costs after (a call
+ * weighed by its arguments' sizes).
+ */
+function costOf(
+  node: Node,
+  call: [string, unknown[]] | undefined,
+): [number, ((result: unknown) => number) | undefined] {
+  const overridden = OVERRIDES.get(node);
+  if (overridden !== undefined) return [overridden, undefined];
+  switch (node.op) {
+    case "value":
+    case "&&":
+    case "||":
+    case "?:":
+    case "comprehension":
+      return [0, undefined];
+    case "list":
+      // A literal of constants is one constant (cel-go's `OptOptimize`).
+      return [isConstant(node) ? 0 : 10, undefined];
+    case "map":
+      return [isConstant(node) ? 0 : 30, undefined];
+    case "accuValue":
+      // `__result__`
+      return [1, undefined];
+    case "accuInc":
+      // `__result__ + 1`
+      return [2, undefined];
+    case "accuPush":
+      // `__result__ + [x]`: the identifier, the list and the `+`.
+      return [12, undefined];
+  }
+  if (
+    node.op === "id" &&
+    (node as { checkedType?: { name?: string } }).checkedType?.name?.endsWith(
+      "Namespace",
+    )
+  ) {
+    // `sets` in `sets.contains(a, b)`: part of the function's name to
+    // cel-go.
+    return [0, undefined];
+  }
+  if (node.op === "in" && isConstantSet((node.args as unknown[])[1])) {
+    // `x in ['a', 'b']`: a set membership test, which costs nothing
+    // (`OptOptimize`'s `evalSetMembership`).
+    return [0, undefined];
+  }
+  if (BINARY.has(node.op)) {
+    const [left, right] = node.args as [unknown, unknown];
+    return [
+      0,
+      () => operatorCost(node.op, valueOf(left), valueOf(right)),
+    ];
+  }
+  if (call) {
+    if (call[0] === "has" && node.op === "call") {
+      // cel-go's presence test costs its qualifiers (`has(self.a.b)` 2):
+      // the engine counts its first name (1), so the selections but one.
+      let selects = 0;
+      for (
+        let at = call[1][0] as Node | undefined;
+        at?.op === "." || at?.op === ".?";
+        at = (at.args as Node[])[0]
+      ) selects++;
+      return [Math.max(0, selects - 1), undefined];
+    }
+    // A macro: its expansion (or its own loop) counts.
+    if (node.meta.alternate !== undefined || node.meta.macro !== undefined) {
+      return [0, undefined];
+    }
+    const [name, args] = call;
+    const member = node.op === "rcall";
+    if (
+      !member && CONVERSIONS.has(name) && args.length === 1 &&
+      isConstant(args[0])
+    ) {
+      // A conversion of a constant is folded into a constant.
+      return [0, undefined];
+    }
+    const receiver = args[0] as Node | undefined;
+    if (
+      member && receiver?.op === "id" && receiver.args === "sets" &&
+      args.length === 3
+    ) {
+      return [0, () => setsCost(name, valueOf(args[1]), valueOf(args[2]))];
+    }
+    return [
+      0,
+      (result) => callCost(name, member, args.map(valueOf), result),
+    ];
+  }
+  return [1, undefined];
+}
+
+/** Charges a function of a comprehension (its condition or result) as cel-go's expansion costs. */
+function chargeFunction(
+  target: Record<string, unknown>,
+  key: string,
+  cost: number,
+): void {
+  const original = target[key];
+  if (typeof original !== "function") return;
+  target[key] = (value: unknown): unknown => {
+    charge(cost);
+    return original(value);
+  };
+}
+
+/**
+ * Costs a comprehension's expansion as cel-go expands the macro: `all` is
+ * `@not_strictly_false(__result__)` (2) before each item and `__result__
+ * && p` (1 and `p`) as its step, `exists` `@not_strictly_false(
+ * !__result__)` (3) and `__result__ || p`, `exists_one` `p ? __result__ +
+ * 1 : __result__` and `__result__ == 1` (2) at the end; `map` and
+ * `filter` start from `[]` (a constant: 0) and push with `__result__ +
+ * [x]` (12); each ends with `__result__` (1).
+ */
+function costComprehension(node: Node): void {
+  const c = node.args as unknown as Record<string, unknown> & {
+    kind?: string;
+    init: Node;
+    step: Node;
+  };
+  if (c.kind === "quantifier") {
+    const init = c.init.args;
+    if (init === true || init === false) {
+      OVERRIDES.set(c.step, 1);
+      chargeFunction(c, "condition", init === true ? 2 : 3);
+      chargeFunction(c, "result", 1);
+    } else chargeFunction(c, "result", 2);
+  } else chargeFunction(c, "result", 1);
+}
 
 /**
  * Runs `evaluate` with a cost counter; a cost error, even one the
@@ -120,6 +442,9 @@ export function instrument(
       return;
     }
     if (value instanceof Node) {
+      if ((value as Node).op === "comprehension") {
+        costComprehension(value as Node);
+      }
       wrap(value as Node, locate, stored);
       const node = value as Node;
       visit(node.args);
@@ -196,9 +521,9 @@ function wrap(
       throw new CelCompileError(locate(at, `invalid ${name} argument`));
     }
   }
-  // As cel-go counts: a literal costs nothing, nor does `has()` itself
-  // (the API server turns its cost off), every other node 1.
-  const cost = node.op === "value" || call?.[0] === "has" ? 0 : 1;
+  const [cost, after] = costOf(node, call);
+  const adjust = semantics(node, call);
+  const failed = conversionError(node, call);
   // Set when the engine installs its own `evaluate` and calls it at once:
   // that call is the same evaluation, already counted.
   let again = false;
@@ -214,7 +539,18 @@ function wrap(
       // at once (and without building a new stack).
       throw current.error ??= new CelCostError();
     }
-    return inner.apply(this, args);
+    let result;
+    if (failed) {
+      try {
+        result = inner.apply(this, args);
+      } catch (error) {
+        throw error instanceof CelCostError ? error : failed(error);
+      }
+    } else result = inner.apply(this, args);
+    if (adjust) result = adjust(result);
+    (node as Recorded)[LAST] = result;
+    if (after && current) charge(after(result));
+    return result;
   };
   // The engine reassigns a node's `evaluate` after its first call (to skip
   // a dispatch); the setter keeps the count around what it installs.

@@ -85,7 +85,8 @@ export function schemaType(
 
 const STRING: Schema = { type: "string" };
 
-function withTypeAndObjectMeta(schema: Schema): Schema {
+/** The schema of a resource root as the API server types it (`WithTypeAndObjectMeta`). */
+export function withTypeAndObjectMeta(schema: Schema): Schema {
   const properties = schema.properties ?? {};
   const metadata = properties.metadata?.properties;
   if (

@@ -28,6 +28,29 @@ export function celError(message: string): CelRuntimeError {
   return new CelRuntimeError(message);
 }
 
+/**
+ * A double with `digits` decimals as Go's `%.Nf` prints it: an exact tie
+ * rounds to the even digit (`2.5` is `2`), where `toFixed` rounds away
+ * from zero.
+ */
+export function goFixed(x: number, digits: number): string {
+  const rounded = x.toFixed(digits);
+  if (!Number.isFinite(x)) return rounded;
+  // The exact decimal value of the double: a tie ends in 5 right after
+  // the digits kept (a longer expansion is no tie).
+  const exact = Math.abs(x).toFixed(Math.min(100, digits + 60));
+  const dot = exact.indexOf(".");
+  const after = exact.slice(dot + 1);
+  if (after[digits] !== "5" || !/^0*$/.test(after.slice(digits + 1))) {
+    return rounded;
+  }
+  const kept = exact.slice(0, digits === 0 ? dot : dot + 1 + digits);
+  const last = Number(kept[kept.length - 1]);
+  if (last % 2 !== 0) return rounded;
+  // Even: truncate rather than round up.
+  return `${x < 0 ? "-" : ""}${kept}`;
+}
+
 function numeric(value: unknown): bigint | number | undefined {
   if (typeof value === "bigint" || typeof value === "number") return value;
   if (

@@ -445,7 +445,7 @@ Deno.test("libraries: the Kubernetes environment's functions", () => {
   }
 });
 
-Deno.test("run: the cost counts evaluated nodes, literals free", () => {
+Deno.test("run: the cost counts as cel-go's cost tracker, literals free", () => {
   const self = schemaType({
     type: "object",
     properties: { items: { type: "array", items: { type: "integer" } } },
@@ -453,14 +453,15 @@ Deno.test("run: the cost counts evaluated nodes, literals free", () => {
   const program = compile("self.items.all(i, i > 0)", {
     variables: { self },
   });
-  // `self`, `.items` and the loop, then `i`, `>` and a step per item; the
-  // first evaluation counts as the later ones do.
-  for (const [items, cost] of [[[], 4], [[1, 2, 3], 13], [[1, 2, 3], 13]]) {
+  // `self`, `.items` and the result, then per item the loop's condition
+  // (2), its `__result__ &&` (1), `i` and `>`; the first evaluation counts
+  // as the later ones do.
+  for (const [items, cost] of [[[], 3], [[1, 2, 3], 18], [[1, 2, 3], 18]]) {
     program.run({ self: { items } });
     assert.equal(program.lastCost, cost);
   }
   program.run({ self: { items: [1, 2, 3, 4, 5, 6] } });
-  assert.equal(program.lastCost, 22);
+  assert.equal(program.lastCost, 33);
   const constant = compile("1 + 2 == 3", { variables: {} });
   assert.equal(constant.run({}), true);
   assert.equal(constant.lastCost, 2);
@@ -544,4 +545,101 @@ Deno.test("run: arithmetic errors and regex matches in cel-go's terms", () => {
   }
   // Code points, as RE2 finds them.
   assert.equal(compile("'😀x'.find('.')", { variables: {} }).run({}), "😀");
+});
+
+Deno.test("compile: errors are placed and worded as cel-go's", () => {
+  const message = (expression: string): string => {
+    try {
+      compile(expression, { variables: { self: spec } });
+    } catch (error) {
+      assert.ok(error instanceof CelCompileError);
+      return error.message.split("\n")[0]!;
+    }
+    return assert.fail(`${expression} compiled`);
+  };
+  // An operator's overload error at the operator, a member call's at `(`.
+  assert.equal(
+    message("self.min == 'one'"),
+    "ERROR: <input>:1:10: found no matching overload for '_==_' applied to '(int, string)'",
+  );
+  assert.equal(
+    message("(self.min + 1) * 'a'"),
+    "ERROR: <input>:1:16: found no matching overload for '_*_' applied to '(int, string)'",
+  );
+  assert.equal(
+    message("self.min.startsWith('a')"),
+    "ERROR: <input>:1:20: found no matching overload for 'startsWith' applied to 'int.(string)'",
+  );
+  // An expression missing after an operator: ANTLR's expected tokens.
+  assert.equal(
+    message("self.min >"),
+    "ERROR: <input>:1:11: Syntax error: mismatched input '<EOF>' expecting {'[', '{', '(', '.', '-', '!', 'true', 'false', 'null', NUM_FLOAT, NUM_INT, NUM_UINT, STRING, BYTES, IDENTIFIER}",
+  );
+  // A `.` followed by what cannot be a field.
+  assert.equal(
+    message("self.min.("),
+    "ERROR: <input>:1:10: Syntax error: no viable alternative at input '.('",
+  );
+  assert.equal(
+    message("[1, 2"),
+    "ERROR: <input>:1:6: Syntax error: mismatched input '<EOF>' expecting ']'",
+  );
+});
+
+Deno.test("run: conversions and comparisons as cel-go's", () => {
+  const run = (expression: string): unknown =>
+    compile(expression, { variables: {} }).run({});
+  // An int against a double: as a double within the int range, so 2⁶³ - 1
+  // is not below 2⁶³ (JavaScript compares exactly).
+  assert.equal(run("dyn(9223372036854775807) < 9223372036854775808.0"), false);
+  assert.equal(run("dyn(9223372036854775807) >= 9223372036854775808.0"), true);
+  assert.equal(run("dyn(9223372036854775808.0) > 9223372036854775807"), false);
+  assert.equal(run("dyn(1) < 1.5"), true);
+  // A double past the int range does not convert.
+  assert.throws(() => run("int(1e99)"), {
+    name: "CelRuntimeError",
+    message: "integer overflow",
+  });
+  assert.equal(run("int(-1.5)"), -1n);
+  assert.throws(() => run("string(b'\\000\\xff')"), {
+    name: "CelRuntimeError",
+    message: "invalid UTF-8 in bytes, cannot convert to string",
+  });
+  // Go's %f rounds an exact tie to the even digit.
+  assert.equal(run("'%.0f'.format([2.5])"), "2");
+  assert.equal(run("'%.0f'.format([3.5])"), "4");
+  assert.equal(run("'%.1f'.format([0.25])"), "0.2");
+  assert.throws(
+    () => run("timestamp('2009-02-13T23:31:30Z').getHours('Nowhere/Else')"),
+    { name: "CelRuntimeError", message: "unknown time zone Nowhere/Else" },
+  );
+});
+
+Deno.test("run: a failed conversion is worded as cel-go's", () => {
+  const fails = (expression: string, message: string): void => {
+    assert.throws(
+      () => compile(expression, { variables: {} }).run({}),
+      { name: "CelRuntimeError", message },
+      expression,
+    );
+  };
+  fails("int('x')", "type conversion error from 'string' to 'int'");
+  fails("double('x')", "type conversion error from 'string' to 'double'");
+  fails("bool('x')", "type conversion error from 'string' to 'bool'");
+  fails("uint(-1)", "unsigned integer overflow");
+  fails("int(18446744073709551615u)", "integer overflow");
+  fails("int(0.0 / 0.0)", "integer overflow");
+});
+
+Deno.test("compile: an object compares with null, as cel-go's checker allows", () => {
+  const self = schemaType({
+    type: "object",
+    properties: {
+      a: { type: "object", properties: { b: { type: "integer" } } },
+    },
+  });
+  const run = (expression: string): unknown =>
+    compile(expression, { variables: { self } }).run({ self: { a: { b: 1 } } });
+  assert.equal(run("self.a == null"), false);
+  assert.equal(run("null != self.a"), true);
 });

@@ -15,9 +15,14 @@ import {
   type CelProgram,
   type CelType,
   compile,
+  costErrorMessage,
+  maxCardinality,
   PER_CALL_LIMIT,
   RUNTIME_COST_BUDGET,
+  schemaSizes,
   schemaType,
+  STATIC_COST_LIMIT,
+  STATIC_CRD_COST_LIMIT,
 } from "../cel/mod.ts";
 import type { Cause, Schema, ValidationRule } from "./types.ts";
 import { child, shown } from "./messages.ts";
@@ -166,7 +171,13 @@ function compileRule(
  * rule or `messageExpression` that does not compile or is of the wrong
  * type, a `fieldPath` that names no field, a message with a line break, an
  * empty rule, `oldSelf` where the old value cannot be found (under a list
- * that is not a map list). Cost estimation is not done.
+ * that is not a map list), and rules whose estimated cost is over the
+ * limits: one expression's worst case (its cost for the largest value the
+ * schema allows, times how often its node can occur in an object) over
+ * `StaticEstimatedCostLimit`, all of them together over
+ * `StaticEstimatedCRDCostLimit`. The per-expression limit is not applied
+ * to expressions the definition had before (the API server skips it for a
+ * version whose schema is unchanged).
  *
  * @param schema The version's schema.
  * @param path Its field path, such as `spec.validation.openAPIV3Schema`.
@@ -180,11 +191,23 @@ export function ruleErrors(
   stored: ReadonlySet<string> = new Set(),
 ): Cause[] {
   const out: Cause[] = [];
+  // The estimated costs of all the expressions, and the most expensive
+  // ones (`TotalCost`: at most 4, each at least 1% of the CRD's limit).
+  let total = 0;
+  const expensive: { field: string; cost: number }[] = [];
+  const observe = (field: string, cost: number): void => {
+    total = Math.min(total + cost, Number.MAX_VALUE);
+    if (cost < STATIC_CRD_COST_LIMIT / 100) return;
+    expensive.push({ field, cost });
+    expensive.sort((a, b) => b.cost - a.cost);
+    expensive.splice(4);
+  };
   const walk = (
     node: Schema,
     at: string,
     root: boolean,
     uncorrelated: string | undefined,
+    cardinality: number | undefined,
   ): void => {
     const rules = node["x-kubernetes-validations"] ?? [];
     if (rules.length > 0) {
@@ -195,10 +218,55 @@ export function ruleErrors(
       );
       out.push(...found);
       const self = schemaType(node, { resourceRoot: root });
+      const sizes = schemaSizes(
+        node,
+        root || (node["x-kubernetes-embedded-resource"] ?? false),
+      );
+      const times = cardinality ??
+        maxCardinality(sizes?.minSerialized ?? 0);
       (found.length > 0 ? [] : rules).forEach((rule, i) => {
         const rulePath = `${at}.x-kubernetes-validations[${i}]`;
         // Compiled again here: a definition being written is not cached.
-        out.push(...compileRule(rule, self, rulePath, stored).errors);
+        const compiled = compileRule(rule, self, rulePath, stored);
+        const estimate = (program: CelProgram): number =>
+          program.estimateCost({ self: sizes, oldSelf: sizes }).max;
+        if (compiled.program) {
+          const base = estimate(compiled.program);
+          const cost = base === 0 ? 0 : base * times;
+          if (cost > STATIC_COST_LIMIT && !stored.has(rule.rule)) {
+            out.push({
+              field: `${rulePath}.rule`,
+              reason: "FieldValueForbidden",
+              message: `Forbidden: ${
+                costErrorMessage("estimated rule cost", cost, STATIC_COST_LIMIT)
+              }`,
+            });
+          }
+          observe(`${rulePath}.rule`, cost);
+        }
+        out.push(...compiled.errors);
+        if (compiled.message) {
+          // Not multiplied by the node's cardinality, as the API server
+          // counts a messageExpression.
+          const cost = estimate(compiled.message);
+          if (
+            cost > STATIC_COST_LIMIT &&
+            !stored.has(rule.messageExpression ?? "")
+          ) {
+            out.push({
+              field: `${rulePath}.messageExpression`,
+              reason: "FieldValueForbidden",
+              message: `Forbidden: ${
+                costErrorMessage(
+                  "estimated messageExpression cost",
+                  cost,
+                  STATIC_COST_LIMIT,
+                )
+              }`,
+            });
+          }
+          observe(`${rulePath}.messageExpression`, cost);
+        }
         if (usesOldSelf(rule.rule)) {
           if (uncorrelated !== undefined) {
             out.push({
@@ -220,12 +288,29 @@ export function ruleErrors(
         }
       });
     }
-    for (const [name, property] of Object.entries(node.properties ?? {})) {
-      walk(property, `${at}.properties[${name}]`, false, uncorrelated);
-    }
+    // How many of each child an occurrence of this node can hold
+    // (`extractMaxElements`): undefined where nothing bounds it.
+    const bound = (limit: number | undefined): number | undefined =>
+      cardinality === undefined || limit === undefined
+        ? undefined
+        : cardinality * Math.max(0, limit);
     const more = node.additionalProperties;
+    const perChild = node.type === "array"
+      ? bound(node.maxItems)
+      : node.type === "object" && more !== undefined
+      ? bound(node.maxProperties)
+      : cardinality;
+    for (const [name, property] of Object.entries(node.properties ?? {})) {
+      walk(
+        property,
+        `${at}.properties[${name}]`,
+        false,
+        uncorrelated,
+        perChild,
+      );
+    }
     if (typeof more === "object") {
-      walk(more, `${at}.additionalProperties`, false, uncorrelated);
+      walk(more, `${at}.additionalProperties`, false, uncorrelated, perChild);
     }
     if (node.items !== undefined) {
       const correlated = node["x-kubernetes-list-type"] === "map";
@@ -234,10 +319,31 @@ export function ruleErrors(
         `${at}.items`,
         false,
         uncorrelated ?? (correlated ? undefined : at),
+        perChild,
       );
     }
   };
-  walk(schema, path, true, undefined);
+  walk(schema, path, true, undefined, 1);
+  if (total > STATIC_CRD_COST_LIMIT) {
+    // The recorded answer names the most expensive rules first.
+    out.unshift(...expensive.map(({ field }) => ({
+      field,
+      reason: "FieldValueForbidden",
+      message:
+        "Forbidden: contributed to estimated rule cost total exceeding cost limit for entire OpenAPIv3 schema",
+    })));
+    out.push({
+      field: path,
+      reason: "FieldValueForbidden",
+      message: `Forbidden: ${
+        costErrorMessage(
+          "x-kubernetes-validations estimated rule cost total for entire OpenAPIv3 schema",
+          total,
+          STATIC_CRD_COST_LIMIT,
+        )
+      }`,
+    });
+  }
   return out;
 }
 

@@ -365,3 +365,90 @@ Deno.test("an optionalOldSelf rule over an object reads the old object's fields"
     "spec: Invalid value: size never shrinks",
   ]);
 });
+
+Deno.test("a rule over the estimated cost limit is refused when the definition is written", () => {
+  const schema = (maxItems: number): Schema => ({
+    type: "object",
+    properties: {
+      spec: {
+        type: "object",
+        properties: {
+          items: {
+            type: "array",
+            maxItems,
+            items: {
+              type: "object",
+              properties: { name: { type: "string", maxLength: 1000 } },
+              "x-kubernetes-validations": [{
+                rule: "self.name.matches('^[a-z]+$')",
+              }],
+            },
+          },
+        },
+      },
+    },
+  });
+  // `self.name` (2) and `matches`: a tenth of 4,001 bytes times a quarter
+  // of the pattern's 8 (802); one per item, at most `maxItems` of them.
+  assert.deepEqual(ruleErrors(schema(1000), "s"), []);
+  const field =
+    "s.properties[spec].properties[items].items.x-kubernetes-validations[0].rule";
+  const words = (factor: string): Cause[] => [{
+    field,
+    reason: "FieldValueForbidden",
+    message:
+      `Forbidden: estimated rule cost exceeds budget by factor of ${factor} (try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared)`,
+  }];
+  assert.deepEqual(ruleErrors(schema(20_000), "s"), words("1.6x"));
+  assert.deepEqual(ruleErrors(schema(13_000), "s"), words("1.045200x"));
+  // A rule the definition had before keeps its place.
+  assert.deepEqual(
+    ruleErrors(schema(20_000), "s", new Set(["self.name.matches('^[a-z]+$')"])),
+    [],
+  );
+});
+
+Deno.test("rules over the estimated cost limit of a whole definition are refused", () => {
+  // Each rule under the per-expression limit (about 8,000,008: two items
+  // of `contains` over two strings of up to 20,000 bytes), 13 of them over
+  // the definition's 100,000,000.
+  const rules = Array.from({ length: 13 }, (_, i) => ({
+    rule: `self.a.contains(self.b)${" || has(self.a)".repeat(i)}`,
+  }));
+  const schema: Schema = {
+    type: "object",
+    properties: {
+      spec: {
+        type: "array",
+        maxItems: 2,
+        items: {
+          type: "object",
+          properties: {
+            a: { type: "string", maxLength: 5000 },
+            b: { type: "string", maxLength: 5000 },
+          },
+          "x-kubernetes-validations": rules,
+        },
+      },
+    },
+  };
+  const errors = ruleErrors(schema, "s");
+  const at = (i: number): string =>
+    `s.properties[spec].items.x-kubernetes-validations[${i}].rule`;
+  // The four most expensive first, then the total.
+  assert.deepEqual(errors.map((e) => e.field), [
+    at(12),
+    at(11),
+    at(10),
+    at(9),
+    "s",
+  ]);
+  assert.equal(
+    errors[0]!.message,
+    "Forbidden: contributed to estimated rule cost total exceeding cost limit for entire OpenAPIv3 schema",
+  );
+  assert.match(
+    errors[4]!.message,
+    /^Forbidden: x-kubernetes-validations estimated rule cost total for entire OpenAPIv3 schema exceeds budget by factor of 1\.040\d+x /,
+  );
+});

@@ -12,8 +12,6 @@ const EVENT_SHAPE =
   "core/v1 Events: the fake tracks involvedObject field by field (the API server owns it atomically) and does not write the zero eventTime and reportingComponent";
 const BUILTIN_OWNERS =
   "managedFields of built-in kinds where the fake does not follow the Go types' zero values: a PriorityLevelConfiguration's defaulted nested structs lack their `.` entry, and a DeviceClass created with an empty spec gets an entry owning `spec` (the API server records none)";
-const CEL_WORDING =
-  "the CEL engine's compile errors differ from cel-go's in places (a syntax error's expected tokens, the column of an operator's overload error)";
 const EMPTY_OWNERS =
   "the API server records no managedFields for an update of an object that has none (it was created with no fields but name); the fake records the update's entry";
 
@@ -54,13 +52,6 @@ export const KNOWN_DIFFERENCES: Readonly<Record<string, string>> = {
     "an Accept the fake cannot answer gets JSON, where the API server answers 406",
   "garbage-collection/orphan keeps the child":
     "orphaning removes the ownerReference but keeps its managedFields entry",
-  "validation-rules-definitions/a syntax error": CEL_WORDING,
-  "validation-rules-definitions/no such overload": CEL_WORDING,
-  "validation-rules-definitions/two bad rules": CEL_WORDING,
-  "validation-rules/rules over the cost budget of an object":
-    "the CEL engine counts less cost than cel-go for nested comprehensions (265,456 for one of these rules where cel-go counts about 420,000 to 476,000), so the object's budget runs out at a later list item (the answer's words match)",
-  "validation-rules-definitions/a rule over the estimated cost limit":
-    "the cost of a rule is not estimated when a definition is written (the CEL engine has no estimator), so a rule the API server refuses for its worst-case cost is taken; its evaluation is still bounded by the per-rule and per-object runtime limits",
   "custom-resource-versions/get established definition":
     "the recording control plane runs the apiextensions controllers in one binary named control-plane, so the status entry's manager is `control-plane`; kube-apiserver, and the fake, name it `kube-apiserver`",
   "builtin-fresh-cluster/service kubernetes":
@@ -69,12 +60,4 @@ export const KNOWN_DIFFERENCES: Readonly<Record<string, string>> = {
   "builtin-namespace-lifecycle/release": CONTROLLER,
   "builtin-admission/budget after":
     "an eviction writes the budget's status as the API server; the recording control plane's binary is named control-plane, so its entry's manager is `control-plane` where a cluster, and the fake, say `kube-apiserver`",
-  "validating-admission-policies/type checking in the status": CEL_WORDING,
-  "validating-admission-policies/policy that does not compile": CEL_WORDING,
-  "validating-admission-policies/policy whose matchCondition or variable does not compile":
-    CEL_WORDING,
-  "validating-admission-policies/the type checking": CEL_WORDING,
-  "mutating-admission-policies/mutation that does not compile": CEL_WORDING,
-  "mutating-admission-policies/matchCondition and variable that do not compile":
-    CEL_WORDING,
 };
