@@ -75,7 +75,7 @@ interface Subject {
 
 /** The fake API server, the trace, and the clock of one run. */
 class World implements AsyncDisposable {
-  readonly server = new FakeApiServer();
+  readonly server = new FakeApiServer({ freshCluster: false });
   readonly trace: string[] = [];
   readonly time: FakeTime | undefined;
   #tracing = false;

@@ -46,7 +46,10 @@ if (gc !== undefined) {
   await queue.stop();
 }
 
-const server = new FakeApiServer();
+const server = new FakeApiServer({
+  freshCluster: false,
+  namespaceLifecycle: false,
+});
 for (let i = 0; i < OBJECTS; i++) {
   const object = configMap(i);
   server.put(

@@ -22,7 +22,10 @@ const OBJECTS = 10_000;
 const CONFIGMAPS = { version: "v1", resource: "configmaps" };
 
 function filled(): { server: FakeApiServer; client: Client } {
-  const server = new FakeApiServer();
+  const server = new FakeApiServer({
+    freshCluster: false,
+    namespaceLifecycle: false,
+  });
   for (let i = 0; i < OBJECTS; i++) {
     const object = configMap(i);
     const { namespace, name } = object.metadata;

@@ -57,7 +57,10 @@ interface Bench {
 }
 
 async function setUp(): Promise<Bench> {
-  const server = new FakeApiServer();
+  const server = new FakeApiServer({
+    freshCluster: false,
+    namespaceLifecycle: false,
+  });
   const templates: KubeObject[] = [];
   for (let i = 0; i < OBJECTS; i++) {
     const object = configMap(i);

@@ -49,7 +49,10 @@ async function held(
   start: (client: Client, done: () => void) => Stoppable,
   count: number,
 ): Promise<number> {
-  const server = new FakeApiServer();
+  const server = new FakeApiServer({
+    freshCluster: false,
+    namespaceLifecycle: false,
+  });
   for (let i = 0; i < OBJECTS; i++) {
     const object = configMap(i);
     server.put(

@@ -106,7 +106,8 @@ export type WatchedCollection<T extends KubeObject = KubeObject> = Pick<
  * const seen: string[] = [];
  * await using controller = new Controller(client, {
  *   name: "demo",
- *   for: { version: "v1", resource: "configmaps", kind: "ConfigMap" },
+ *   // One namespace: a cluster also holds kube-system's ConfigMaps.
+ *   for: { version: "v1", resource: "configmaps", kind: "ConfigMap", namespace: "default" },
  *   reconcile: ({ key, object }) => {
  *     seen.push(`${key} ${object === undefined ? "gone" : "present"}`);
  *   },

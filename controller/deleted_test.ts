@@ -11,7 +11,7 @@ const CONFIGMAPS = { version: "v1", resource: "configmaps", kind: "ConfigMap" };
 
 Deno.test("a primary deleted while no watch was open is reconciled as gone after the relist", async () => {
   using time = installFakeTime({ now: Date.parse("2030-01-01T00:00:00Z") });
-  await using server = new FakeApiServer();
+  await using server = new FakeApiServer({ freshCluster: false });
   const client = new Client(server.url, { fetch: server.fetch });
   await client.create(CM, { metadata: { name: "a" } });
   await client.create(CM, { metadata: { name: "b" } });

@@ -333,7 +333,7 @@ Deno.test("finalizer: after the last finalizer is removed the memo trusts no cac
 
 Deno.test("finalizer: a reconcile's context is the target, the object named once; a gone object runs nothing", async () => {
   using time = installFakeTime({ now: 0 });
-  await using server = new FakeApiServer();
+  await using server = new FakeApiServer({ freshCluster: false });
   const client = new Client(server.url, { fetch: server.fetch });
   await client.create(CM, { metadata: { name: "a" } });
   const { steps, apply, cleanup } = recorder();

@@ -26,7 +26,7 @@ interface Harness extends AsyncDisposable {
 
 function setup(): Harness {
   const time = installFakeTime({ now: Date.parse("2030-01-01T00:00:00Z") });
-  const server = new FakeApiServer();
+  const server = new FakeApiServer({ freshCluster: false });
   let hold: Promise<void> | undefined;
   const client = new Client(server.url, {
     fetch: async (input, init) => {

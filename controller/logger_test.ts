@@ -11,7 +11,7 @@ const CONFIGMAPS = { version: "v1", resource: "configmaps", kind: "ConfigMap" };
 
 Deno.test("the reconcile context's logger names the controller, the object, the pass and the attempt", async () => {
   using time = installFakeTime({ now: Date.parse("2030-01-01T00:00:00Z") });
-  await using server = new FakeApiServer();
+  await using server = new FakeApiServer({ freshCluster: false });
   const client = new Client(server.url, { fetch: server.fetch });
   await client.create("/api/v1/namespaces/default/configmaps", {
     metadata: { name: "a" },

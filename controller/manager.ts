@@ -129,18 +129,18 @@ export interface ManagerOptions {
  * await using server = new FakeApiServer();
  * const client = new Client(server.url, { fetch: server.fetch });
  * const seen: string[] = [];
- * const configMaps = { version: "v1", resource: "configmaps", kind: "ConfigMap" };
+ * const configMaps = { version: "v1", resource: "configmaps", kind: "ConfigMap", namespace: "default" };
  * await using manager = new Manager(client, {
  *   controllers: [
  *     { name: "a", for: configMaps, reconcile: (c) => void seen.push(`a ${c.key}`) },
  *     { name: "b", for: configMaps, reconcile: (c) => void seen.push(`b ${c.key}`) },
  *   ],
  * });
- * await client.resource(configMaps).namespace("default").create({ metadata: { name: "x" } });
+ * await client.resource(configMaps).create({ metadata: { name: "x" } });
  * while (seen.length < 2) await new Promise((r) => setTimeout(r, 5));
  * assert.deepEqual(seen.sort(), ["a default/x", "b default/x"]);
  * // One watch of ConfigMaps serves both.
- * const watches = server.requests.filter((r) => r.method === "GET" && r.path === "/api/v1/configmaps");
+ * const watches = server.requests.filter((r) => r.method === "GET" && r.path === "/api/v1/namespaces/default/configmaps");
  * assert.equal(watches.length, 1);
  * ```
  */

@@ -13,7 +13,7 @@ const LABEL = shardLabel("mirror");
 
 Deno.test("Manager shards: two replicas share the objects, each watches and reconciles only its own, children follow", async () => {
   using time = installFakeTime({ now: Date.parse("2030-01-01T00:00:00Z") });
-  await using server = new FakeApiServer();
+  await using server = new FakeApiServer({ freshCluster: false });
   const user = new Client(server.url, { fetch: server.fetch });
   const configMaps = user.resource(CONFIGMAPS).namespace("default");
   for (let i = 0; i < 20; i++) {

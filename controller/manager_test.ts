@@ -28,7 +28,10 @@ interface Harness extends AsyncDisposable {
 
 function setup(): Harness {
   const time = installFakeTime({ now: Date.parse("2030-01-01T00:00:00Z") });
-  const server = new FakeApiServer();
+  const server = new FakeApiServer({
+    freshCluster: false,
+    namespaceLifecycle: false,
+  });
   return {
     time,
     server,

@@ -66,7 +66,7 @@ Deno.test("normal and warning build the Event at the call and return at once", a
 
 Deno.test("Events about a namespaced object go in its namespace; cluster-scoped in default", async () => {
   using _time = installFakeTime({ now: START });
-  await using server = new FakeApiServer();
+  await using server = new FakeApiServer({ namespaceLifecycle: false });
   const { recorder, logs } = setup(server);
   recorder.normal(pod, { reason: "Created", message: "Created" });
   recorder.normal({ kind: "Node", name: "n1" }, {
@@ -298,7 +298,7 @@ Deno.test("a series patch refused with 503 is sent again and the count stays rig
 
 Deno.test("a write that fails every attempt is logged once with type, reason, kind and name", async () => {
   using time = installFakeTime({ now: START });
-  await using server = new FakeApiServer();
+  await using server = new FakeApiServer({ namespaceLifecycle: false });
   const { recorder, logs, errors } = setup(server);
   const refusal = server.refuse({
     method: "POST",
@@ -406,7 +406,7 @@ Deno.test("stop sends a queued Event once: a failure is logged, not retried", as
 
 Deno.test("stop gives up a write that waits to be retried", async () => {
   using time = installFakeTime({ now: START });
-  await using server = new FakeApiServer();
+  await using server = new FakeApiServer({ namespaceLifecycle: false });
   const { recorder, logs } = setup(server);
   const refusal = server.refuse({
     method: "POST",
@@ -751,7 +751,7 @@ Deno.test("by default errors go to console.error naming the recorder", async () 
 
 Deno.test("a reference's resourceVersion and fieldPath reach involvedObject, and a part of an object has its own series", async () => {
   using _time = installFakeTime({ now: START });
-  await using server = new FakeApiServer();
+  await using server = new FakeApiServer({ namespaceLifecycle: false });
   const { recorder } = setup(server);
   const container = {
     ...pod,

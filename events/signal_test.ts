@@ -15,7 +15,7 @@ import { RETRY_WAIT, STOP_TIMEOUT } from "./_options.ts";
 
 Deno.test("aborting the recorder's signal writes the queued Events before done, as stop() does", async () => {
   using time = installFakeTime({ now: START });
-  await using server = new FakeApiServer();
+  await using server = new FakeApiServer({ namespaceLifecycle: false });
   const controller = new AbortController();
   const { recorder, gate, logs } = setup(server, {
     signal: controller.signal,
@@ -117,7 +117,7 @@ Deno.test("stopTimeout bounds stop() without a timeout (and NaN); a stop's own t
 
 Deno.test("aborting the signal gives up a write parked for a retry and writes the queue behind it once", async () => {
   using time = installFakeTime({ now: START });
-  await using server = new FakeApiServer();
+  await using server = new FakeApiServer({ namespaceLifecycle: false });
   const controller = new AbortController();
   const { recorder, errors } = setup(server, { signal: controller.signal });
   const refusal = server.refuse({

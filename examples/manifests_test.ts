@@ -56,6 +56,8 @@ Deno.test("RBAC grants exactly the requests the operator sends", async () => {
   using time = installFakeTime({ now: Date.parse("2030-01-01T00:00:00Z") });
   await using server = new FakeApiServer();
   server.register({ ...GREETING, statusSubresource: true });
+  // The namespace of its Lease, as the manifests create it.
+  server.put(`/api/v1/namespaces/${OPERATOR_NAMESPACE}`, { metadata: {} });
   const sent = new Set<string>();
   const requests: RbacRequest[] = [];
   const client = new Client(server.url, {

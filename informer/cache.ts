@@ -403,6 +403,7 @@ async function fromStore<T extends KubeObject>(
  * await using server = new FakeApiServer();
  * const client = new Client(server.url, { fetch: server.fetch });
  * for (const namespace of ["a", "b"]) {
+ *   await client.create("/api/v1/namespaces", { metadata: { name: namespace } });
  *   await client.create(`/api/v1/namespaces/${namespace}/configmaps`, {
  *     metadata: { name: "web", labels: { app: "web" } },
  *   });

@@ -315,7 +315,7 @@ const app = (object: KubeObject): string[] =>
   object.metadata.labels?.app ? [object.metadata.labels.app] : [];
 
 Deno.test("cachedList of one namespace, a label selector and an index reads a view of every namespace, with no request", async () => {
-  await using h = harness();
+  await using h = harness({ namespaceLifecycle: false });
   for (const namespace of ["a", "b"]) {
     const make = labelled(h, `/api/v1/namespaces/${namespace}/configmaps`);
     await make("web-1", { app: "web", tier: "front" });

@@ -63,7 +63,8 @@ import { view } from "./view.ts";
  * const client = new Client(server.url, { fetch: server.fetch });
  * const added: string[] = [];
  * const { promise: synced, resolve } = Promise.withResolvers<void>();
- * await using configMaps = new Collection(client, { version: "v1", resource: "configmaps" }, {
+ * const inDefault = { version: "v1", resource: "configmaps", namespace: "default" };
+ * await using configMaps = new Collection(client, inDefault, {
  *   handler: { add: (object) => void added.push(object.metadata.name!) },
  *   synced: resolve,
  * });

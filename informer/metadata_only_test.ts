@@ -36,6 +36,7 @@ for (const read of ["streaming list", "paginated list"] as const) {
   Deno.test(`metadataOnly holds each object's metadata alone, read by a ${read} and watched`, async () => {
     const accepts = new Set<string>();
     await using h = harness({
+      namespaceLifecycle: false,
       fetch: (server) => (input, init) => {
         const request = new Request(input, init);
         const watch = new URL(request.url).searchParams.has("watch");

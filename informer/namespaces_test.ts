@@ -35,7 +35,7 @@ function gets(server: FakeApiServer): string[] {
 }
 
 Deno.test("a collection over two namespaces opens one watch each and never a cluster-scoped request", async () => {
-  await using h = harness();
+  await using h = harness({ namespaceLifecycle: false });
   await put(h.client, "a", "one");
   await put(h.client, "b", "two");
   await put(h.client, "c", "three");
@@ -88,7 +88,7 @@ Deno.test("synced comes once every namespace's first read is in", async () => {
 });
 
 Deno.test("a relist after a 410 in one namespace keeps the other namespace's objects", async () => {
-  await using h = harness();
+  await using h = harness({ namespaceLifecycle: false });
   await put(h.client, "a", "a1");
   await put(h.client, "a", "a2");
   await put(h.client, "b", "b1");
@@ -165,7 +165,7 @@ Deno.test("a namespace set is refused with a namespace, empty, with an empty nam
 });
 
 Deno.test("cached reads through a namespace set answer inside it and leave other namespaces to the API server", async () => {
-  await using h = harness();
+  await using h = harness({ namespaceLifecycle: false });
   await put(h.client, "a", "one");
   await put(h.client, "b", "two");
   await put(h.client, "c", "three");
@@ -229,7 +229,7 @@ Deno.test("cached reads through a namespace set answer inside it and leave other
 });
 
 Deno.test("shared registrations over one namespace set share its watches", async () => {
-  await using h = harness();
+  await using h = harness({ namespaceLifecycle: false });
   await put(h.client, "a", "one");
   await put(h.client, "c", "two");
   await using collections = new Collections(h.client);

@@ -15,7 +15,7 @@ Deno.test({
     "over HTTP the informer syncs, follows, resumes after a restart, and stops",
   timeout: 20_000,
   async fn(): Promise<void> {
-    await using server = new FakeApiServer();
+    await using server = new FakeApiServer({ freshCluster: false });
     await using served = await server.serve();
     server.put(`${CM}/a`, { metadata: {} });
     const client = new Client(served.url);

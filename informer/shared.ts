@@ -200,7 +200,7 @@ interface Member {
  *   metadata: { name: "web" },
  * });
  * await using collections = new Collections(client);
- * const configMaps = { version: "v1", resource: "configmaps" };
+ * const configMaps = { version: "v1", resource: "configmaps", namespace: "default" };
  * const seen: string[] = [];
  * const { promise: first, resolve: firstSynced } = Promise.withResolvers<void>();
  * collections.register(configMaps, {

@@ -23,7 +23,7 @@ const SECRETS = { version: "v1", resource: "secrets" };
 
 Deno.test("rulesOf with shards and sharderRules grant exactly the requests a ring sends", async () => {
   using time = installFakeTime({ now: Date.parse("2030-01-01T00:00:00Z") });
-  await using server = new FakeApiServer();
+  await using server = new FakeApiServer({ namespaceLifecycle: false });
   const admin = new Client(server.url, { fetch: server.fetch });
   const sent = new Set<string>();
   const requests: RbacRequest[] = [];
@@ -162,7 +162,7 @@ Deno.test("rulesOf with shards and sharderRules grant exactly the requests a rin
 
 Deno.test("a sharder of primaries in one namespace labels children there alone, as its rules allow", async () => {
   using time = installFakeTime({ now: Date.parse("2030-01-01T00:00:00Z") });
-  await using server = new FakeApiServer();
+  await using server = new FakeApiServer({ namespaceLifecycle: false });
   const admin = new Client(server.url, { fetch: server.fetch });
   const requests: RbacRequest[] = [];
   const client = new Client(server.url, { fetch: server.fetch })

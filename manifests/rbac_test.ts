@@ -266,7 +266,7 @@ Deno.test("rbac: the election's Lease is read and renewed by name; a wider rule 
 
 Deno.test("rbac: by the API server's RBAC rules, a controller in one namespace with an election is allowed every request it sends, and no write elsewhere", async () => {
   using time = installFakeTime({ now: Date.parse("2030-01-01T00:00:00Z") });
-  await using server = new FakeApiServer();
+  await using server = new FakeApiServer({ namespaceLifecycle: false });
   const admin = new Client(server.url, { fetch: server.fetch });
   const sent: Request[] = [];
   const client = new Client(server.url, {

@@ -29,6 +29,7 @@ const ref = (name: string) => ({ ...WIDGETS, name });
 
 function newServer(): FakeApiServer {
   const server = new FakeApiServer();
+  server.put("/api/v1/namespaces/demo", { metadata: {} });
   server.register({
     group: "example.com",
     version: "v1",

@@ -402,7 +402,7 @@ export class Metrics {
    * const observer = metrics.controller("mirror");
    * await using controller = new Controller<KubeObject>(client, {
    *   name: "mirror",
-   *   for: { version: "v1", resource: "configmaps", kind: "ConfigMap" },
+   *   for: { version: "v1", resource: "configmaps", kind: "ConfigMap", namespace: "default" },
    *   reconcile: () => {},
    *   wiring: { observer },
    *   queue: { observer: observer.queue },

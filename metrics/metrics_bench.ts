@@ -68,7 +68,10 @@ pair("loopback", new Client(`http://127.0.0.1:${served.addr.port}`), {
   warmup: 500,
 });
 
-const server = new FakeApiServer();
+const server = new FakeApiServer({
+  freshCluster: false,
+  namespaceLifecycle: false,
+});
 const plain = new Client(server.url, { fetch: server.fetch });
 
 /** A watched namespace of its own, with a handler that counts updates. */

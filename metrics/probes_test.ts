@@ -42,7 +42,7 @@ Deno.test({
     "probes: readiness waits for every collection, a standby is ready, metrics parse",
   timeout: 20_000,
   async fn(): Promise<void> {
-    await using server = new FakeApiServer();
+    await using server = new FakeApiServer({ freshCluster: false });
     await using served = await server.serve();
     const metrics = new Metrics();
     const client = metrics.client(new Client(served.url));

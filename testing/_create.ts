@@ -9,8 +9,12 @@ import { secretData } from "./_secrets.ts";
 import type { KubeObject } from "../apiclient/types.ts";
 import { clone } from "./_patch.ts";
 import { BUILT_IN_RESOURCES } from "./_registry.ts";
-import { alreadyExists, badRequest, invalid, notFound } from "./_status.ts";
+import { alreadyExists, badRequest, invalid } from "./_status.ts";
 import { eventErrors } from "./_events.ts";
+import { builtInSchema } from "./_builtin_schemas.ts";
+import type { Schema as OpenApiSchema } from "../_internal/schema/types.ts";
+import { admitCreate, isNamespaces } from "./_namespaces.ts";
+import { admitNewPod, createDefaultAccount } from "./_pod_admission.ts";
 import {
   apiVersionOf,
   isObject,
@@ -48,10 +52,16 @@ export function createObject(
   query: URLSearchParams,
   apply = false,
 ): Response {
-  if (resource.namespaced && state.namespaceLifecycle) {
-    admitNamespace(state, namespace!);
-  }
   const decoded = decodeObject(body, resource);
+  if (resource.namespaced && state.namespaceLifecycle) {
+    admitCreate(
+      state,
+      resource,
+      namespace!,
+      decoded.metadata?.name ?? decoded.metadata?.generateName ?? "",
+      !state.freshCluster,
+    );
+  }
   // Defaults come with decoding, before admission; an apply's
   // configuration stays as sent.
   const object = admit(
@@ -108,13 +118,11 @@ export function createObject(
     if (zero !== undefined) record.status = zero;
     if (resource.resource === "namespaces" && resource.group === "") {
       record.status = { phase: "Active" };
-      // The API server labels each Namespace with its name and gives it
-      // the namespace controller's finalizer.
+      // The API server labels each Namespace with its name.
       meta.labels = {
         ...meta.labels,
         "kubernetes.io/metadata.name": meta.name,
       };
-      (record as { spec?: unknown }).spec = { finalizers: ["kubernetes"] };
     }
     if (isDefinitions(resource)) initialStatus(object);
   }
@@ -131,9 +139,23 @@ export function createObject(
     : recordUpdate(
       [],
       writer,
-      diffSets({}, state.admission?.unowned ?? object, schema, scope),
+      // A Secret's stringData is owned as the data it becomes.
+      diffSets(
+        {},
+        secretData(resource, state.admission?.unowned ?? object),
+        schema,
+        scope,
+      ),
     );
   prepareForCreate(resource, object, () => allocateClusterIP(state));
+  if (resource.group === "" && resource.resource === "pods") {
+    admitNewPod(state, namespace!, object);
+  }
+  if (isNamespaces(resource)) {
+    // The namespace controller's finalizer, set after ownership is
+    // recorded: no manager owns it.
+    (object as { spec?: unknown }).spec = { finalizers: ["kubernetes"] };
+  }
   showOwners(state, object, entries);
   // Validating admission comes before storage, which finds a name taken.
   state.admission?.validate(resource, object, undefined);
@@ -143,7 +165,10 @@ export function createObject(
   const storing = stored(resource, secretData(resource, object));
   state.noteCreated(meta.uid);
   state.owners.set(meta.uid, entries);
-  return json(view(resource, state.store.write(rkey, key, storing)), 201);
+  const written = view(resource, state.store.write(rkey, key, storing));
+  // The ServiceAccount controller's answer to a new Namespace.
+  if (isNamespaces(resource)) createDefaultAccount(state, meta.name);
+  return json(written, 201);
 }
 
 /**
@@ -249,30 +274,46 @@ export function decodeObject(
   }
   const typed = omitEmpty(
     ordered as unknown as Record<string, unknown>,
+    builtInSchema(resource),
   ) as unknown as KubeObject;
   typed.metadata ??= {};
   return typed;
 }
 
-/** Drops nulls and empty maps and lists, deeply, as Go's omitempty does. */
-function omitEmpty(value: Record<string, unknown>): Record<string, unknown> {
+/**
+ * Drops nulls and empty maps and lists, deeply, as Go's omitempty does; a
+ * struct the schema declares (an `emptyDir: {}`) stays, as Go writes a
+ * pointer to an empty struct.
+ */
+function omitEmpty(
+  value: Record<string, unknown>,
+  schema?: OpenApiSchema | undefined,
+): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [key, item] of Object.entries(value)) {
-    const kept = omitted(item);
+    const inner = schema?.properties?.[key] ??
+      (isObject(schema?.additionalProperties)
+        ? schema.additionalProperties
+        : undefined);
+    const kept = omitted(item, inner);
     if (kept !== undefined) out[key] = kept;
   }
   return out;
 }
 
-function omitted(value: unknown): unknown {
+function omitted(value: unknown, schema?: OpenApiSchema | undefined): unknown {
   if (value === null) return undefined;
   if (Array.isArray(value)) {
     if (value.length === 0) return undefined;
-    return value.map((item) => isObject(item) ? omitEmpty(item) : item);
+    return value.map((item) =>
+      isObject(item) ? omitEmpty(item, schema?.items) : item
+    );
   }
   if (isObject(value)) {
-    const inner = omitEmpty(value);
-    return Object.keys(inner).length === 0 ? undefined : inner;
+    const inner = omitEmpty(value, schema);
+    const struct = schema?.properties !== undefined &&
+      Object.keys(schema.properties).length > 0;
+    return Object.keys(inner).length === 0 && !struct ? undefined : inner;
   }
   return value;
 }
@@ -306,33 +347,24 @@ export function validateObject(
 const ALLOCATED = new WeakMap<ServerState, number>();
 
 /**
- * The next cluster IP of the recorded control plane's range, 10.96.0.0/16,
- * handed out in order from 10.96.0.1 (the API server picks at random).
+ * The next free cluster IP of the recorded control plane's range,
+ * 10.96.0.0/16, handed out in order from 10.96.0.1 (the API server picks
+ * at random), past those a Service holds (a fresh cluster's `kubernetes`
+ * Service holds 10.96.0.1).
  */
 function allocateClusterIP(state: ServerState): string {
-  const n = (ALLOCATED.get(state) ?? 0) + 1;
-  ALLOCATED.set(state, n);
-  return `10.96.${Math.floor(n / 256) % 256}.${n % 256}`;
-}
-
-/**
- * The namespaces of a fresh cluster, which the NamespaceLifecycle plugin
- * finds even when a test never created them.
- */
-const SYSTEM_NAMESPACES = new Set([
-  "default",
-  "kube-system",
-  "kube-public",
-  "kube-node-lease",
-]);
-
-/** NamespaceLifecycle: 404 for a create in a namespace that does not exist. */
-function admitNamespace(state: ServerState, namespace: string): void {
-  if (SYSTEM_NAMESPACES.has(namespace)) return;
-  const namespaces = BUILT_IN_RESOURCES.find((r) =>
-    r.group === "" && r.resource === "namespaces"
+  const services = BUILT_IN_RESOURCES.find((r) =>
+    r.group === "" && r.resource === "services"
   )!;
-  const key = storeKey(namespaces, undefined, namespace);
-  if (state.store.peek(resourceKey(namespaces), key)) return;
-  throw notFound(namespaces, namespace);
+  const held = new Set(
+    state.store.all(resourceKey(services)).flatMap(([, service]) =>
+      (service as { spec?: { clusterIPs?: string[] } }).spec?.clusterIPs ?? []
+    ),
+  );
+  for (;;) {
+    const n = (ALLOCATED.get(state) ?? 0) + 1;
+    ALLOCATED.set(state, n);
+    const ip = `10.96.${Math.floor(n / 256) % 256}.${n % 256}`;
+    if (!held.has(ip)) return ip;
+  }
 }

@@ -212,6 +212,19 @@ const DEFAULTS: Record<string, (object: Obj) => void> = {
     const spec = ensure(o, "spec");
     podSpec(spec);
     setDefault(spec, "enableServiceLinks", true);
+    // SetDefaults_Pod: a limit without its request requests the limit (a
+    // Pod's own, not a template's).
+    for (const list of ["initContainers", "containers"]) {
+      for (const c of Array.isArray(spec[list]) ? spec[list] : []) {
+        const resources = obj(obj(c)?.resources);
+        const limits = obj(resources?.limits);
+        if (resources === undefined || limits === undefined) continue;
+        const requests = ensure(resources, "requests");
+        for (const [name, value] of Object.entries(limits)) {
+          setDefault(requests, name, value);
+        }
+      }
+    }
   },
   "/podtemplates": (o) => template(o.template),
   "/replicationcontrollers": (o) => {
@@ -243,6 +256,13 @@ const DEFAULTS: Record<string, (object: Obj) => void> = {
     const spec = ensure(o, "spec");
     daemonSet(spec);
     template(spec.template);
+    // Recorded as the creator's: the API server sets it before it records
+    // ownership.
+    const meta = ensure(o, "metadata");
+    meta.annotations = {
+      "deprecated.daemonset.template.generation": "1",
+      ...obj(meta.annotations),
+    };
   },
   "apps/replicasets": (o) => {
     const spec = ensure(o, "spec");
@@ -253,6 +273,8 @@ const DEFAULTS: Record<string, (object: Obj) => void> = {
     const spec = ensure(o, "spec");
     job(spec);
     template(spec.template);
+    // Owned by the creator, as recorded.
+    setDefault(spec, "manualSelector", false);
   },
   "batch/cronjobs": (o) => cronJob(ensure(o, "spec")),
   "networking.k8s.io/networkpolicies": (o) => {
@@ -265,6 +287,22 @@ const DEFAULTS: Record<string, (object: Obj) => void> = {
     }
   },
   "autoscaling/horizontalpodautoscalers": (o) => hpa(ensure(o, "spec")),
+  "storage.k8s.io/csidrivers": (o) => {
+    // SetDefaults_CSIDriverSpec, in the Go struct's order.
+    const spec = ensure(o, "spec");
+    const sent = { ...spec };
+    for (const key of Object.keys(spec)) delete spec[key];
+    Object.assign(spec, {
+      attachRequired: true,
+      podInfoOnMount: false,
+      volumeLifecycleModes: ["Persistent"],
+      storageCapacity: false,
+      fsGroupPolicy: "ReadWriteOnceWithFSType",
+      requiresRepublish: false,
+      seLinuxMount: false,
+      preventPodSchedulingIfMissing: false,
+    }, sent);
+  },
   "scheduling.k8s.io/priorityclasses": (o) => {
     setDefault(o, "preemptionPolicy", "PreemptLowerPriority");
   },
@@ -451,10 +489,10 @@ const TOLERATED = [
 ];
 
 /**
- * What the default admission plugins set on a new Pod: its ServiceAccount
- * (`default`; the token volume is not added, nor is the account checked),
- * the tolerations of DefaultTolerationSeconds, and the Priority plugin's
- * priority (no PriorityClass is a global default).
+ * What the default admission plugins set on a new Pod from its own spec:
+ * its ServiceAccount's name (`default`) and the tolerations of
+ * DefaultTolerationSeconds (`_pod_admission.ts` does what reads other
+ * objects: the account, its token, the priority).
  */
 function admitPod(spec: Obj): void {
   if (spec.serviceAccountName === undefined || spec.serviceAccountName === "") {
@@ -475,8 +513,6 @@ function admitPod(spec: Obj): void {
     tolerationSeconds: 300,
   }));
   if (added.length > 0) spec.tolerations = [...tolerations, ...added];
-  if (spec.priorityClassName === undefined) setDefault(spec, "priority", 0);
-  setDefault(spec, "preemptionPolicy", "PreemptLowerPriority");
 }
 
 /**

@@ -21,6 +21,12 @@ import {
   storeKey,
 } from "./_objects.ts";
 import { selectorOf } from "./_reads.ts";
+import {
+  admitDelete,
+  isNamespaces,
+  markTerminating,
+  terminating,
+} from "./_namespaces.ts";
 import type { Route } from "./_route.ts";
 import type { ServerState } from "./_state.ts";
 import { view, webhookConverted } from "./_served.ts";
@@ -68,6 +74,7 @@ export function deleteObject(
     }
   }
   const policy = propagationOf(body, query);
+  if (isNamespaces(resource) && state.namespaceLifecycle) admitDelete(name);
   state.admission?.validate(resource, undefined, view(resource, existing));
   // The API server reads dryRun from the DeleteOptions body too (as
   // controller-runtime sends it), not only from the query.
@@ -85,12 +92,24 @@ export function deleteObject(
     }
     return json(deleted(resource, name, existing));
   }
+  if (
+    isNamespaces(resource) && terminating({
+      ...existing,
+      metadata: { ...existing.metadata, deletionTimestamp: "now" },
+    })
+  ) {
+    // The namespace controller empties it, then it goes.
+    return json(
+      view(resource, markTerminating(state, resource, key, existing)),
+    );
+  }
   const answer = removeStored(state, resource, key, existing, policy);
   // Finalizers hold the object: it is only marked for deletion.
   if (state.store.peek(rkey, key)) return json(view(resource, answer));
   const last = answer;
-  if (resource.group === "" && resource.resource === "namespaces") {
-    // The namespace controller deletes what the namespace held.
+  if (isNamespaces(resource)) {
+    // One without the namespace controller's finalizer (stored directly,
+    // by put()) goes at once: its contents with it.
     for (const held of state.resources.filter((r) => r.namespaced)) {
       for (const [inner] of state.store.all(resourceKey(held))) {
         if (inner.startsWith(`${name}/`)) {

@@ -8,11 +8,14 @@
  * Only the legacy (unaggregated) documents are served. kubectl 1.32 asks for
  * aggregated discovery (`application/json;g=apidiscovery.k8s.io;v=v2`) first
  * and falls back to these when the answer's content type is plain JSON,
- * which the fidelity suite checks.
+ * which the fidelity suite checks. The OpenAPI v3 documents of core/v1,
+ * apps/v1 and batch/v1 are the recorded ones (`_openapi_data.ts`, for
+ * `kubectl explain`); the others are minimal.
  *
  * @module
  */
 
+import { OPENAPI_DOCUMENTS } from "./_openapi_data.ts";
 import { discovered, type RegisteredResource } from "./_registry.ts";
 
 /**
@@ -129,7 +132,8 @@ function openApiKeys(resources: readonly RegisteredResource[]): string[] {
 }
 
 /**
- * A minimal OpenAPI v3 document for one group/version. kubectl reads it only
+ * A minimal OpenAPI v3 document for one group/version without a recorded
+ * one (core/v1, apps/v1 and batch/v1 are served as recorded). kubectl reads it only
  * to learn that the server validates fields itself (the `fieldValidation`
  * parameter of each PATCH), and then skips its own client-side validation,
  * which would need the full schemas.
@@ -181,7 +185,8 @@ function openApiResponse(
   if (parts.length === 2) {
     const paths: Record<string, unknown> = {};
     for (const key of keys) {
-      const doc = JSON.stringify(openApiGroupVersion(key, resources));
+      const doc = OPENAPI_DOCUMENTS[key] ??
+        JSON.stringify(openApiGroupVersion(key, resources));
       paths[key] = {
         serverRelativeURL: `/openapi/v3/${key}?hash=${hash(doc)}`,
       };
@@ -190,6 +195,15 @@ function openApiResponse(
   }
   const key = parts.slice(2).join("/");
   if (!keys.includes(key)) return undefined;
+  const recorded = OPENAPI_DOCUMENTS[key];
+  if (recorded !== undefined) {
+    // The API server's own document (`kubectl explain` reads its schemas).
+    const bytes = Uint8Array.from(atob(recorded), (c) => c.charCodeAt(0));
+    return new Response(
+      new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip")),
+      { headers: { "content-type": "application/json" } },
+    );
+  }
   return json(openApiGroupVersion(key, resources));
 }
 

@@ -201,7 +201,7 @@ export function route(
     }], "meta.k8s.io");
   }
   if (subresource !== undefined && ACTIONS.has(subresource)) {
-    return actOn(state, route, method, body);
+    return actOn(state, route, method, body, query);
   }
   if (subresource === "scale") {
     return scaleObject(state, route, {

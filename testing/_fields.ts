@@ -12,6 +12,30 @@ import { jsonEqual } from "../_internal/json.ts";
 import { isObject } from "./_objects.ts";
 import { servedVersion } from "./_served.ts";
 import type { ListType, RegisteredResource } from "./types.ts";
+import { MESSAGES, type ProtoField } from "./_proto_data.ts";
+
+/** The protobuf package of an API version's messages. */
+function packageOf(apiVersion: string): string {
+  const [group, version] = apiVersion.includes("/")
+    ? apiVersion.split("/") as [string, string]
+    : ["", apiVersion];
+  if (group === "meta.k8s.io") return "k8s.io.apimachinery.pkg.apis.meta.v1";
+  const name = group === "" ? "core" : group.split(".")[0]!;
+  return `k8s.io.api.${name}.${version}`;
+}
+
+/** The message of a built-in resource's kind, if the data has it. */
+function protoMessage(
+  resource: { group: string; version: string; kind: string },
+): string | undefined {
+  const pkg = packageOf(
+    resource.group === ""
+      ? resource.version
+      : `${resource.group}/${resource.version}`,
+  );
+  const name = `${pkg}.${resource.kind}`;
+  return name in MESSAGES ? name : undefined;
+}
 
 /** One path, as its elements. */
 export type Path = string[];
@@ -37,7 +61,11 @@ const KEYED: Readonly<Record<string, readonly string[]>> = {
 };
 
 /** Fields the built-in types declare as sets. */
-const SETS = new Set(["finalizers", "validationActions"]);
+const SETS = new Set([
+  "finalizers",
+  "validationActions",
+  "volumeLifecycleModes",
+]);
 
 /** Objects the built-in types declare as maps (their node is owned too). */
 const MAPS = new Set([
@@ -51,6 +79,25 @@ const MAPS = new Set([
   "selector",
   "limits",
   "requests",
+]);
+
+/**
+ * Objects the built-in types declare atomic (`x-kubernetes-map-type:
+ * atomic`): a LabelSelector wherever it is, a Service's and a
+ * ReplicationController's selector, a pod spec's nodeSelector. Each is
+ * owned and replaced whole.
+ */
+const ATOMIC_MAPS = new Set([
+  "selector",
+  "nodeSelector",
+  "labelSelector",
+  "namespaceSelector",
+  "podSelector",
+  // Atomic structs: a binding's roleRef, an ingress backend's port, a
+  // ValidatingAdmissionPolicy's matchConstraints.
+  "roleRef",
+  "port",
+  "matchConstraints",
 ]);
 
 /** Metadata the API server keeps out of every field set. */
@@ -77,7 +124,10 @@ export class Schema {
   #custom: boolean;
   #definitions: boolean;
 
+  #message: string | undefined;
+
   constructor(resource: RegisteredResource) {
+    this.#message = protoMessage(resource);
     this.#declared = resource.listTypes ?? {};
     this.#custom = servedVersion(resource) !== undefined;
     this.#definitions = resource.group === "apiextensions.k8s.io" &&
@@ -104,11 +154,16 @@ export class Schema {
   /**
    * Whether a set or map list at `fields` is owned itself when an update
    * adds it, as the API server's field sets show (an apply's hold its
-   * items only): a set, and every list of a custom resource but under
-   * `metadata`. The map lists of built-in kinds are not.
+   * items only): a set, every list of a custom resource but under
+   * `metadata`, and a built-in kind's list but a pod's containers.
    */
   ownsList(fields: readonly string[], type: ListType): boolean {
-    return type === "set" || (this.#custom && fields[0] !== "metadata");
+    if (type === "set") return true;
+    if (this.#custom) return fields[0] !== "metadata";
+    // A built-in kind's new list is owned, but for a field Go writes even
+    // when empty (a pod's containers: no omitempty), which the empty
+    // object kube-apiserver compares with already has.
+    return fields[fields.length - 1] !== "containers";
   }
 
   /**
@@ -117,8 +172,60 @@ export class Schema {
    * `metadata`, and a definition's `spec.conversion` and the optional
    * structs of its webhook.
    */
+  /** The Go field at `fields` (field names, items skipped), if known. */
+  #field(fields: readonly string[]): ProtoField | undefined {
+    let message = this.#message;
+    let found: ProtoField | undefined;
+    for (const name of fields) {
+      if (message === undefined) return undefined;
+      const declared = MESSAGES[message];
+      if (declared === undefined) return undefined;
+      found = Object.values(declared).find((f) => f[0] === name);
+      if (found === undefined) return undefined;
+      const map = found[1].match(/^map<\w+,(.+)>$/);
+      message = map ? map[1] : found[1];
+    }
+    return found;
+  }
+
+  /**
+   * Whether `value` is the zero value of the built-in field at `fields`
+   * that is not a pointer: "", 0, false, or an empty struct.
+   */
+  zero(fields: readonly string[], value: unknown): boolean {
+    if (!this.builtIn(fields)) return false;
+    const declared = this.#field(fields);
+    if (declared === undefined || declared[4] === 1 || declared[2] === 1) {
+      return false;
+    }
+    if (value === "" || value === 0 || value === false) return true;
+    return isObject(value) && Object.keys(value).length === 0 &&
+      declared[1] in MESSAGES;
+  }
+
+  /** Whether `fields` is a built-in kind's own field (not under metadata). */
+  builtIn(fields: readonly string[]): boolean {
+    return !this.#custom && !this.#definitions && fields[0] !== "metadata";
+  }
+
+  /** Whether the object at `fields` is an atomic map, owned whole. */
+  atomic(fields: readonly string[]): boolean {
+    if (this.#custom || this.#definitions || fields[0] === "metadata") {
+      return false;
+    }
+    return ATOMIC_MAPS.has(fields[fields.length - 1] ?? "");
+  }
+
   map(fields: readonly string[]): boolean {
     if (this.#custom && fields[0] !== "metadata") return true;
+    // A pointer to a struct (a Deployment's rollingUpdate) is owned itself
+    // when added: the Go type's zero has none.
+    const declared = this.#field(fields);
+    if (
+      declared !== undefined && declared[4] === 1 && declared[1] in MESSAGES
+    ) {
+      return true;
+    }
     if (this.#definitions && CONVERSION_STRUCTS.has(fields.join("."))) {
       return true;
     }
@@ -202,7 +309,10 @@ export function applySet(
   const out: FieldSet = new Set();
   const walk = (value: unknown, at: At): void => {
     if (stripped(at, status)) return;
-    if (isObject(value) && (Object.keys(value).length > 0 || bare(at))) {
+    if (
+      isObject(value) && (Object.keys(value).length > 0 || bare(at)) &&
+      !schema.atomic(at.fields)
+    ) {
       for (const [k, v] of Object.entries(value)) walk(v, field(at, k));
       return;
     }
@@ -238,13 +348,28 @@ export function diffSets(
 ): { changed: FieldSet; removed: FieldSet } {
   const changed: FieldSet = new Set();
   const removed: FieldSet = new Set();
-  const added = (value: unknown, at: At, node: boolean): void => {
+  // `fresh`: inside a new list item of a built-in kind, which the Go type's
+  // zero value has nothing of, so every struct in it is owned as a node.
+  const added = (
+    value: unknown,
+    at: At,
+    node: boolean,
+    fresh = false,
+  ): void => {
     if (stripped(at, status)) return;
+    if (isObject(value) && schema.atomic(at.fields)) {
+      // An empty one is what the Go type holds anyway: no one owns it.
+      if (Object.keys(value).length > 0) changed.add(at.path.join(SEP));
+      return;
+    }
     if (node && !bare(at)) changed.add(at.path.join(SEP));
     if (isObject(value) && (Object.keys(value).length > 0 || bare(at))) {
       for (const [k, v] of Object.entries(value)) {
         const child = field(at, k);
-        added(v, child, schema.map(child.fields) && isObject(v));
+        const owned = fresh
+          ? isObject(v) && Object.keys(v).length > 0
+          : schema.map(child.fields) && isObject(v);
+        added(v, child, owned, fresh);
       }
       return;
     }
@@ -254,15 +379,27 @@ export function diffSets(
         if (schema.ownsList(at.fields, type)) changed.add(at.path.join(SEP));
         for (const v of value) {
           const child = item(at, itemElement(type, v)!);
-          added(type === "set" ? undefined : v, child, true);
+          added(
+            type === "set" ? undefined : v,
+            child,
+            true,
+            schema.builtIn(at.fields),
+          );
         }
         return;
       }
     }
+    // The Go type's zero value (a non-pointer "" or empty struct) is what
+    // the API server compares with, so setting it owns nothing.
+    if (!fresh && schema.zero(at.fields, value)) return;
     if (at.path.length > 0) changed.add(at.path.join(SEP));
   };
   const walk = (old: unknown, now: unknown, at: At): void => {
     if (stripped(at, status)) return;
+    if (isObject(old) && isObject(now) && schema.atomic(at.fields)) {
+      if (!jsonEqual(old, now)) changed.add(at.path.join(SEP));
+      return;
+    }
     if (isObject(old) && isObject(now)) {
       if (Object.keys(now).length === 0 || Object.keys(old).length === 0) {
         if (!jsonEqual(old, now)) {
@@ -292,7 +429,12 @@ export function diffSets(
         for (const [element, v] of nows) {
           const child = item(at, element);
           if (!olds.has(element)) {
-            added(type === "set" ? undefined : v, child, true);
+            added(
+              type === "set" ? undefined : v,
+              child,
+              true,
+              schema.builtIn(at.fields),
+            );
           } else if (type !== "set") walk(olds.get(element), v, child);
         }
         for (const element of olds.keys()) {
@@ -357,7 +499,7 @@ export function mergeApplied(
   schema: Schema,
   fields: string[] = [],
 ): unknown {
-  if (isObject(live) && isObject(applied)) {
+  if (isObject(live) && isObject(applied) && !schema.atomic(fields)) {
     const out: Record<string, unknown> = { ...live };
     for (const [k, v] of Object.entries(applied)) {
       setOwn(out, k, mergeApplied(own(live, k), v, schema, [...fields, k]));

@@ -19,6 +19,7 @@ import { clone } from "./_patch.ts";
 import { resourceKey } from "./_objects.ts";
 import { FOREGROUND, ORPHAN, removeStored } from "./_delete.ts";
 import type { Change } from "./_store.ts";
+import { finishNamespaces, isNamespaces, terminating } from "./_namespaces.ts";
 import type { ServerState } from "./_state.ts";
 import type { RegisteredResource } from "./types.ts";
 
@@ -69,6 +70,12 @@ export class GarbageCollector {
   collect(): void {
     this.#timer = undefined;
     const store = this.#state.store;
+    // The namespace controller's pass comes with it: the same delay.
+    finishNamespaces(
+      this.#state,
+      (resource, key, object) =>
+        removeStored(this.#state, resource, key, object, "Background"),
+    );
     const byUid = new Map<string, KubeObject>();
     for (const { object } of this.#held()) {
       if (object.metadata.uid) byUid.set(object.metadata.uid, object);
@@ -188,7 +195,19 @@ export class GarbageCollector {
     if (change.type === "DELETED" && uid !== undefined) {
       if (this.#named.has(uid)) concerns = true;
     }
+    // A Namespace to empty, or content of one that waits for it to go.
+    if (after?.kind === "Namespace" && terminating(after)) concerns = true;
+    const namespace = change.object.metadata.namespace;
+    if (namespace !== undefined && this.#terminating(namespace)) {
+      concerns = true;
+    }
     if (concerns) this.#schedule();
+  }
+
+  #terminating(name: string): boolean {
+    const namespaces = this.#state.resources.find(isNamespaces)!;
+    const held = this.#state.store.peek(resourceKey(namespaces), name);
+    return held !== undefined && terminating(held);
   }
 
   #schedule(): void {

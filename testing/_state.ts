@@ -83,7 +83,12 @@ export class ServerState {
   /** The corruption the next watch line gets. */
   corrupt: CorruptOptions | undefined;
   /** Whether creates need their namespace (NamespaceLifecycle). */
-  namespaceLifecycle = false;
+  namespaceLifecycle = true;
+  /**
+   * Whether it started with a fresh cluster's objects; without them the
+   * system namespaces pass NamespaceLifecycle though absent.
+   */
+  freshCluster = true;
   #createdCount = 0;
   #nameSeed = 1;
 

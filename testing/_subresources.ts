@@ -20,7 +20,7 @@ import {
   notFound,
   StatusError,
 } from "./_status.ts";
-import { deleteObject } from "./_delete.ts";
+import { evict } from "./_eviction.ts";
 
 /** The subresources this module answers. */
 export const ACTIONS: ReadonlySet<string> = new Set([
@@ -43,6 +43,7 @@ export function actOn(
   route: Route,
   method: string,
   body: unknown,
+  query: URLSearchParams = new URLSearchParams(),
 ): Response {
   if (method !== "POST") throw methodNotAllowed();
   const { resource, namespace } = route;
@@ -55,13 +56,9 @@ export function actOn(
   switch (route.subresource) {
     case "binding":
       return bind(state, rkey, key, existing, sent);
-    case "eviction": {
-      // No PodDisruptionBudget is consulted: the fake runs no disruption
-      // controller to compute what one allows.
-      const options = isObject(sent.deleteOptions) ? sent.deleteOptions : {};
-      deleteObject(state, { ...route, subresource: undefined }, name, options);
+    case "eviction":
+      evict(state, route, existing, sent, query);
       return success(201);
-    }
     default:
       return token(existing, sent);
   }

@@ -9,6 +9,7 @@ import { secretData } from "./_secrets.ts";
 import { BUILT_IN_RESOURCES } from "./_registry.ts";
 import { validateMetadata } from "./_validation.ts";
 import type { KubeObject, ObjectMeta } from "../apiclient/types.ts";
+import { isNamespaces, terminating } from "./_namespaces.ts";
 import { clone, jsonPatch, mergePatch } from "./_patch.ts";
 import { jsonEqual } from "../_internal/json.ts";
 import {
@@ -28,7 +29,7 @@ import {
   validateObject,
   writerOf,
 } from "./_create.ts";
-import { diffSets, Schema } from "./_fields.ts";
+import { diffSets, Schema, SEP } from "./_fields.ts";
 import {
   applyConfig,
   type Entry,
@@ -302,6 +303,8 @@ export function commitObject(
       else next.status = clone(old.status);
     }
     if (isDefinitions(resource)) noteStorageVersion(next);
+    // Go writes a Namespace's spec even when empty (once finalized).
+    if (isNamespaces(resource)) next.spec ??= {};
     if (resource.generation) {
       meta.generation = old.metadata.generation ?? 1;
       if (specChanged(old, next, resource.statusSubresource)) {
@@ -329,15 +332,30 @@ export function commitObject(
   }
   const uid = old.metadata.uid!;
   const before = state.owners.get(uid) ?? [];
+  const schema = new Schema(resource);
+  const sentObject = secretData(resource, state.admission?.unowned ?? next);
+  // A Secret's stringData is owned as the data it becomes.
+  const diff = diffSets(
+    old,
+    sentObject,
+    schema,
+    scopeOf(resource, subresource),
+  );
+  if (
+    subresource === "status" && BUILT_IN_RESOURCES.includes(resource) &&
+    !isDefinitions(resource)
+  ) {
+    // A built-in kind's status write keeps the metadata it sends, and its
+    // writer owns that too.
+    const all = diffSets(old, sentObject, schema);
+    const meta = (p: string) => p.startsWith(`f:metadata${SEP}`);
+    for (const p of all.changed) if (meta(p)) diff.changed.add(p);
+    for (const p of all.removed) if (meta(p)) diff.removed.add(p);
+  }
   let owners = applied ?? recordUpdate(
     before,
     writerOf(state, resource, subresource),
-    diffSets(
-      old,
-      state.admission?.unowned ?? next,
-      new Schema(resource),
-      scopeOf(resource, subresource),
-    ),
+    diff,
   );
   if (sameOwners(owners, before)) owners = before;
   showOwners(state, next, owners);
@@ -348,7 +366,9 @@ export function commitObject(
   if (dryRun) return next;
   if (
     next.metadata.deletionTimestamp &&
-    (next.metadata.finalizers ?? []).length === 0
+    (next.metadata.finalizers ?? []).length === 0 &&
+    // A Namespace goes once the namespace controller finalized it.
+    !(isNamespaces(resource) && terminating(next))
   ) {
     // The last finalizer went: the object goes. kube-apiserver answers the
     // object as written, at the version it had before (a client's memo

@@ -275,7 +275,7 @@ Deno.test("built-ins: imagePullPolicy follows the image's tag", async () => {
   });
 });
 
-Deno.test("built-ins: a Service gets a cluster IP from 10.96.0.0/16 and its targetPort", async () => {
+Deno.test("built-ins: a Service gets a free cluster IP from 10.96.0.0/16 (the kubernetes Service holds 10.96.0.1) and its targetPort", async () => {
   await using server = new FakeApiServer();
   const path = "/api/v1/namespaces/default/services";
   const one = await send(server, "POST", path, {
@@ -283,14 +283,14 @@ Deno.test("built-ins: a Service gets a cluster IP from 10.96.0.0/16 and its targ
     spec: { ports: [{ port: 80 }, { port: 81, targetPort: "http" }] },
   });
   assert.equal(one.status, 201);
-  assert.equal(one.body.spec.clusterIP, "10.96.0.1");
-  assert.deepEqual(one.body.spec.clusterIPs, ["10.96.0.1"]);
+  assert.equal(one.body.spec.clusterIP, "10.96.0.2");
+  assert.deepEqual(one.body.spec.clusterIPs, ["10.96.0.2"]);
   assert.deepEqual(one.body.spec.ports, [
     { port: 80, protocol: "TCP", targetPort: 80 },
     { port: 81, protocol: "TCP", targetPort: "http" },
   ]);
   const two = await send(server, "POST", path, { metadata: { name: "two" } });
-  assert.equal(two.body.spec.clusterIP, "10.96.0.2");
+  assert.equal(two.body.spec.clusterIP, "10.96.0.3");
   const bad = await send(server, "POST", path, { metadata: { name: "1bad" } });
   assert.equal(bad.status, 422);
 });
@@ -526,15 +526,15 @@ Deno.test("built-ins: fieldValidation reads the kind's schema (Strict 400, Warn 
   assert.equal(owned.body.metadata.ownerReferences.length, 1);
 });
 
-Deno.test("built-ins: namespaceLifecycle refuses a create in a namespace that does not exist", async () => {
+Deno.test("built-ins: NamespaceLifecycle refuses a create in a namespace that does not exist, unless turned off", async () => {
   const cm = (ns: string) => `/api/v1/namespaces/${ns}/configmaps`;
-  await using lax = new FakeApiServer();
+  await using lax = new FakeApiServer({ namespaceLifecycle: false });
   assert.equal(
     (await send(lax, "POST", cm("nowhere"), { metadata: { name: "c" } }))
       .status,
     201,
   );
-  await using server = new FakeApiServer({ namespaceLifecycle: true });
+  await using server = new FakeApiServer();
   const missing = await send(server, "POST", cm("nowhere"), {
     metadata: { name: "c" },
   });
@@ -793,6 +793,79 @@ Deno.test("built-ins: a protobuf body of no built-in kind is refused with 415 na
   assert.match(status.message, /decodes protobuf only for built-in kinds/);
 });
 
+/** A protobuf field: its key, then a varint or a length and the bytes. */
+function pb(num: number, value: number | string | Uint8Array): number[] {
+  const varint = (n: number): number[] => {
+    const out: number[] = [];
+    do {
+      out.push((n & 0x7f) | (n > 0x7f ? 0x80 : 0));
+      n = Math.floor(n / 128);
+    } while (n > 0);
+    return out;
+  };
+  if (typeof value === "number") return [...varint(num << 3), ...varint(value)];
+  const bytes = typeof value === "string"
+    ? new TextEncoder().encode(value)
+    : value;
+  return [...varint((num << 3) | 2), ...varint(bytes.length), ...bytes];
+}
+
+Deno.test("built-ins: a protobuf body is decoded as the Go type's JSON (omitempty zeros left out, pointers' zeros kept)", async () => {
+  await using server = new FakeApiServer();
+  const u = (...parts: number[][]) => new Uint8Array(parts.flat());
+  // apps/v1 Deployment: metadata {name, generateName ""}, spec {replicas
+  // 0 (a pointer), minReadySeconds 0 (omitempty), paused false, selector,
+  // template {metadata {labels}, spec {containers [{name, image}]}}}.
+  const labels = u(pb(1, "app"), pb(2, "web"));
+  const deployment = u(
+    pb(1, u(pb(1, "web"), pb(2, ""))),
+    pb(
+      2,
+      u(
+        pb(1, 0),
+        pb(2, u(pb(1, labels))),
+        pb(
+          3,
+          u(
+            pb(1, u(pb(11, labels))),
+            pb(2, u(pb(2, u(pb(1, "app"), pb(2, "nginx:1.27"))))),
+          ),
+        ),
+        pb(5, 0),
+        pb(7, 0),
+      ),
+    ),
+  );
+  const envelope = u(
+    [0x6b, 0x38, 0x73, 0x00],
+    pb(1, u(pb(1, "apps/v1"), pb(2, "Deployment"))),
+    pb(2, deployment),
+    pb(3, ""),
+    pb(4, ""),
+  );
+  const res = await server.fetch(`${server.url}${DEPLOYMENTS}`, {
+    method: "POST",
+    headers: {
+      "content-type": "application/vnd.kubernetes.protobuf",
+      accept: "application/vnd.kubernetes.protobuf, */*",
+    },
+    body: envelope,
+  });
+  assert.equal(res.status, 201);
+  assert.match(res.headers.get("content-type") ?? "", /application\/json/);
+  const made = await res.json();
+  assert.equal(made.metadata.name, "web");
+  assert.equal(made.metadata.generateName, undefined);
+  assert.equal(made.spec.replicas, 0);
+  assert.equal(made.spec.minReadySeconds, undefined);
+  assert.equal(made.spec.paused, undefined);
+  assert.deepEqual(made.spec.selector, { matchLabels: { app: "web" } });
+  assert.deepEqual(
+    made.spec.template.spec.containers.map((c: Json) => [c.name, c.image]),
+    [["app", "nginx:1.27"]],
+  );
+});
+
 Deno.test("built-ins: workload Tables have the API server's columns", async () => {
   await using server = new FakeApiServer();
   await send(server, "POST", DEPLOYMENTS, workload("Deployment"));
@@ -841,4 +914,33 @@ Deno.test("built-ins: workload Tables have the API server's columns", async () =
     "0/1",
     "",
   ]);
+});
+
+Deno.test("built-ins: managedFields own a LabelSelector and a roleRef whole, and a defaulted pointer struct as a node", async () => {
+  await using server = new FakeApiServer();
+  const made = await send(server, "POST", DEPLOYMENTS, workload("Deployment"));
+  const fields = made.body.metadata.managedFields[0].fieldsV1["f:spec"];
+  assert.deepEqual(fields["f:selector"], {});
+  assert.deepEqual(fields["f:strategy"]["f:rollingUpdate"], {
+    ".": {},
+    "f:maxSurge": {},
+    "f:maxUnavailable": {},
+  });
+  const binding = await send(
+    server,
+    "POST",
+    "/apis/rbac.authorization.k8s.io/v1/namespaces/default/rolebindings",
+    {
+      metadata: { name: "b" },
+      roleRef: {
+        apiGroup: "rbac.authorization.k8s.io",
+        kind: "Role",
+        name: "r",
+      },
+    },
+  );
+  assert.deepEqual(
+    binding.body.metadata.managedFields[0].fieldsV1["f:roleRef"],
+    {},
+  );
 });

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { discoveryResponse, VERSION_INFO } from "./_discovery.ts";
 import { BUILT_IN_RESOURCES, type RegisteredResource } from "./_registry.ts";
 import { recorded } from "./_builtin_data_generate.ts";
+import { FakeApiServer } from "./mod.ts";
 
 const WIDGETS: RegisteredResource = {
   group: "example.com",
@@ -228,4 +229,20 @@ Deno.test("discovery: the OpenAPI hash changes when the document does", async ()
   const one = await url([WIDGETS]);
   assert.equal(await url([WIDGETS]), one);
   assert.notEqual(await url([WIDGETS, { ...WIDGETS, resource: "w2" }]), one);
+});
+
+Deno.test("discovery: core/v1, apps/v1 and batch/v1 OpenAPI documents are the recorded ones, with the schemas kubectl explain reads", async () => {
+  await using server = new FakeApiServer();
+  const index = await (await server.fetch(`${server.url}/openapi/v3`)).json();
+  const url = index.paths["apis/apps/v1"].serverRelativeURL;
+  const res = await server.fetch(`${server.url}${url}`);
+  assert.equal(res.status, 200);
+  const doc = await res.json();
+  const deployment = doc.components.schemas["io.k8s.api.apps.v1.Deployment"];
+  assert.match(
+    deployment.description,
+    /Deployment enables declarative updates/,
+  );
+  // As recorded: the API server writes its minor version here.
+  assert.equal(doc.info.version, "1.37");
 });

@@ -21,6 +21,7 @@ import { failureResponse, receive } from "./_dispatch.ts";
 import { respond } from "./_webhooks.ts";
 import { converting } from "./_conversion.ts";
 import { serveDefinitions } from "./_crd.ts";
+import { loadCluster } from "./_fresh_cluster.ts";
 import { withWarnings } from "./_admit.ts";
 import { matchPath, Refusals } from "./_faults.ts";
 import { Listeners } from "./_serve.ts";
@@ -121,7 +122,7 @@ export class FakeApiServer implements AsyncDisposable {
   #disposed = new AbortController();
   #downSignal = new AbortController();
 
-  /** Makes a server with the built-in resources and no objects. */
+  /** Makes a server with the built-in resources and a fresh cluster's objects. */
   constructor(options: FakeApiServerOptions = {}) {
     this.url = (options.url ?? "http://apiserver.test").replace(/\/$/, "");
     this.#state = new ServerState({
@@ -132,8 +133,10 @@ export class FakeApiServer implements AsyncDisposable {
       fetch: options.webhookFetch,
       resolveService: options.resolveService,
     };
-    this.#state.namespaceLifecycle = options.namespaceLifecycle ?? false;
+    this.#state.namespaceLifecycle = options.namespaceLifecycle ?? true;
+    this.#state.freshCluster = options.freshCluster ?? true;
     serveDefinitions(this.#state);
+    if (this.#state.freshCluster) loadCluster(this.#state);
     this.#gc = new GarbageCollector(
       this.#state,
       options.garbageCollectionDelay,

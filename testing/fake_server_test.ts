@@ -19,7 +19,7 @@ function widgets(server: FakeApiServer): void {
 
 Deno.test("create sets uid, resourceVersion and creationTimestamp; generation only where the API server keeps one", async () => {
   using _time = installFakeTime({ now: Date.UTC(2030, 0, 1) });
-  await using server = new FakeApiServer();
+  await using server = new FakeApiServer({ freshCluster: false });
   const a = await call(server, "POST", CM, { metadata: { name: "a" } });
   assert.equal(a.status, 201);
   assert.equal(a.body.kind, "ConfigMap");
@@ -117,7 +117,7 @@ Deno.test("errors are Status objects as the API server sends them", async () => 
 });
 
 Deno.test("update: stale resourceVersion conflicts, missing is 404, no rv is unconditional", async () => {
-  await using server = new FakeApiServer();
+  await using server = new FakeApiServer({ freshCluster: false });
   const made = (await call(server, "POST", CM, {
     metadata: { name: "x" },
     data: { a: "1" },
@@ -155,7 +155,7 @@ Deno.test("update: stale resourceVersion conflicts, missing is 404, no rv is unc
 });
 
 Deno.test("a no-op update keeps the resourceVersion", async () => {
-  await using server = new FakeApiServer();
+  await using server = new FakeApiServer({ freshCluster: false });
   const made = (await call(server, "POST", CM, {
     metadata: { name: "x" },
     data: { a: "1" },
@@ -454,7 +454,7 @@ Deno.test("delete with finalizers marks the object; removing the last finalizer 
 });
 
 Deno.test("delete preconditions conflict", async () => {
-  await using server = new FakeApiServer();
+  await using server = new FakeApiServer({ freshCluster: false });
   await call(server, "POST", CM, { metadata: { name: "x" } });
   const res = await call(server, "DELETE", `${CM}/x`, {
     preconditions: { resourceVersion: "0" },
@@ -507,7 +507,7 @@ Deno.test("dryRun=All answers without storing", async () => {
 });
 
 Deno.test("object, put and remove reach the store directly", async () => {
-  await using server = new FakeApiServer();
+  await using server = new FakeApiServer({ freshCluster: false });
   const stored = server.put(`${CM}/x`, {
     metadata: { labels: { a: "b" } },
     data: { k: "v" },
@@ -565,6 +565,9 @@ Deno.test("object, put and remove take an ObjectRef as well as a path", async ()
 
 Deno.test("Events: cluster-scoped objects only in default or kube-system, namespaces must match", async () => {
   await using server = new FakeApiServer();
+  await call(server, "POST", "/api/v1/namespaces", {
+    metadata: { name: "team" },
+  });
   const event = (_namespace: string, involved?: string) => ({
     metadata: { generateName: "e." },
     involvedObject: {
@@ -628,6 +631,9 @@ Deno.test("Events: cluster-scoped objects only in default or kube-system, namesp
 
 Deno.test("Events with eventTime: kube-system allowed, reporting fields and lengths checked", async () => {
   await using server = new FakeApiServer();
+  await call(server, "POST", "/api/v1/namespaces", {
+    metadata: { name: "team" },
+  });
   const path = "/api/v1/namespaces/kube-system/events";
   const event = {
     metadata: { generateName: "n." },
@@ -852,7 +858,8 @@ Deno.test("namespaces are cluster-scoped and start Active", async () => {
   assert.equal(got.body.metadata.name, "team");
 });
 
-Deno.test("deleting a Namespace deletes what it holds", async () => {
+Deno.test("deleting a Namespace marks it Terminating; the namespace controller deletes what it holds, then it", async () => {
+  using time = installFakeTime({ now: Date.UTC(2030, 0, 1) });
   await using server = new FakeApiServer();
   await call(server, "POST", "/api/v1/namespaces", {
     metadata: { name: "team" },
@@ -862,12 +869,74 @@ Deno.test("deleting a Namespace deletes what it holds", async () => {
   });
   await call(server, "POST", CM, { metadata: { name: "kept" } });
   const res = await call(server, "DELETE", "/api/v1/namespaces/team");
+  // Marked Terminating at once; the namespace controller empties it.
   assert.equal(res.status, 200);
+  assert.equal(res.body.status.phase, "Terminating");
+  assert.deepEqual(res.body.spec, { finalizers: ["kubernetes"] });
+  const late = await call(
+    server,
+    "POST",
+    "/api/v1/namespaces/team/configmaps",
+    {
+      metadata: { name: "late" },
+    },
+  );
+  assert.equal(late.status, 403);
+  assert.equal(
+    late.body.message,
+    'configmaps "late" is forbidden: unable to create new content in namespace team because it is being terminated',
+  );
+  await time.tick(10);
   assert.equal(
     server.object("/api/v1/namespaces/team/configmaps/a"),
     undefined,
   );
+  assert.equal(server.object("/api/v1/namespaces/team"), undefined);
   assert.ok(server.object(`${CM}/kept`));
+});
+
+Deno.test("a Namespace whose content has finalizers stays Terminating until they go", async () => {
+  using time = installFakeTime({ now: Date.UTC(2030, 0, 1) });
+  await using server = new FakeApiServer();
+  await call(server, "POST", "/api/v1/namespaces", {
+    metadata: { name: "team" },
+  });
+  const held = "/api/v1/namespaces/team/configmaps/a";
+  await call(server, "POST", "/api/v1/namespaces/team/configmaps", {
+    metadata: { name: "a", finalizers: ["example.com/hold"] },
+  });
+  await call(server, "DELETE", "/api/v1/namespaces/team");
+  await time.tick(100);
+  assert.ok(server.object(held)?.metadata.deletionTimestamp);
+  assert.equal(
+    (server.object("/api/v1/namespaces/team") as {
+      status?: { phase?: string };
+    })
+      ?.status?.phase,
+    "Terminating",
+  );
+  await call(
+    server,
+    "PATCH",
+    held,
+    { metadata: { finalizers: null } },
+    "application/merge-patch+json",
+  );
+  await time.tick(10);
+  assert.equal(server.object("/api/v1/namespaces/team"), undefined);
+});
+
+Deno.test("NamespaceLifecycle: default, kube-system and kube-public are never deleted", async () => {
+  await using server = new FakeApiServer();
+  for (const name of ["default", "kube-system", "kube-public"]) {
+    const res = await call(server, "DELETE", `/api/v1/namespaces/${name}`);
+    assert.equal(res.status, 403);
+    assert.equal(
+      res.body.message,
+      `namespaces "${name}" is forbidden: this namespace may not be deleted`,
+    );
+  }
+  assert.ok(server.object("/api/v1/namespaces/default"));
 });
 
 Deno.test("delete of a collection deletes what the selector matches", async () => {

@@ -26,7 +26,10 @@ function names(list: { items: KubeObject[] }): string[] {
 }
 
 Deno.test("list: kind, resourceVersion, order, and all namespaces", async () => {
-  await using server = new FakeApiServer();
+  await using server = new FakeApiServer({
+    namespaceLifecycle: false,
+    freshCluster: false,
+  });
   await seed(server, [["default", "b"], ["default", "a"], ["other", "c"]]);
   const list = (await call(server, "GET", CM)).body;
   assert.equal(list.kind, "ConfigMapList");
@@ -71,7 +74,10 @@ Deno.test("list: label selectors", async () => {
 });
 
 Deno.test("list: field selectors on metadata.name and metadata.namespace", async () => {
-  await using server = new FakeApiServer();
+  await using server = new FakeApiServer({
+    namespaceLifecycle: false,
+    freshCluster: false,
+  });
   await seed(server, [["default", "a"], ["default", "b"], ["other", "a"]]);
   const byName = (await call(
     server,
@@ -98,7 +104,7 @@ Deno.test("list: field selectors on metadata.name and metadata.namespace", async
 });
 
 Deno.test("list: limit and continue, with remainingItemCount, as one consistent snapshot", async () => {
-  await using server = new FakeApiServer();
+  await using server = new FakeApiServer({ freshCluster: false });
   await seed(server, [
     ["default", "a"],
     ["default", "b"],
@@ -140,7 +146,7 @@ Deno.test("list: limit and continue, with remainingItemCount, as one consistent 
 });
 
 Deno.test("list: a continue token from before compaction is 410 Expired", async () => {
-  await using server = new FakeApiServer();
+  await using server = new FakeApiServer({ freshCluster: false });
   await seed(server, [["default", "a"], ["default", "b"]]);
   const first = (await call(server, "GET", `${CM}?limit=1`)).body;
   await seed(server, [["default", "c"]]);
@@ -174,7 +180,7 @@ Deno.test("list: a continue token from before compaction is 410 Expired", async 
 });
 
 Deno.test("list: resourceVersionMatch=Exact reads an older snapshot", async () => {
-  await using server = new FakeApiServer();
+  await using server = new FakeApiServer({ freshCluster: false });
   await seed(server, [["default", "a"], ["default", "b"]]);
   await call(server, "DELETE", `${CM}/a`);
   const exact = (await call(
@@ -198,7 +204,7 @@ Deno.test("list: resourceVersionMatch=Exact reads an older snapshot", async () =
 });
 
 Deno.test("watch without resourceVersion sends the current objects as ADDED, then changes", async () => {
-  await using server = new FakeApiServer();
+  await using server = new FakeApiServer({ namespaceLifecycle: false });
   await seed(server, [["default", "a"], ["other", "x"]]);
   const { status, lines } = await watch(server, `${CM}?watch=1`);
   assert.equal(status, 200);
@@ -227,7 +233,7 @@ Deno.test("watch without resourceVersion sends the current objects as ADDED, the
 });
 
 Deno.test("watch from a resourceVersion replays the history after it", async () => {
-  await using server = new FakeApiServer();
+  await using server = new FakeApiServer({ freshCluster: false });
   await seed(server, [["default", "a"], ["default", "b"]]);
   await call(server, "DELETE", `${CM}/a`);
   const { lines } = await watch(server, `${CM}?watch=true&resourceVersion=1`);
@@ -240,7 +246,7 @@ Deno.test("watch from a resourceVersion replays the history after it", async () 
 });
 
 Deno.test("watch from a compacted resourceVersion is an ERROR event with 410 Expired", async () => {
-  await using server = new FakeApiServer();
+  await using server = new FakeApiServer({ freshCluster: false });
   await seed(server, [["default", "a"], ["default", "b"]]);
   server.compact();
   const { status, lines } = await watch(
@@ -326,7 +332,7 @@ Deno.test("watch of one object by name or field selector", async () => {
 
 Deno.test("watch: periodic bookmarks on the fake clock", async () => {
   using time = installFakeTime({ now: 0 });
-  await using server = new FakeApiServer();
+  await using server = new FakeApiServer({ freshCluster: false });
   await seed(server, [["default", "a"]]);
   const { lines } = await watch(
     server,
@@ -454,7 +460,7 @@ Deno.test("watch: a timeoutSeconds beyond a timer's range stays open, not an ins
 });
 
 Deno.test("watch: sendInitialEvents sends the objects, then the initial-events-end bookmark", async () => {
-  await using server = new FakeApiServer();
+  await using server = new FakeApiServer({ freshCluster: false });
   await seed(server, [["default", "a"], ["default", "b"]]);
   const { lines } = await watch(
     server,
@@ -551,7 +557,7 @@ Deno.test("watch: sendInitialEvents without bookmarks sends the objects and no e
 });
 
 Deno.test("watch: sendInitialEvents=false without a version starts at the newest, replaying nothing", async () => {
-  await using server = new FakeApiServer();
+  await using server = new FakeApiServer({ freshCluster: false });
   await seed(server, [["default", "a"]]);
   for (const rv of ["", "0"]) {
     const { lines } = await watch(
@@ -611,7 +617,7 @@ Deno.test("watch: a client abort ends the stream and leaves no timers", async ()
 });
 
 Deno.test("watch of a cluster-scoped resource across namespaces", async () => {
-  await using server = new FakeApiServer();
+  await using server = new FakeApiServer({ freshCluster: false });
   const { lines } = await watch(server, "/api/v1/namespaces?watch=1");
   await call(server, "POST", "/api/v1/namespaces", { metadata: { name: "n" } });
   const added = await lines.event();

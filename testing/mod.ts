@@ -28,22 +28,32 @@
  * Events, Leases, Deployments, ReplicaSets, StatefulSets, DaemonSets, Jobs
  * and CronJobs; other built-in kinds get NAME and AGE.
  *
+ * A new fake holds a fresh cluster's objects, recorded from a v1.37.2
+ * control plane: the system namespaces with their `default`
+ * ServiceAccounts, the `default/kubernetes` Service, the bootstrap RBAC
+ * roles and bindings, the system priority classes, the flow-control
+ * objects, the local APIServices
+ * ({@linkcode FakeApiServerOptions.freshCluster}; `false` starts empty).
+ *
  * Where the fake differs from the API server, on purpose:
  * - Of the other subresources of built-in kinds, `pods/binding`,
- *   `pods/eviction` (no PodDisruptionBudget is consulted: nothing computes
- *   what one allows), `serviceaccounts/token` (an unsigned JWT-shaped
+ *   `pods/eviction` (the Pod's PodDisruptionBudget is honoured as its
+ *   status says, 429 when it allows no disruption, and spent; nothing
+ *   computes that status: a test writes it), `serviceaccounts/token` (an unsigned JWT-shaped
  *   token) and `certificatesigningrequests/approval` (written as its status
  *   is, and owned in `managedFields` as a `status` write) are served; the
  *   rest (`pods/log`, `pods/exec`, `pods/ephemeralcontainers`, ...) answer
  *   404. Virtual kinds the API server only creates (TokenReview,
  *   SubjectAccessReview, Binding, ...) are stored like any other, and
  *   verbs a resource does not list are not refused.
- * - Namespaces need not exist for objects to be created in them, unless
- *   {@linkcode FakeApiServerOptions.namespaceLifecycle} asks for the
- *   NamespaceLifecycle plugin's 404 (`default`, `kube-system`,
- *   `kube-public` and `kube-node-lease` always exist then, though a fresh
- *   fake stores none of a fresh cluster's objects). Deleting a Namespace
- *   deletes all it holds at once (no Terminating phase).
+ * - Deleting a Namespace marks it Terminating; the namespace controller's
+ *   work (its contents deleted, its conditions, the `kubernetes` finalizer
+ *   removed, then the Namespace) runs with the garbage collector, one
+ *   {@linkcode FakeApiServerOptions.garbageCollectionDelay} later (on the
+ *   global clock, so a test on fake time ticks it). The NamespaceLifecycle
+ *   plugin refuses content in an absent (404) or terminating (403)
+ *   namespace; {@linkcode FakeApiServerOptions.namespaceLifecycle} `false`
+ *   turns it off.
  * - Built-in kinds are validated for what tests most often get wrong: a pod
  *   spec's containers (name and image), a workload's selector (required,
  *   matching its template's labels, immutable), a Job's restart policy,
@@ -139,16 +149,23 @@
  *   ReplicationControllers, Jobs, CronJobs, Services, Secrets,
  *   PersistentVolumes and claims, NetworkPolicies, HorizontalPodAutoscalers,
  *   PriorityClasses, StorageClasses, ValidatingAdmissionPolicies,
- *   PriorityLevelConfigurations, DeviceClasses), with the empty structs and
- *   zero statuses Go's encoding writes; other kinds (CSIDrivers, for
- *   one) get none. A Service's cluster IP is the next of 10.96.0.0/16 in
- *   order from 10.96.0.1 (the API server picks one at random), and a
+ *   PriorityLevelConfigurations, DeviceClasses, CSIDrivers), with the
+ *   empty structs and zero statuses Go's encoding writes; other kinds (a
+ *   VolumeAttributesClass, for one) get none. A Service's cluster IP is the next free one of
+ *   10.96.0.0/16 in order from 10.96.0.2 (the API server picks one at
+ *   random; the `kubernetes` Service holds 10.96.0.1), and a
  *   requested one is not checked against those in use. A Pod's QoS class
  *   compares quantities as written. Of the default admission plugins, a
- *   new Pod gets its ServiceAccount name (not its token volume, and the
- *   account need not exist), DefaultTolerationSeconds' tolerations and
- *   priority 0; a Node its not-ready taint; a claim its protection
- *   finalizer.
+ *   new Pod gets its ServiceAccount (403 when the account does not exist
+ *   in a namespace the fake holds; its projected token volume
+ *   `kube-api-access-<5>` mounted into every container without a mount at
+ *   the token's path, unless automount is off; its image pull secrets),
+ *   DefaultTolerationSeconds' tolerations, and its PriorityClass's
+ *   priority and preemption policy (or the global default's; 403 for a
+ *   missing class); a Node its not-ready taint; a claim its protection
+ *   finalizer. A new Namespace gets its `default` ServiceAccount at once
+ *   (the ServiceAccount controller's work, a few milliseconds later on a
+ *   real cluster, where a Pod created before it is refused).
  * - Admission webhooks (Validating/MutatingWebhookConfigurations created
  *   through the API) are called over HTTPS at `clientConfig.url`, or at
  *   a `service` reference's DNS name unless

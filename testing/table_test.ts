@@ -458,13 +458,13 @@ Deno.test("table: Service and Event columns follow the API server's printers", a
   // Cluster IPs are handed out in order: web asked for its own.
   assert.deepEqual(svc.node.slice(1, 5), [
     "NodePort",
-    "10.96.0.1",
+    "10.96.0.2",
     "<none>",
     "80:30080/TCP",
   ]);
   assert.deepEqual(svc.lb.slice(1, 5), [
     "LoadBalancer",
-    "10.96.0.2",
+    "10.96.0.3",
     "1.2.3.4",
     "<none>",
   ]);

@@ -254,11 +254,28 @@ export interface FakeApiServerOptions {
    */
   garbageCollectionDelay?: number | undefined;
   /**
-   * Refuse a create in a namespace that does not exist (404, as the API
-   * server's NamespaceLifecycle admission plugin does), where `default`,
-   * `kube-system`, `kube-public` and `kube-node-lease` always exist.
-   * Default `false`: a test may create objects in any namespace without
-   * creating it first.
+   * Start with the objects a fresh cluster holds, as recorded from
+   * kube-apiserver 1.37.2 with its controller manager: the namespaces
+   * `default`, `kube-system`, `kube-public` and `kube-node-lease` with their
+   * `default` ServiceAccounts, the `default/kubernetes` Service (cluster IP
+   * 10.96.0.1, no endpoints, as the recorded plane), the bootstrap RBAC
+   * roles and bindings, the two system priority classes, the flow-control
+   * schemas and priority levels, the local APIServices, two `kube-system`
+   * ConfigMaps and the API server's identity Lease (about 200 objects, so
+   * the first object a test creates has a resourceVersion above 200).
+   * `false` starts with no objects at all: for a test that counts what a
+   * cluster-wide list or watch holds. Default `true`.
+   */
+  freshCluster?: boolean | undefined;
+  /**
+   * The API server's NamespaceLifecycle admission plugin: a create in a
+   * namespace that does not exist is refused (404 `namespaces "x" not
+   * found`), one in a Namespace being deleted too (403, `unable to create
+   * new content in namespace x because it is being terminated`), and
+   * `default`, `kube-system` and `kube-public` are never deleted (403).
+   * With {@linkcode FakeApiServerOptions.freshCluster} `false`, the system
+   * namespaces pass though absent. `false` lets a test create objects in
+   * namespaces it never made. Default `true`.
    */
   namespaceLifecycle?: boolean | undefined;
   /**

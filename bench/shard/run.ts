@@ -55,7 +55,10 @@ async function cpuSeconds(pid: number): Promise<number> {
 
 /** A fake with M ConfigMaps, labelled for `members` (none: unlabelled). */
 async function fake(members: string[]): Promise<FakeApiServer> {
-  const server = new FakeApiServer();
+  const server = new FakeApiServer({
+    freshCluster: false,
+    namespaceLifecycle: false,
+  });
   const client = new Client(server.url, { fetch: server.fetch });
   const handle = client.resource(CONFIGMAPS);
   const ring = new Ring(members.map(memberHash));

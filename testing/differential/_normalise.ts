@@ -133,7 +133,7 @@ export function normalise(
           out[k] = walk(v, k, bookmark);
         }
       }
-      return out;
+      return apiServerPort(out);
     }
     return value;
   };
@@ -149,6 +149,28 @@ export function normalise(
     body: walk(step.body, undefined),
     ...(step.warnings ? { warnings: step.warnings.map((w) => text(w)) } : {}),
   })));
+}
+
+/**
+ * The `default/kubernetes` Service points at the API server's secure port,
+ * a free port in each run of the recorded plane (6443 on a kubeadm cluster
+ * and on the fake): it reads `<apiserver-port>`.
+ */
+function apiServerPort(
+  object: Record<string, unknown>,
+): Record<string, unknown> {
+  const meta = object.metadata as Record<string, unknown> | undefined;
+  const spec = object.spec as Record<string, unknown> | undefined;
+  if (
+    meta?.name !== "kubernetes" || meta.namespace !== "default" ||
+    !Array.isArray(spec?.ports)
+  ) return object;
+  const ports = (spec.ports as Record<string, unknown>[]).map((port) =>
+    typeof port.targetPort === "number"
+      ? { ...port, targetPort: "<apiserver-port>" }
+      : port
+  );
+  return { ...object, spec: { ...spec, ports } };
 }
 
 /**

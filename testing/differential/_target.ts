@@ -31,7 +31,10 @@ export interface Step {
 
 /** Options of one request. */
 export interface SendOptions {
-  /** A JSON body (sent as `application/json` unless `contentType` says). */
+  /**
+   * A JSON body (sent as `application/json` unless `contentType` says), or
+   * bytes sent as they are (a protobuf body).
+   */
   body?: unknown;
   /** The `Content-Type` of the body. */
   contentType?: string;
@@ -39,6 +42,12 @@ export interface SendOptions {
   accept?: string;
   /** Whether to keep the step out of the transcript (set-up). */
   quiet?: boolean;
+  /**
+   * Whether to keep the answer's `metadata.resourceVersion` out of the
+   * transcript: the objects a control plane makes at its start are written
+   * in an order that changes from one start to the next.
+   */
+  unversioned?: boolean;
 }
 
 /** Options of a watch read. */
@@ -94,10 +103,11 @@ export class Run {
       // The field manager of a write without fieldManager comes from it.
       "user-agent": USER_AGENT,
     });
-    let body: string | null = null;
+    let body: string | Uint8Array<ArrayBuffer> | null = null;
     if (options.body !== undefined) {
-      body = typeof options.body === "string"
-        ? options.body
+      body = typeof options.body === "string" ||
+          options.body instanceof Uint8Array
+        ? options.body as string | Uint8Array<ArrayBuffer>
         : JSON.stringify(options.body);
       headers.set("content-type", options.contentType ?? "application/json");
     }
@@ -109,6 +119,10 @@ export class Run {
     const answer = await this.target.fetch(request);
     const text = await answer.text();
     const parsed = parse(text);
+    if (options.unversioned) {
+      delete (parsed as { metadata?: { resourceVersion?: string } }).metadata
+        ?.resourceVersion;
+    }
     const warnings = answer.headers.get("warning");
     if (!options.quiet) {
       this.steps.push({

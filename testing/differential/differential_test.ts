@@ -22,7 +22,6 @@ for (const scenario of SCENARIOS) {
     );
     await using server = new FakeApiServer({
       garbageCollectionDelay: 10,
-      namespaceLifecycle: true,
     });
     const steps = await runScenario(
       {

@@ -103,24 +103,53 @@ check("kubectl version and api-resources read discovery", async (t) => {
     resources,
     /^leases\s+coordination\.k8s\.io\/v1\s+true\s+Lease$/m,
   );
+  assert.match(
+    resources,
+    /^deployments\s+deploy\s+apps\/v1\s+true\s+Deployment$/m,
+  );
+  assert.match(
+    resources,
+    /^clusterroles\s+rbac\.authorization\.k8s\.io\/v1\s+false\s+ClusterRole$/m,
+  );
 });
 
 check(
-  "kubectl create deployment (a protobuf body), scale and get all work",
+  "kubectl create deployment, scale, get all and explain work on a Deployment",
   async (t) => {
     const { kubectl } = t;
-    // kubectl sends the typed Deployment in protobuf, which the fake reads.
-    await kubectl.ok("create", "deployment", "web", "--image=nginx:1.27");
+    // kubectl sends the Deployment in protobuf.
+    await kubectl.ok(
+      "create",
+      "deployment",
+      "web",
+      "--image=nginx:1.27",
+      "--replicas=2",
+    );
     await kubectl.ok("scale", "deployment", "web", "--replicas=3");
     const made = JSON.parse(
       await kubectl.ok("get", "deployment", "web", "-o", "json"),
     );
     assert.equal(made.spec.replicas, 3);
     assert.equal(made.metadata.generation, 2);
+    assert.deepEqual(made.metadata.labels, { app: "web" });
     assert.equal(made.spec.strategy.type, "RollingUpdate");
     assert.equal(made.spec.template.spec.restartPolicy, "Always");
-    const all = await kubectl.ok("get", "all");
-    assert.match(all, /^deployment\.apps\/web\s/m);
+    assert.deepEqual(made.spec.template.spec.containers[0].resources, {});
+    // No controllers run on either server: the Deployment alone.
+    const all = (await kubectl.ok("get", "all", "--no-headers"))
+      .split("\n").filter((line) => line !== "")
+      .map((line) => line.split(/\s+/).slice(0, 4).join(" "));
+    assert.deepEqual(all, ["deployment.apps/web 0/3 0 0"]);
+    const explained = await kubectl.ok(
+      "explain",
+      "deployment.spec.template",
+    );
+    assert.match(explained, /^FIELD: template <PodTemplateSpec>$/m);
+    assert.match(
+      explained,
+      /Template describes the pods that will be created\./,
+    );
+    assert.match(explained, /^ {2}spec\t<PodSpec>$/m);
   },
 );
 

@@ -221,6 +221,28 @@ const AUDIT_WARNING =
     AUDIT_POLICY[1].metadata.name
   }': long message: a long one"`;
 
+/**
+ * A fake holding `namespace`: the real steps' namespaces exist only on
+ * kube-apiserver, and the fake, like its NamespaceLifecycle admission,
+ * refuses a create in a namespace it does not hold (404).
+ */
+async function fakeWith(namespace: string): Promise<FakeApiServer> {
+  const fake = new FakeApiServer();
+  try {
+    const made = await send(
+      { url: fake.url, fetch: (request) => fake.fetch(request) },
+      "POST",
+      "/api/v1/namespaces",
+      { apiVersion: "v1", kind: "Namespace", metadata: { name: namespace } },
+    );
+    assert.equal(made.status, 201, JSON.stringify(made.body));
+    return fake;
+  } catch (error) {
+    await fake[Symbol.asyncDispose]();
+    throw error;
+  }
+}
+
 Deno.test("policies: the fake enforces the manifests' policies as recorded from kube-apiserver", async () => {
   await using fake = new FakeApiServer();
   const answers = await exercise(
@@ -267,7 +289,7 @@ suite("admission policies from the manifests module", [
           key.startsWith(AUDIT_POLICY[0].metadata.name!)
         ),
       );
-      await using fake = new FakeApiServer();
+      await using fake = await fakeWith(namespace);
       const fakeWarning = await audited(
         { url: fake.url, fetch: (request) => fake.fetch(request) },
         namespace,
@@ -284,7 +306,7 @@ suite("admission policies from the manifests module", [
         url: plane.ready.server,
         fetch: (request) => plane.fetch(request),
       }, namespace);
-      await using fake = new FakeApiServer();
+      await using fake = await fakeWith(namespace);
       const mine = await exercise(
         { url: fake.url, fetch: (request) => fake.fetch(request) },
         namespace,

@@ -61,3 +61,54 @@ export function uidOf(body: unknown): string {
 }
 
 /** Every scenario, in order. */
+
+/** A protobuf field: its key, then a varint or a length and the bytes. */
+export function pb(
+  num: number,
+  value: number | string | Uint8Array,
+): Uint8Array {
+  const varint = (n: number): number[] => {
+    const out: number[] = [];
+    do {
+      out.push((n & 0x7f) | (n > 0x7f ? 0x80 : 0));
+      n = Math.floor(n / 128);
+    } while (n > 0);
+    return out;
+  };
+  if (typeof value === "number") {
+    return new Uint8Array([...varint(num << 3), ...varint(value)]);
+  }
+  const bytes = typeof value === "string"
+    ? new TextEncoder().encode(value)
+    : value;
+  return new Uint8Array([
+    ...varint((num << 3) | 2),
+    ...varint(bytes.length),
+    ...bytes,
+  ]);
+}
+
+/** Fields one after another: a message. */
+export function msg(...fields: Uint8Array[]): Uint8Array {
+  return new Uint8Array(fields.flatMap((f) => [...f]));
+}
+
+/** The `k8s\x00` envelope of a protobuf body of `apiVersion` and `kind`. */
+export function envelope(
+  apiVersion: string,
+  kind: string,
+  raw: Uint8Array,
+): Uint8Array<ArrayBuffer> {
+  return new Uint8Array([
+    0x6b,
+    0x38,
+    0x73,
+    0x00,
+    ...msg(
+      pb(1, msg(pb(1, apiVersion), pb(2, kind))),
+      pb(2, raw),
+      pb(3, ""),
+      pb(4, ""),
+    ),
+  ]);
+}

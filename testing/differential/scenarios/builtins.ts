@@ -6,7 +6,14 @@
  * @module
  */
 
-import { MERGE_PATCH, rvOf, type Scenario } from "./_common.ts";
+import {
+  envelope,
+  MERGE_PATCH,
+  msg,
+  pb,
+  rvOf,
+  type Scenario,
+} from "./_common.ts";
 
 const POD_SPEC = { containers: [{ name: "app", image: "nginx:1.27" }] };
 const TEMPLATE = { metadata: { labels: { app: "web" } }, spec: POD_SPEC };
@@ -720,6 +727,478 @@ export const BUILTINS: readonly Scenario[] = [
         });
         await r.send(`table of ${resource}`, "GET", path, { accept });
       }
+    },
+  },
+  {
+    // A fresh cluster's own objects, which the fake holds from its start.
+    name: "builtin-fresh-cluster",
+    async run(r): Promise<void> {
+      const gets: [string, string][] = [
+        ["namespace default", "/api/v1/namespaces/default"],
+        ["namespace kube-system", "/api/v1/namespaces/kube-system"],
+        ["namespace kube-public", "/api/v1/namespaces/kube-public"],
+        ["namespace kube-node-lease", "/api/v1/namespaces/kube-node-lease"],
+        [
+          "service kubernetes",
+          "/api/v1/namespaces/default/services/kubernetes",
+        ],
+        [
+          "serviceaccount default",
+          "/api/v1/namespaces/kube-system/serviceaccounts/default",
+        ],
+        [
+          "clusterrole cluster-admin",
+          "/apis/rbac.authorization.k8s.io/v1/clusterroles/cluster-admin",
+        ],
+        [
+          "clusterrole edit",
+          "/apis/rbac.authorization.k8s.io/v1/clusterroles/edit",
+        ],
+        [
+          "clusterrolebinding cluster-admin",
+          "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings/cluster-admin",
+        ],
+        [
+          "role in kube-system",
+          "/apis/rbac.authorization.k8s.io/v1/namespaces/kube-system/roles/extension-apiserver-authentication-reader",
+        ],
+        [
+          "priorityclass",
+          "/apis/scheduling.k8s.io/v1/priorityclasses/system-cluster-critical",
+        ],
+        [
+          "flowschema exempt",
+          "/apis/flowcontrol.apiserver.k8s.io/v1/flowschemas/exempt",
+        ],
+        [
+          "prioritylevel workload-low",
+          "/apis/flowcontrol.apiserver.k8s.io/v1/prioritylevelconfigurations/workload-low",
+        ],
+        [
+          "servicecidr",
+          "/apis/networking.k8s.io/v1/servicecidrs/kubernetes",
+        ],
+        ["ipaddress", "/apis/networking.k8s.io/v1/ipaddresses/10.96.0.1"],
+        ["apiservice", "/apis/apiregistration.k8s.io/v1/apiservices/v1.apps"],
+      ];
+      for (const [step, path] of gets) {
+        await r.send(step, "GET", path, { unversioned: true });
+      }
+    },
+  },
+  {
+    // NamespaceLifecycle: no content in a namespace that is absent or
+    // terminating; the system namespaces are never deleted.
+    name: "builtin-namespace-lifecycle",
+    controllers: true,
+    async run(r): Promise<void> {
+      const held = `${r.namespace}-held`;
+      await r.send(
+        "create in a missing namespace",
+        "POST",
+        `/api/v1/namespaces/${r.namespace}-missing/configmaps`,
+        { body: { metadata: { name: "c" } } },
+      );
+      await r.send("delete default", "DELETE", "/api/v1/namespaces/default");
+      await r.send(
+        "delete kube-system",
+        "DELETE",
+        "/api/v1/namespaces/kube-system",
+      );
+      await r.send("create held", "POST", "/api/v1/namespaces", {
+        body: {
+          metadata: { name: held, finalizers: ["example.com/hold"] },
+        },
+        quiet: true,
+      });
+      await r.send("delete held", "DELETE", `/api/v1/namespaces/${held}`);
+      await r.until("the namespace's contents are gone", async () => {
+        const { body } = await r.send(
+          "poll",
+          "GET",
+          `/api/v1/namespaces/${held}`,
+          { quiet: true },
+        );
+        const spec = (body as { spec?: { finalizers?: string[] } }).spec;
+        return (spec?.finalizers ?? []).length === 0;
+      });
+      await r.send(
+        "create in a terminating namespace",
+        "POST",
+        `/api/v1/namespaces/${held}/configmaps`,
+        { body: { metadata: { name: "late" } } },
+      );
+      await r.send(
+        "get the terminating namespace",
+        "GET",
+        `/api/v1/namespaces/${held}`,
+      );
+      await r.send("release", "PATCH", `/api/v1/namespaces/${held}`, {
+        body: { metadata: { finalizers: null } },
+        contentType: MERGE_PATCH,
+      });
+      await r.until("the namespace's deletion", async () => {
+        const { status } = await r.send(
+          "poll",
+          "GET",
+          `/api/v1/namespaces/${held}`,
+          { quiet: true },
+        );
+        return status === 404;
+      });
+    },
+  },
+  {
+    // The default admission plugins on a Pod: ServiceAccount (the token
+    // volume, 403 for a missing account), Priority, and the
+    // PodDisruptionBudget an eviction honours.
+    name: "builtin-admission",
+    generated: ["kube-api-access-"],
+    async run(r): Promise<void> {
+      const pods = r.path("pods");
+      const pod = (
+        name: string,
+        spec: Record<string, unknown> = {},
+        labels: Record<string, string> = {},
+      ) => ({
+        apiVersion: "v1",
+        kind: "Pod",
+        metadata: { name, labels },
+        spec: {
+          containers: [{ name: "app", image: "nginx:1.27" }],
+          initContainers: [{ name: "init", image: "busybox:1.37" }],
+          ...spec,
+        },
+      });
+      await r.send("token volume", "POST", pods, { body: pod("auto") });
+      await r.send("create robot", "POST", r.path("serviceaccounts"), {
+        body: { metadata: { name: "robot" } },
+        quiet: true,
+      });
+      await r.send("named account", "POST", pods, {
+        body: pod("robot", { serviceAccountName: "robot" }),
+      });
+      await r.send("missing account", "POST", pods, {
+        body: pod("lost", { serviceAccountName: "missing" }),
+      });
+      await r.send("no automount", "POST", pods, {
+        body: pod("bare", { automountServiceAccountToken: false }),
+      });
+      await r.send("create quiet", "POST", r.path("serviceaccounts"), {
+        body: {
+          metadata: { name: "quiet" },
+          automountServiceAccountToken: false,
+        },
+        quiet: true,
+      });
+      await r.send("account without automount", "POST", pods, {
+        body: pod("hushed", { serviceAccountName: "quiet" }),
+      });
+      await r.send("own mount kept", "POST", pods, {
+        body: pod("mounted", {
+          automountServiceAccountToken: false,
+          containers: [{
+            name: "app",
+            image: "nginx:1.27",
+            volumeMounts: [{
+              name: "mine",
+              mountPath: "/var/run/secrets/kubernetes.io/serviceaccount",
+            }],
+          }],
+          volumes: [{ name: "mine", emptyDir: {} }],
+        }),
+      });
+      await r.send("system priority", "POST", pods, {
+        body: pod("critical", {
+          automountServiceAccountToken: false,
+          priorityClassName: "system-cluster-critical",
+        }),
+      });
+      const high = `${r.namespace}-high`;
+      await r.send(
+        "create priority class",
+        "POST",
+        "/apis/scheduling.k8s.io/v1/priorityclasses",
+        {
+          body: {
+            apiVersion: "scheduling.k8s.io/v1",
+            kind: "PriorityClass",
+            metadata: { name: high },
+            value: 1000,
+            preemptionPolicy: "Never",
+          },
+          quiet: true,
+        },
+      );
+      await r.send("own priority", "POST", pods, {
+        body: pod("high", {
+          automountServiceAccountToken: false,
+          priorityClassName: high,
+        }),
+      });
+      await r.send("missing priority class", "POST", pods, {
+        body: pod("nowhere", {
+          automountServiceAccountToken: false,
+          priorityClassName: `${r.namespace}-missing`,
+        }),
+      });
+      await r.send(
+        "delete priority class",
+        "DELETE",
+        `/apis/scheduling.k8s.io/v1/priorityclasses/${high}`,
+        { quiet: true },
+      );
+      // A PodDisruptionBudget guards Running pods on eviction.
+      await r.send("create guarded", "POST", pods, {
+        body: pod("guarded", { automountServiceAccountToken: false }, {
+          app: "guarded",
+        }),
+        quiet: true,
+      });
+      await r.send(
+        "pending pod ignores the budget",
+        "POST",
+        `${pods}/guarded/eviction?dryRun=All`,
+        {
+          body: {
+            apiVersion: "policy/v1",
+            kind: "Eviction",
+            metadata: { name: "guarded" },
+          },
+        },
+      );
+      const guarded = await r.send("get guarded", "GET", `${pods}/guarded`, {
+        quiet: true,
+      });
+      const running = structuredClone(guarded.body) as Record<string, unknown>;
+      // Running and Ready: a healthy pod, which a budget guards.
+      running.status = {
+        phase: "Running",
+        conditions: [{ type: "Ready", status: "True" }],
+      };
+      await r.send("running", "PUT", `${pods}/guarded/status`, {
+        body: running,
+        quiet: true,
+      });
+      const pdbs = r.path("poddisruptionbudgets", "policy/v1");
+      await r.send("create budget", "POST", pdbs, {
+        body: {
+          apiVersion: "policy/v1",
+          kind: "PodDisruptionBudget",
+          metadata: { name: "budget" },
+          spec: {
+            minAvailable: 1,
+            selector: { matchLabels: { app: "guarded" } },
+          },
+        },
+      });
+      const evict = () =>
+        r.send("eviction", "POST", `${pods}/guarded/eviction`, {
+          body: {
+            apiVersion: "policy/v1",
+            kind: "Eviction",
+            metadata: { name: "guarded" },
+          },
+        });
+      await r.send(
+        "budget being processed",
+        "POST",
+        `${pods}/guarded/eviction`,
+        {
+          body: {
+            apiVersion: "policy/v1",
+            kind: "Eviction",
+            metadata: { name: "guarded" },
+          },
+        },
+      );
+      const status = (allowed: number) => ({
+        observedGeneration: 1,
+        disruptionsAllowed: allowed,
+        currentHealthy: 1,
+        desiredHealthy: 1,
+        expectedPods: 1,
+      });
+      const budget = await r.send("get budget", "GET", `${pdbs}/budget`, {
+        quiet: true,
+      });
+      const blocked = structuredClone(budget.body) as Record<string, unknown>;
+      blocked.status = status(0);
+      await r.send("no disruption allowed", "PUT", `${pdbs}/budget/status`, {
+        body: blocked,
+      });
+      await r.send("budget refuses", "POST", `${pods}/guarded/eviction`, {
+        body: {
+          apiVersion: "policy/v1",
+          kind: "Eviction",
+          metadata: { name: "guarded" },
+        },
+      });
+      const again = await r.send("get budget again", "GET", `${pdbs}/budget`, {
+        quiet: true,
+      });
+      const allowed = structuredClone(again.body) as Record<string, unknown>;
+      allowed.status = status(1);
+      await r.send("one disruption allowed", "PUT", `${pdbs}/budget/status`, {
+        body: allowed,
+      });
+      await evict();
+      await r.send("budget after", "GET", `${pdbs}/budget`);
+      await r.send("evicted", "GET", `${pods}/guarded`);
+    },
+  },
+  {
+    // Protobuf bodies, as controller-runtime's typed clients and kubectl
+    // send built-in kinds: zeros Go omits, pointers' zeros kept, maps,
+    // quantities, int-or-strings; and a kind's status strategy after it.
+    name: "builtin-protobuf",
+    async run(r): Promise<void> {
+      const proto = "application/vnd.kubernetes.protobuf";
+      const send = (
+        step: string,
+        resource: string,
+        group: string,
+        body: Uint8Array<ArrayBuffer>,
+      ) =>
+        r.send(step, "POST", r.path(resource, group), {
+          body,
+          contentType: proto,
+        });
+      const meta = (name: string) => pb(1, msg(pb(1, name), pb(2, "")));
+      await send(
+        "configmap",
+        "configmaps",
+        "",
+        envelope(
+          "v1",
+          "ConfigMap",
+          msg(
+            meta("cm"),
+            pb(2, msg(pb(1, "k"), pb(2, "v"))),
+            pb(2, msg(pb(1, "empty"), pb(2, ""))),
+          ),
+        ),
+      );
+      const labels = msg(pb(1, "app"), pb(2, "web"));
+      const container = pb(
+        2,
+        msg(
+          pb(1, "app"),
+          pb(2, "nginx:1.27"),
+          pb(
+            8,
+            msg(
+              pb(1, msg(pb(1, "cpu"), pb(2, msg(pb(1, "500m"))))),
+              pb(2, msg(pb(1, "memory"), pb(2, msg(pb(1, "64Mi"))))),
+            ),
+          ),
+        ),
+      );
+      await send(
+        "pod",
+        "pods",
+        "",
+        envelope(
+          "v1",
+          "Pod",
+          msg(
+            pb(1, msg(pb(1, "p"), pb(2, ""), pb(11, labels))),
+            pb(
+              2,
+              msg(
+                container,
+                pb(3, ""),
+                pb(4, 0),
+                pb(11, 0),
+                pb(21, 0),
+              ),
+            ),
+          ),
+        ),
+      );
+      await send(
+        "service",
+        "services",
+        "",
+        envelope(
+          "v1",
+          "Service",
+          msg(
+            meta("svc"),
+            pb(
+              2,
+              msg(
+                pb(
+                  1,
+                  msg(
+                    pb(1, "http"),
+                    pb(2, "TCP"),
+                    pb(3, 80),
+                    pb(4, msg(pb(1, 1), pb(2, 0), pb(3, "web"))),
+                  ),
+                ),
+                pb(2, labels),
+                // Headless: a cluster IP is picked at random.
+                pb(3, "None"),
+                pb(4, ""),
+              ),
+            ),
+          ),
+        ),
+      );
+      await send(
+        "job",
+        "jobs",
+        "batch/v1",
+        envelope(
+          "batch/v1",
+          "Job",
+          msg(
+            meta("j"),
+            pb(
+              2,
+              msg(
+                pb(
+                  6,
+                  msg(
+                    pb(1, msg(pb(2, ""))),
+                    pb(2, msg(container, pb(3, "Never"), pb(21, 0))),
+                  ),
+                ),
+                pb(7, 0),
+              ),
+            ),
+          ),
+        ),
+      );
+      await send(
+        "deployment",
+        "deployments",
+        "apps/v1",
+        envelope(
+          "apps/v1",
+          "Deployment",
+          msg(
+            meta("d"),
+            pb(
+              2,
+              msg(
+                pb(1, 2),
+                pb(2, msg(pb(1, labels))),
+                pb(
+                  3,
+                  msg(
+                    pb(1, msg(pb(11, labels))),
+                    pb(2, msg(container, pb(21, 0))),
+                  ),
+                ),
+                pb(5, 0),
+                pb(7, 0),
+              ),
+            ),
+          ),
+        ),
+      );
     },
   },
 ];
