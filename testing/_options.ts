@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { type FieldError, invalid } from "./_status.ts";
+import { type FieldError, invalid } from "./_verbs/status.ts";
 
 /** What a list or watch request asked for. */
 export interface ListOptions {

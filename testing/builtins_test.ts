@@ -3,7 +3,7 @@
 // scale subresource and the built-in status strategies.
 import assert from "node:assert/strict";
 import { FakeApiServer } from "./mod.ts";
-import { BUILT_IN_RESOURCES } from "./_registry.ts";
+import { BUILT_IN_RESOURCES } from "./_store/registry.ts";
 import { readGolden, runScenario } from "./differential/_runner.ts";
 import { SCENARIOS } from "./differential/scenarios.ts";
 

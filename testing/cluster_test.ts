@@ -1,11 +1,11 @@
 // A new fake holds a fresh cluster's objects, as recorded from
-// kube-apiserver 1.37.2 (testing/_cluster_data.ts), unless told to start
+// kube-apiserver 1.37.2 (testing/_builtins/cluster_data.ts), unless told to start
 // empty.
 import assert from "node:assert/strict";
 import { FakeApiServer } from "./mod.ts";
-import { CLUSTER_OBJECTS } from "./_cluster_data.ts";
-import { decodeFields } from "./_fresh_cluster.ts";
-import { encodeFields } from "./_fields.ts";
+import { CLUSTER_OBJECTS } from "./_builtins/cluster_data.ts";
+import { decodeFields } from "./_builtins/fresh_cluster.ts";
+import { encodeFields } from "./_apply/fields.ts";
 
 // deno-lint-ignore no-explicit-any
 type Json = any;

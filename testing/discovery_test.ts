@@ -1,7 +1,10 @@
 import assert from "node:assert/strict";
-import { discoveryResponse, VERSION_INFO } from "./_discovery.ts";
-import { BUILT_IN_RESOURCES, type RegisteredResource } from "./_registry.ts";
-import { recorded } from "./_builtin_data_generate.ts";
+import { discoveryResponse, VERSION_INFO } from "./_builtins/discovery.ts";
+import {
+  BUILT_IN_RESOURCES,
+  type RegisteredResource,
+} from "./_store/registry.ts";
+import { recorded } from "./_builtins/data_generate.ts";
 import { FakeApiServer } from "./mod.ts";
 
 const WIDGETS: RegisteredResource = {

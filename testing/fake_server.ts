@@ -9,24 +9,29 @@
 import type { ObjectRef } from "../apiclient/resource.ts";
 import type { KubeObject } from "../apiclient/types.ts";
 import { sleep } from "../_internal/sleep.ts";
-import { clone } from "./_patch.ts";
-import { builtIn, registeredResource } from "./_registry.ts";
-import { memoryFetch, refusedError, resetError } from "./_transport.ts";
-import { resourceKey } from "./_objects.ts";
-import { objectTarget, pathOf } from "./_route.ts";
-import { putObject } from "./_direct.ts";
-import { ServerState } from "./_state.ts";
-import { GarbageCollector } from "./_gc.ts";
-import { failureResponse, receive } from "./_dispatch.ts";
-import { respond } from "./_webhooks.ts";
-import { converting } from "./_conversion.ts";
-import { serveDefinitions } from "./_crd.ts";
-import { loadCluster } from "./_fresh_cluster.ts";
-import { withWarnings } from "./_admit.ts";
-import { matchPath, Refusals } from "./_faults.ts";
-import { Listeners } from "./_serve.ts";
-import { eventsAbout, expireEvents, storedEvents } from "./_event_log.ts";
-import { heldLease, holderOf, type LeaseObject, leaseRef } from "./_leases.ts";
+import { clone } from "./_verbs/patch.ts";
+import { builtIn, registeredResource } from "./_store/registry.ts";
+import { memoryFetch, refusedError, resetError } from "./_http/transport.ts";
+import { resourceKey } from "./_store/objects.ts";
+import { objectTarget, pathOf } from "./_http/route.ts";
+import { putObject } from "./_verbs/direct.ts";
+import { ServerState } from "./_store/state.ts";
+import { GarbageCollector } from "./_store/gc.ts";
+import { failureResponse, receive } from "./_http/dispatch.ts";
+import { respond } from "./_admission/webhooks.ts";
+import { converting } from "./_crds/conversion.ts";
+import { serveDefinitions } from "./_crds/crd.ts";
+import { loadCluster } from "./_builtins/fresh_cluster.ts";
+import { withWarnings } from "./_admission/admit.ts";
+import { matchPath, Refusals } from "./_http/faults.ts";
+import { Listeners } from "./_http/serve.ts";
+import { eventsAbout, expireEvents, storedEvents } from "./_store/event_log.ts";
+import {
+  heldLease,
+  holderOf,
+  type LeaseObject,
+  leaseRef,
+} from "./_store/leases.ts";
 import type {
   CorruptOptions,
   EventObject,

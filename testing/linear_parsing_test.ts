@@ -4,9 +4,9 @@
 // pattern. The bound (1 s each) is 20x or more what a linear parse takes on
 // a loaded machine; a quadratic one takes seconds to minutes.
 import assert from "node:assert/strict";
-import { fieldSelector, labelSelector } from "./_selectors.ts";
-import { evaluate, parsePath } from "./_jsonpath.ts";
-import { negotiateAs } from "./_negotiation.ts";
+import { fieldSelector, labelSelector } from "./_verbs/selectors.ts";
+import { evaluate, parsePath } from "./_tables/jsonpath.ts";
+import { negotiateAs } from "./_http/negotiation.ts";
 import { FakeApiServer } from "./fake_server.ts";
 import { call } from "./_test_util.ts";
 

@@ -5,9 +5,9 @@
 import assert from "node:assert/strict";
 import { FakeApiServer } from "./fake_server.ts";
 import { call } from "./_test_util.ts";
-import { jsonPatch, mergePatch } from "./_patch.ts";
-import { fieldSelector } from "./_selectors.ts";
-import { evaluate, parsePath } from "./_jsonpath.ts";
+import { jsonPatch, mergePatch } from "./_verbs/patch.ts";
+import { fieldSelector } from "./_verbs/selectors.ts";
+import { evaluate, parsePath } from "./_tables/jsonpath.ts";
 
 const NAMES = ["constructor", "toString", "valueOf", "__proto__"];
 

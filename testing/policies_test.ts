@@ -7,7 +7,11 @@
 // suite (`differential/scenarios/policies.ts`).
 import assert from "node:assert/strict";
 import { mutating, validating } from "../webhook/mod.ts";
-import { ADMISSION, type Fixture, fixture } from "./_webhooks_test_util.ts";
+import {
+  ADMISSION,
+  type Fixture,
+  fixture,
+} from "./_admission/webhooks_test_util.ts";
 
 const GROUP = "trails.liken.dev";
 const TRAILS = `/apis/${GROUP}/v1/namespaces/default/trails`;

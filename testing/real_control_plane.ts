@@ -18,14 +18,14 @@
 
 import { Client } from "../apiclient/client.ts";
 import type { ClientOptions } from "../apiclient/options.ts";
-import type { ReadyLine, Restarted } from "./_ready.ts";
-import { type EnvtestPlane, startEnvtest } from "./_envtest.ts";
-import { type ClusterPlane, connectCluster } from "./_cluster.ts";
+import type { ReadyLine, Restarted } from "./_planes/ready.ts";
+import { type EnvtestPlane, startEnvtest } from "./_planes/envtest.ts";
+import { type ClusterPlane, connectCluster } from "./_planes/cluster.ts";
 import {
   CLUSTER_ENV,
   CONTROL_PLANE_ENV,
   ENVTEST_ASSETS_ENV,
-} from "./_control_plane_env.ts";
+} from "./_planes/control_plane_env.ts";
 
 export type { ReadyLine, Restarted };
 

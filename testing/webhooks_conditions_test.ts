@@ -16,7 +16,7 @@ import {
   GREETINGS,
   GROUP,
   internalError,
-} from "./_webhooks_test_util.ts";
+} from "./_admission/webhooks_test_util.ts";
 
 const VARS = {
   object: {

@@ -18,7 +18,7 @@ import {
   WebhookServer,
 } from "../webhook/mod.ts";
 import type { KubeObject } from "../apiclient/types.ts";
-import { certificates } from "./_webhooks_test_util.ts";
+import { certificates } from "./_admission/webhooks_test_util.ts";
 import { testLogger } from "../_internal/_log_test_util.ts";
 
 const GROUP = "demo.example.com";

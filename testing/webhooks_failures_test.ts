@@ -20,7 +20,7 @@ import {
   GROUP,
   internalError,
   type Sent,
-} from "./_webhooks_test_util.ts";
+} from "./_admission/webhooks_test_util.ts";
 import { testLogger } from "../_internal/_log_test_util.ts";
 
 // Sets failurePolicy of a stored validating configuration's first webhook.

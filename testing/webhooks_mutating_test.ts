@@ -9,7 +9,7 @@ import {
   greeting,
   GREETINGS,
   GROUP,
-} from "./_webhooks_test_util.ts";
+} from "./_admission/webhooks_test_util.ts";
 
 interface ManagedEntry {
   manager: string;

@@ -11,7 +11,7 @@ import {
   greeting,
   GREETINGS,
   GROUP,
-} from "./_webhooks_test_util.ts";
+} from "./_admission/webhooks_test_util.ts";
 
 Deno.test({
   name: "webhooks: a configuration gets its defaults; a bad one is refused",

@@ -2,7 +2,7 @@
 // and annotations named like Object.prototype's members are fields.
 import assert from "node:assert/strict";
 import { diff } from "./_json_patch.ts";
-import { jsonPatch } from "../testing/_patch.ts";
+import { jsonPatch } from "../testing/_verbs/patch.ts";
 
 const NAMES = ["constructor", "toString", "valueOf", "__proto__"];
 

@@ -22,7 +22,7 @@ import {
   CLUSTER_ENV,
   CONTROL_PLANE_ENV,
   ENVTEST_ASSETS_ENV,
-} from "../_control_plane_env.ts";
+} from "../_planes/control_plane_env.ts";
 
 /** The mode the suites run in here, or undefined for none. */
 export const MODE: ControlPlaneMode | undefined = RealControlPlane.choose()

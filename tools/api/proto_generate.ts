@@ -1,11 +1,11 @@
-// Writes `testing/_proto_data.ts` (issue 44): the protobuf messages of the
+// Writes `testing/_protobuf/go_shapes.ts` (issue 44): the protobuf messages of the
 // built-in kinds' Go shapes (for managedFields), from the release's `generated.proto`
 // files (Kubernetes v1.37.2, with apimachinery's), and for each field what
 // the Go type's JSON encoding does with it: its JSON name, whether it is
 // `omitempty`, whether it is a pointer (a zero the sender set is kept).
 //
 //   deno run --allow-read=$(go env GOMODCACHE)/k8s.io --allow-write=testing \
-//     tools/api/proto_generate.ts $(go env GOMODCACHE)/k8s.io && deno fmt testing/_proto_data.ts
+//     tools/api/proto_generate.ts $(go env GOMODCACHE)/k8s.io && deno fmt testing/_protobuf/go_shapes.ts
 
 const ROOT = Deno.args[0];
 if (!ROOT) throw new Error("Pass the k8s.io folder of the Go module cache");
@@ -158,7 +158,7 @@ async function main(): Promise<void> {
     "",
   ].join("\n");
   await Deno.writeTextFile(
-    new URL("../../testing/_proto_data.ts", import.meta.url),
+    new URL("../../testing/_protobuf/go_shapes.ts", import.meta.url),
     text,
   );
   // deno-lint-ignore no-console

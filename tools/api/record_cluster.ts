@@ -2,7 +2,7 @@
 // control plane (kube-apiserver v1.37.2 with its default controllers, see
 // tools/control-plane), waits until the bootstrap objects stop appearing,
 // lists every listable built-in resource across namespaces and writes
-// `testing/_cluster_data.ts`, which the fake loads at its start.
+// `testing/_builtins/cluster_data.ts`, which the fake loads at its start.
 //
 //   deno task cluster:record        (builds the control plane first)
 //
@@ -11,7 +11,7 @@
 // renew and acquire times and holder identity, the throwaway CA's
 // certificates; the fake makes its own.
 import { RealControlPlane } from "../../testing/real_control_plane.ts";
-import { RESOURCE_LISTS } from "../../testing/_builtin_data.ts";
+import { RESOURCE_LISTS } from "../../testing/_builtins/data.ts";
 
 /** Not a fresh cluster's own: Events come and go; not objects at all. */
 const SKIPPED = new Set([
@@ -132,7 +132,7 @@ async function main(): Promise<void> {
     "",
   ].join("\n");
   await Deno.writeTextFile(
-    new URL("../../testing/_cluster_data.ts", import.meta.url),
+    new URL("../../testing/_builtins/cluster_data.ts", import.meta.url),
     text,
   );
   // deno-lint-ignore no-console

@@ -1,9 +1,9 @@
 // Command protobuf writes what the fake API server needs to read protobuf
 // request bodies of built-in kinds:
 //
-//	go run . descriptors ../../testing/_protobuf_data.ts
-//	go run . golden ../../testing/_protobuf_golden.ts
-//	go run . sample ../../testing/_protobuf_sample.ts
+//	go run . descriptors ../../testing/_protobuf/data.ts
+//	go run . golden ../../testing/_protobuf/golden.ts
+//	go run . sample ../../testing/_protobuf/sample.ts
 //	go run . fuzz OUT.json N
 //
 // The descriptors come from the release's Go types (k8s.io/api and

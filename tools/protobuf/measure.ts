@@ -7,7 +7,7 @@
  * @module
  */
 import { isDeepStrictEqual } from "node:util";
-import { decodeProtobufBody } from "../../testing/_protobuf.ts";
+import { decodeProtobufBody } from "../../testing/_protobuf/decode.ts";
 
 interface Case {
   name: string;
