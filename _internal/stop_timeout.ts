@@ -83,3 +83,12 @@ export interface StopOptions {
    */
   timeout?: number | undefined;
 }
+
+/**
+ * Default bound on a `Recorder`'s `stop`, in milliseconds
+ * (its `stopTimeout` option), which a `Controller` also reads. Flushing a healthy queue is nearly
+ * instant; a server silent for this long is unlikely to recover within the
+ * pod's termination grace period, and the remainder of the default 30 s is
+ * better spent releasing a Lease.
+ */
+export const RECORDER_STOP_TIMEOUT = 5_000;

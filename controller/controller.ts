@@ -52,7 +52,7 @@ import type {
   ReconcileContext,
   WatchHooks,
 } from "./types.ts";
-import { STOP_TIMEOUT } from "../events/_options.ts";
+import { RECORDER_STOP_TIMEOUT } from "../_internal/stop_timeout.ts";
 import { DEFAULT_STOP_TIMEOUT, MIN_RESYNC } from "./_defaults.ts";
 
 /**
@@ -414,7 +414,9 @@ export class Controller<T extends KubeObject = KubeObject>
         // The recorder's own bound, or what is left of the stop's if less.
         const left = this.#bound(options) - (Date.now() - started);
         await recorder.stop({
-          ...(left < STOP_TIMEOUT ? { timeout: Math.max(0, left) } : {}),
+          ...(left < RECORDER_STOP_TIMEOUT
+            ? { timeout: Math.max(0, left) }
+            : {}),
           ...(options.signal === undefined ? {} : { signal: options.signal }),
         });
       } catch (error) {

@@ -70,12 +70,3 @@ export const ATTEMPTS = 3;
  * event recorder uses.
  */
 export const RETRY_WAIT = 10_000;
-
-/**
- * Default bound on {@linkcode Recorder.stop}, in milliseconds
- * ({@linkcode RecorderOptions.stopTimeout}). Flushing a healthy queue is nearly
- * instant; a server silent for this long is unlikely to recover within the
- * pod's termination grace period, and the remainder of the default 30 s is
- * better spent releasing a Lease.
- */
-export const STOP_TIMEOUT = 5_000;

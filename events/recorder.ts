@@ -20,13 +20,11 @@ import { type Logger, loggerOf } from "../_internal/log.ts";
 import type { EventOutcome, RecorderOptions, StopOptions } from "./options.ts";
 import { stopOnAbort } from "../_internal/signals.ts";
 import { sleep } from "../_internal/sleep.ts";
-import { StopTimeoutError } from "../_internal/stop_timeout.ts";
+import { ATTEMPTS, QUEUE_LENGTH, RETRY_WAIT } from "./_options.ts";
 import {
-  ATTEMPTS,
-  QUEUE_LENGTH,
-  RETRY_WAIT,
-  STOP_TIMEOUT,
-} from "./_options.ts";
+  RECORDER_STOP_TIMEOUT,
+  StopTimeoutError,
+} from "../_internal/stop_timeout.ts";
 
 /**
  * Records what a component did, as core/v1 Events that `kubectl describe`
@@ -156,7 +154,7 @@ export class Recorder {
       MAX_RETRY_WAIT,
       false,
     );
-    this.#stopTimeout = stopTimeout(options.stopTimeout, STOP_TIMEOUT);
+    this.#stopTimeout = stopTimeout(options.stopTimeout, RECORDER_STOP_TIMEOUT);
     this.#done = this.#run();
     // The signal stops the recorder as stop() does; nobody awaits that
     // stop, so a bound that ends it first is logged.
@@ -329,7 +327,7 @@ export class Recorder {
     const { signal } = options;
     const timeout = typeof options.timeout === "number" &&
         !Number.isNaN(options.timeout)
-      ? stopTimeout(options.timeout, STOP_TIMEOUT)
+      ? stopTimeout(options.timeout, RECORDER_STOP_TIMEOUT)
       : this.#stopTimeout;
     return new Promise<void>((resolve, reject) => {
       let timer: ReturnType<typeof setTimeout> | undefined;

@@ -20,12 +20,8 @@ import {
   START,
 } from "./_recorder_test_util.ts";
 import { testLogger } from "../_internal/_log_test_util.ts";
-import {
-  ATTEMPTS,
-  QUEUE_LENGTH,
-  RETRY_WAIT,
-  STOP_TIMEOUT,
-} from "./_options.ts";
+import { ATTEMPTS, QUEUE_LENGTH, RETRY_WAIT } from "./_options.ts";
+import { RECORDER_STOP_TIMEOUT } from "../_internal/stop_timeout.ts";
 
 Deno.test("normal and warning build the Event at the call and return at once", async () => {
   using time = installFakeTime({ now: START });
@@ -507,7 +503,7 @@ Deno.test("stop gives up after 5 s by default", async () => {
   let result: unknown = "pending";
   const outcome = (): unknown => result;
   const stopping = recorder.stop().catch((error) => result = error);
-  await time.tick(STOP_TIMEOUT - 1);
+  await time.tick(RECORDER_STOP_TIMEOUT - 1);
   assert.equal(outcome(), "pending");
   await time.tick(1);
   const error = outcome();
@@ -703,7 +699,7 @@ Deno.test("stop's timeout option sets its bound; NaN is the default", async () =
   const second = other.recorder.stop({ timeout: Number.NaN }).catch((error) =>
     result = error
   );
-  await time.tick(STOP_TIMEOUT - 1);
+  await time.tick(RECORDER_STOP_TIMEOUT - 1);
   assert.equal(outcome(), "pending");
   await time.tick(1);
   assert.ok(outcome() instanceof StopTimeoutError);

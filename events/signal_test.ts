@@ -11,7 +11,8 @@ import {
   setup,
   START,
 } from "./_recorder_test_util.ts";
-import { RETRY_WAIT, STOP_TIMEOUT } from "./_options.ts";
+import { RETRY_WAIT } from "./_options.ts";
+import { RECORDER_STOP_TIMEOUT } from "../_internal/stop_timeout.ts";
 
 Deno.test("aborting the recorder's signal writes the queued Events before done, as stop() does", async () => {
   using time = installFakeTime({ now: START });
@@ -107,9 +108,9 @@ Deno.test("stopTimeout bounds stop() without a timeout (and NaN); a stop's own t
   gate.close();
   recorder.warning(machine, failed);
   await time.settle();
-  const stopping = recorder.stop({ timeout: STOP_TIMEOUT * 2 });
+  const stopping = recorder.stop({ timeout: RECORDER_STOP_TIMEOUT * 2 });
   const rejected = assert.rejects(stopping, StopTimeoutError);
-  await time.tick(STOP_TIMEOUT * 2);
+  await time.tick(RECORDER_STOP_TIMEOUT * 2);
   await rejected;
   gate.open();
   await recorder.done;

@@ -7,7 +7,6 @@ import {
 } from "../apiclient/errors.ts";
 import type { Status } from "../apiclient/types.ts";
 import { excerpt } from "../_internal/redact.ts";
-import { MAX_RETRY_AFTER_SECONDS } from "../apiclient/_limits.ts";
 
 /** The HTTP status of an API error, or 0 for anything else. */
 export function statusOf(error: unknown): number {
@@ -57,13 +56,13 @@ export function isTransient(error: unknown): boolean {
 
 /**
  * The wait in milliseconds the server asked for, or 0; never more than
- * `MAX_RETRY_AFTER_SECONDS`, whatever the server said.
+ * 60 s, whatever the server said (`retryAfterSeconds` bounds it).
  */
 export function retryAfterMs(error: unknown): number {
   // Bounded by the client (Retry-After or the Status's retryAfterSeconds).
   const seconds = retryAfterSeconds(error);
   if (!Number.isFinite(seconds) || seconds <= 0) return 0;
-  return Math.min(seconds, MAX_RETRY_AFTER_SECONDS) * 1000;
+  return seconds * 1000;
 }
 
 /** The error an ERROR event of a watch stands for. */
