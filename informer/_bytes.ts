@@ -42,23 +42,33 @@ export interface HeldMeta {
 }
 
 /**
+ * Where each top-level key of a held text starts (its opening quote), then
+ * where the text's closing `}` is: a string of char codes when the text is
+ * shorter than 65,536 characters (a few bytes an object), else an array.
+ */
+export type Layout = string | number[];
+
+/**
  * An object held as its text. It stands in for the object wherever the
  * informer needs only its key and version (`metadata` has just those);
- * everything a caller sees is its parsed copy ({@linkcode Decoder.open}).
+ * everything a caller sees is its read-only copy ({@linkcode Decoder.open}).
  */
 export class Encoded implements HeldMeta {
   readonly text: string;
   readonly name: string;
   readonly namespace: string | undefined;
   readonly resourceVersion: string | undefined;
-  /** The parsed copy, while the decoder's recent copies hold it. */
+  /** The text's top-level keys, or undefined: the copy is parsed whole. */
+  readonly layout: Layout | undefined;
+  /** The copy readers get, while the decoder's recent copies hold it. */
   decoded: KubeObject | undefined = undefined;
 
-  constructor(text: string, metadata: HeldMeta) {
+  constructor(text: string, metadata: HeldMeta, layout?: Layout) {
     this.text = text;
     this.name = metadata.name;
     this.namespace = metadata.namespace;
     this.resourceVersion = metadata.resourceVersion;
+    this.layout = layout;
   }
 
   /** Its own fields: one object fewer a held object than a `metadata`. */
@@ -88,7 +98,11 @@ function unescaped(text: string): string {
  * is missing or not a string (the informer's checks then say what is
  * wrong, as they do for a parsed object).
  */
-function held(text: string, scanned: Scanned): Encoded | KubeObject {
+function held(
+  text: string,
+  scanned: Scanned,
+  keys: number[],
+): Encoded | KubeObject {
   const { start, end } = scanned;
   if (scanned.odd || scanned.nameAt === -1) {
     return JSON.parse(text.slice(start, end));
@@ -128,7 +142,27 @@ function held(text: string, scanned: Scanned): Encoded | KubeObject {
       scanned.resourceVersion!.length,
     );
   }
-  return new Encoded(copy, meta);
+  // The keys' places in the copy, then its closing brace.
+  for (let k = 0; k < keys.length; k++) keys[k] = at(keys[k]!);
+  keys.push(copy.length - 1);
+  const layout = copy.length < 0x10000
+    ? String.fromCharCode.apply(null, keys)
+    : keys.slice();
+  return new Encoded(copy, meta, layout);
+}
+
+/** Where the scan writes the top-level keys of the object it scans. */
+const keysFound: number[] = [];
+
+/** Where the object {@linkcode scanHeld} scanned last ends. */
+let scannedEnd = 0;
+
+/** Scans the object at `text[at]` and holds it (see `held`). */
+function scanHeld(text: string, at: number): Encoded | KubeObject {
+  keysFound.length = 0;
+  const scanned = scanObject(text, at, keysFound);
+  scannedEnd = scanned.end;
+  return held(text, scanned, keysFound);
 }
 
 /**
@@ -147,9 +181,8 @@ export function parsePage(text: string): unknown {
   if (text.charCodeAt(i) !== CLOSE_ARRAY) {
     for (;;) {
       if (text.charCodeAt(i) !== OPEN_OBJECT) return JSON.parse(text);
-      const scanned = scanObject(text, i);
-      items.push(held(text, scanned));
-      i = scanned.end;
+      items.push(scanHeld(text, i));
+      i = scannedEnd;
       while (i < n && blank(text.charCodeAt(i))) i++;
       const c = text.charCodeAt(i);
       if (c === CLOSE_ARRAY) break;
@@ -181,14 +214,14 @@ export function parseLine(line: string): unknown {
   if (type === undefined || !line.startsWith(',"object":{', typeEnd + 1)) {
     return JSON.parse(line);
   }
-  const scanned = scanObject(line, typeEnd + 11);
-  let i = scanned.end;
+  const object = scanHeld(line, typeEnd + 11);
+  let i = scannedEnd;
   while (i < line.length && blank(line.charCodeAt(i))) i++;
   if (line.charCodeAt(i) !== CLOSE_OBJECT) return JSON.parse(line);
   i++;
   while (i < line.length && blank(line.charCodeAt(i))) i++;
   if (i !== line.length) return JSON.parse(line);
-  return { type, object: held(line, scanned) };
+  return { type, object };
 }
 
 /** The internal options that make the client's reads answer held text. */
@@ -201,12 +234,201 @@ export function parseOptions(
 /** How many parsed copies a store keeps at once, besides its own. */
 export const RECENT = 1024;
 
+// A reader pays for what it reads: the copy readers get of a held text is a
+// plain, frozen object whose `apiVersion`, `kind` and `metadata` are parsed
+// at once from their own spans (every handler and check reads metadata),
+// and whose other top-level fields (spec, status, data…) are getters that
+// parse their own span the first time they are read, then answer the same
+// frozen value. Its own enumerable keys are the text's, in its order, and
+// its prototype is Object.prototype, so JSON.stringify, spread,
+// structuredClone, deep equality and freezing see the parsed object; the
+// state behind the getters is a non-enumerable symbol property.
+
+const STATE = Symbol("held text");
+const INSPECT = Symbol.for("nodejs.util.inspect.custom");
+
+/** Top-level fields parsed with the copy, not when first read. */
+const EAGER = new Set(["apiVersion", "kind", "metadata"]);
+let eager = true;
+
 /**
- * Parses held objects for the readers of one store. The copy is deep-frozen
- * (every reader gets the same one) and kept while it is among the last
- * {@linkcode RECENT} parsed, so a handler's `update(old, object)`, the
- * controller's check of what changed and a reconcile's cached read of the
- * same version get the same object, as with the objects store.
+ * Whether `apiVersion`, `kind` and `metadata` are parsed with the copy
+ * (default) or, like every other field, when first read; answers the
+ * setting before. For the benches (bench/scale/path.ts).
+ */
+export function setEagerMetadata(on: boolean): boolean {
+  const before = eager;
+  eager = on;
+  return before;
+}
+
+let fieldParses = 0;
+
+/**
+ * How many fields of held copies were parsed when first read (not with
+ * the copy), ever: for the tests.
+ */
+export function lazyParses(): number {
+  return fieldParses;
+}
+
+/** The state behind a copy's getters: its text and where its fields lie. */
+class Lazy {
+  readonly text: string;
+  readonly layout: Layout;
+  /** Each field's value once parsed, by its place in the layout. */
+  values: unknown[] | undefined = undefined;
+
+  constructor(text: string, layout: Layout) {
+    this.text = text;
+    this.layout = layout;
+  }
+
+  /** The field at place `k`, parsed and frozen the first time. */
+  field(k: number): unknown {
+    let values = this.values;
+    if (values === undefined) values = this.values = [];
+    else if (k in values) return values[k];
+    const value = deepFreeze(parseField(this.text, this.layout, k));
+    values[k] = value;
+    return value;
+  }
+}
+
+/** The getter of the field at place `k` of any copy, shared by all. */
+const getters: (() => unknown)[] = [];
+
+function getterAt(k: number): () => unknown {
+  return getters[k] ??= function (this: { [STATE]?: Lazy }): unknown {
+    const state = this?.[STATE];
+    if (state === undefined) return undefined;
+    if (state.values === undefined || !(k in state.values)) fieldParses++;
+    return state.field(k);
+  };
+}
+
+/** Shows a copy as the plain object it stands for (console.log). */
+function inspect(
+  this: Record<string, unknown>,
+  _depth: number,
+  options: unknown,
+  show: (value: unknown, options: unknown) => string,
+): string {
+  return show({ ...this }, options);
+}
+
+function place(layout: Layout, k: number): number {
+  return typeof layout === "string" ? layout.charCodeAt(k) : layout[k]!;
+}
+
+function places(layout: Layout): number {
+  return layout.length - 1;
+}
+
+const KEYS = [
+  "apiVersion",
+  "kind",
+  "metadata",
+  "spec",
+  "status",
+  "data",
+  "binaryData",
+  "stringData",
+  "type",
+  "immutable",
+];
+
+/** The name of the key whose text is `text[from, to)`. */
+function keyName(text: string, from: number, to: number): string {
+  for (const key of KEYS) {
+    if (key.length === to - from && text.startsWith(key, from)) return key;
+  }
+  return unescaped(text.slice(from, to));
+}
+
+/** Where the value of the key at place `k` starts and ends. */
+function span(text: string, layout: Layout, k: number): [number, number] {
+  let from = text.indexOf(":", keyEnd(text, place(layout, k)) + 1) + 1;
+  while (blank(text.charCodeAt(from))) from++;
+  // Back from the next key's quote (past its comma) or the closing brace.
+  let to = place(layout, k + 1) - 1;
+  while (blank(text.charCodeAt(to))) to--;
+  if (k + 1 < places(layout)) {
+    to--;
+    while (blank(text.charCodeAt(to))) to--;
+  }
+  return [from, to + 1];
+}
+
+/** The closing quote of the key whose opening quote is at `at`. */
+function keyEnd(text: string, at: number): number {
+  let i = text.indexOf('"', at + 1);
+  while (text.charCodeAt(i - 1) === 92) {
+    let slashes = 1;
+    while (text.charCodeAt(i - 1 - slashes) === 92) slashes++;
+    if ((slashes & 1) === 0) break;
+    i = text.indexOf('"', i + 1);
+  }
+  return i;
+}
+
+function parseField(text: string, layout: Layout, k: number): unknown {
+  const [from, to] = span(text, layout, k);
+  if (text.charCodeAt(from) === 34) {
+    // A string without escapes (an apiVersion, a kind): no parse needed.
+    const value = text.slice(from + 1, to - 1);
+    if (value.indexOf("\\") === -1) return value;
+  }
+  return JSON.parse(text.slice(from, to));
+}
+
+/**
+ * The read-only copy of a held text (see above), or undefined when its
+ * keys are unusual (a duplicate, `__proto__`): the caller parses it whole.
+ */
+function lazyCopy(
+  text: string,
+  layout: Layout,
+  metadataOnly: boolean,
+): KubeObject | undefined {
+  const n = places(layout);
+  const state = new Lazy(text, layout);
+  const copy: Record<string, unknown> = {};
+  Object.defineProperty(copy, STATE, { value: state });
+  Object.defineProperty(copy, INSPECT, { value: inspect });
+  let metadata = -1;
+  for (let k = 0; k < n; k++) {
+    const at = place(layout, k);
+    const name = keyName(text, at + 1, keyEnd(text, at));
+    if (name === "__proto__" || Object.hasOwn(copy, name)) return undefined;
+    if (name === "metadata") metadata = k;
+    if (eager && EAGER.has(name)) copy[name] = state.field(k);
+    else {
+      Object.defineProperty(copy, name, {
+        get: getterAt(k),
+        enumerable: true,
+        configurable: true,
+      });
+    }
+  }
+  if (metadataOnly && copy.kind !== "PartialObjectMetadata") {
+    // A server that cannot answer metadata alone answered whole objects.
+    return Object.freeze({
+      apiVersion: "meta.k8s.io/v1",
+      kind: "PartialObjectMetadata",
+      metadata: metadata === -1 ? undefined : state.field(metadata),
+    }) as KubeObject;
+  }
+  return Object.freeze(copy) as unknown as KubeObject;
+}
+
+/**
+ * Opens held objects for the readers of one store: each gets a read-only
+ * copy whose fields past its metadata are parsed when first read (see
+ * above), kept while it is among the last {@linkcode RECENT} opened, so a
+ * handler's `update(old, object)`, the controller's check of what changed
+ * and a reconcile's cached read of the same version get the same object,
+ * as with the objects store.
  */
 export class Decoder<T extends KubeObject> {
   #recent: (Encoded | undefined)[];
@@ -218,21 +440,17 @@ export class Decoder<T extends KubeObject> {
     this.#recent = new Array(options.recent ?? RECENT);
   }
 
-  /** The object a store holds, parsed if it is held as text. */
+  /** The object a store holds, opened if it is held as text. */
   open = (item: T): T => {
     if (!(item instanceof Encoded)) return item;
     const decoded = item.decoded;
     if (decoded !== undefined) return decoded as T;
-    let object = JSON.parse(item.text) as KubeObject;
-    if (this.#metadataOnly && object.kind !== "PartialObjectMetadata") {
-      // A server that cannot answer metadata alone answered whole objects.
-      object = {
-        apiVersion: "meta.k8s.io/v1",
-        kind: "PartialObjectMetadata",
-        metadata: object.metadata,
-      };
-    }
-    deepFreeze(object);
+    const layout = item.layout;
+    const object =
+      (layout === undefined
+        ? undefined
+        : lazyCopy(item.text, layout, this.#metadataOnly)) ??
+        this.#whole(item.text);
     item.decoded = object;
     const slot = this.#next;
     const evicted = this.#recent[slot];
@@ -241,6 +459,18 @@ export class Decoder<T extends KubeObject> {
     this.#next = slot + 1 === this.#recent.length ? 0 : slot + 1;
     return object as T;
   };
+
+  #whole(text: string): KubeObject {
+    let object = JSON.parse(text) as KubeObject;
+    if (this.#metadataOnly && object.kind !== "PartialObjectMetadata") {
+      object = {
+        apiVersion: "meta.k8s.io/v1",
+        kind: "PartialObjectMetadata",
+        metadata: object.metadata,
+      };
+    }
+    return deepFreeze(object);
+  }
 }
 
 /**
