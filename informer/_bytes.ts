@@ -244,21 +244,25 @@ export const RECENT = 1024;
 // structuredClone, deep equality and freezing see the parsed object; the
 // state behind the getters is a non-enumerable symbol property.
 
-const STATE = Symbol("held text");
 const INSPECT = Symbol.for("nodejs.util.inspect.custom");
 
 /** Top-level fields parsed with the copy, not when first read. */
 const EAGER = new Set(["apiVersion", "kind", "metadata"]);
-let eager = true;
 
 /**
- * Whether `apiVersion`, `kind` and `metadata` are parsed with the copy
- * (default) or, like every other field, when first read; answers the
- * setting before. For the benches (bench/scale/path.ts).
+ * How held texts are opened: `"metadata"` (the default) parses
+ * `apiVersion`, `kind` and `metadata` with the copy and the rest when
+ * first read; `"lazy"` every field when first read; `"whole"` parses the
+ * whole text and deep-freezes it (the store before lazy copies).
  */
-export function setEagerMetadata(on: boolean): boolean {
-  const before = eager;
-  eager = on;
+export type CopyMode = "metadata" | "lazy" | "whole";
+
+let mode: CopyMode = "metadata";
+
+/** Sets how held texts are opened; answers the mode before. For benches. */
+export function setCopyMode(next: CopyMode): CopyMode {
+  const before = mode;
+  mode = next;
   return before;
 }
 
@@ -299,8 +303,8 @@ class Lazy {
 const getters: (() => unknown)[] = [];
 
 function getterAt(k: number): () => unknown {
-  return getters[k] ??= function (this: { [STATE]?: Lazy }): unknown {
-    const state = this?.[STATE];
+  return getters[k] ??= function (this: unknown): unknown {
+    const state = Stamp.of(this);
     if (state === undefined) return undefined;
     if (state.values === undefined || !(k in state.values)) fieldParses++;
     return state.field(k);
@@ -394,7 +398,7 @@ function lazyCopy(
   const n = places(layout);
   const state = new Lazy(text, layout);
   const copy: Record<string, unknown> = {};
-  Object.defineProperty(copy, STATE, { value: state });
+  new Stamp(copy, state);
   Object.defineProperty(copy, INSPECT, { value: inspect });
   let metadata = -1;
   for (let k = 0; k < n; k++) {
@@ -402,7 +406,7 @@ function lazyCopy(
     const name = keyName(text, at + 1, keyEnd(text, at));
     if (name === "__proto__" || Object.hasOwn(copy, name)) return undefined;
     if (name === "metadata") metadata = k;
-    if (eager && EAGER.has(name)) copy[name] = state.field(k);
+    if (mode === "metadata" && EAGER.has(name)) copy[name] = state.field(k);
     else {
       Object.defineProperty(copy, name, {
         get: getterAt(k),
@@ -420,6 +424,30 @@ function lazyCopy(
     }) as KubeObject;
   }
   return Object.freeze(copy) as unknown as KubeObject;
+}
+
+/** The copy's state, held in a private field no reader can see. */
+class Base {
+  constructor(object: object) {
+    // A constructor that answers an object lets a subclass put its private
+    // fields on that object: a plain object, prototype and all.
+    return object;
+  }
+}
+
+class Stamp extends Base {
+  #state: Lazy;
+
+  constructor(object: object, state: Lazy) {
+    super(object);
+    this.#state = state;
+  }
+
+  static of(object: unknown): Lazy | undefined {
+    return typeof object === "object" && object !== null && #state in object
+      ? object.#state
+      : undefined;
+  }
 }
 
 /**

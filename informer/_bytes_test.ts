@@ -8,7 +8,7 @@ import {
   lazyParses,
   parseLine,
   parsePage,
-  setEagerMetadata,
+  setCopyMode,
 } from "./_bytes.ts";
 import { deepFreeze } from "./_freeze.ts";
 
@@ -180,8 +180,8 @@ const odd = JSON.stringify({
 
 Deno.test("a held copy is, to every reader, the parsed object: keys in order, values, prototype, frozen", () => {
   const expected = JSON.parse(odd);
-  for (const eager of [true, false]) {
-    const before = setEagerMetadata(eager);
+  for (const mode of ["metadata", "lazy"] as const) {
+    const before = setCopyMode(mode);
     try {
       const copy = opened(odd);
       assert.equal(Object.getPrototypeOf(copy), Object.prototype);
@@ -221,7 +221,7 @@ Deno.test("a held copy is, to every reader, the parsed object: keys in order, va
         fields.spec = {};
       }, TypeError);
     } finally {
-      setEagerMetadata(before);
+      setCopyMode(before);
     }
   }
 });

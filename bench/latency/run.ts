@@ -66,6 +66,20 @@ const PEERS: Peer[] = [
     ],
   },
   {
+    // The same controller, its collections keeping bytes (issue #48).
+    name: "ours (bytes)",
+    command: (url, n, c) => [
+      Deno.execPath(),
+      "run",
+      "--allow-net=127.0.0.1",
+      `${here}_ours.ts`,
+      `--url=${url}`,
+      `--objects=${n}`,
+      `--concurrency=${c}`,
+      "--bytes",
+    ],
+  },
+  {
     name: "controller-runtime",
     toolchain: "Go 1.26+",
     command: (url, n, c) => [

@@ -105,6 +105,15 @@ const PEERS: Peer[] = [
     ],
   },
   {
+    name: "ours (bytes+changed)",
+    modes: ["paged", "stream"],
+    command: (url, n, e, _mode, kind) => [
+      ...ours(url, n, e, kind),
+      "--bytes",
+      "--changed",
+    ],
+  },
+  {
     name: "client-go",
     modes: ["paged", "stream"],
     built: { file: `${cache}/bin/client-go`, toolchain: "Go 1.26+" },
