@@ -5,6 +5,7 @@ import { jsonEqual } from "../_internal/json.ts";
 import {
   Decoder,
   Encoded,
+  LAZY_FROM,
   lazyParses,
   parseLine,
   parsePage,
@@ -180,7 +181,7 @@ const odd = JSON.stringify({
 
 Deno.test("a held copy is, to every reader, the parsed object: keys in order, values, prototype, frozen", () => {
   const expected = JSON.parse(odd);
-  for (const mode of ["metadata", "lazy"] as const) {
+  for (const mode of ["sized", "metadata", "lazy", "whole"] as const) {
     const before = setCopyMode(mode);
     try {
       const copy = opened(odd);
@@ -227,17 +228,30 @@ Deno.test("a held copy is, to every reader, the parsed object: keys in order, va
 });
 
 Deno.test("a held copy parses its metadata alone; another field when first read, once", () => {
-  const copy = opened(odd) as KubeObject & { data?: Record<string, string> };
+  const long = JSON.stringify({
+    ...JSON.parse(odd),
+    data: { k: 'v"}]', n: "1", pad: "p".repeat(LAZY_FROM) },
+  });
+  const copy = opened(long) as KubeObject & { data?: Record<string, string> };
   const before = lazyParses();
   assert.equal(copy.metadata.name, "a");
   assert.equal(copy.kind, "ConfigMap");
   assert.equal(copy.apiVersion, "v1");
-  assert.equal(meaningfulChange(copy, opened(odd)), false);
+  assert.equal(meaningfulChange(copy, opened(long)), false);
   assert.equal(lazyParses(), before, "metadata is read without a parse");
   assert.equal(copy.data?.k, 'v"}]');
   assert.equal(lazyParses(), before + 1);
   assert.equal(copy.data?.n, "1");
   assert.equal(lazyParses(), before + 1, "parsed once");
+  // A short text is parsed whole: its getters would cost more.
+  const short = opened(odd) as typeof copy;
+  assert.equal(short.data?.k, 'v"}]');
+  assert.equal(lazyParses(), before + 1);
+  assert.equal(Object.getOwnPropertyDescriptor(short, "data")?.writable, false);
+  assert.equal(
+    Object.getOwnPropertyDescriptor(copy, "data")?.get === undefined,
+    false,
+  );
 });
 
 Deno.test("a held copy with spaces, escapes, a long text or odd keys reads as parsed", () => {
@@ -263,7 +277,8 @@ Deno.test("a held copy with spaces, escapes, a long text or odd keys reads as pa
 
 Deno.test("a held copy stays the same object while recent, as do its fields", () => {
   const decoder = new Decoder<KubeObject>({ metadataOnly: false, recent: 2 });
-  const list = parsePage(page([configMap("a")])) as { items: Encoded[] };
+  const big = { ...configMap("a"), data: { k: "v".repeat(LAZY_FROM) } };
+  const list = parsePage(page([big])) as { items: Encoded[] };
   const item = list.items[0]! as unknown as KubeObject;
   const copy = decoder.open(item) as KubeObject & { data?: unknown };
   const data = copy.data;

@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import type { KubeObject } from "../apiclient/types.ts";
 import { Collection } from "./mod.ts";
 import { meaningfulChange } from "../controller/changes.ts";
-import { Encoded, lazyParses } from "./_bytes.ts";
+import { Encoded, LAZY_FROM, lazyParses } from "./_bytes.ts";
 import { change, CM, harness, make } from "./_harness_test_util.ts";
 
 const CONFIGMAPS = { version: "v1", resource: "configmaps" };
@@ -82,7 +82,9 @@ Deno.test("a store of bytes hands every handler its objects; one that reads only
   await h.time.settle();
   const before = lazyParses();
   await change(h.client, "a", { k: "2" });
-  await make(h.client, "b", { k: "v" });
+  // Long enough to be opened lazily (`LAZY_FROM`).
+  const long = "v".repeat(LAZY_FROM);
+  await make(h.client, "b", { k: long });
   await h.time.settle();
   await h.client.delete(`${CM}/a`);
   await h.time.settle();
@@ -90,7 +92,7 @@ Deno.test("a store of bytes hands every handler its objects; one that reads only
   assert.deepEqual(changed, [true]);
   assert.equal(lazyParses(), before, "no field but metadata was parsed");
   const b = collection.store.get("default/b")!;
-  assert.deepEqual(b.data, { k: "v" });
+  assert.deepEqual(b.data, { k: long });
   assert.equal(lazyParses(), before + 1);
 });
 

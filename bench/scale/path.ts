@@ -14,8 +14,9 @@
 // its objects, on each store (issue #48): today's store of objects (frozen,
 // as a controller's shared `Collections` keeps them, and not), and the
 // store of bytes opening whole frozen copies (the store before lazy
-// copies), lazy copies with metadata parsed at once (the default), and
-// everything lazy; each with a controller's `meaningfulChange(old, object)`,
+// copies), lazy copies from 1 KiB of text and whole below (the default),
+// lazy copies with metadata parsed at once at any size, and everything
+// lazy; each with a controller's `meaningfulChange(old, object)`,
 // with a handler that reads `data`, and with one that reads nothing.
 import process from "node:process";
 import { build } from "./_replay.ts";
@@ -175,7 +176,13 @@ async function handlers(): Promise<void> {
         reads,
       },
       {
-        name: `bytes lazy, metadata eager, ${reads}`,
+        name: `bytes sized (default), ${reads}`,
+        storage: "bytes",
+        mode: "sized",
+        reads,
+      },
+      {
+        name: `bytes metadata eager, ${reads}`,
         storage: "bytes",
         mode: "metadata",
         reads,
@@ -188,12 +195,15 @@ async function handlers(): Promise<void> {
       },
     );
   }
+  // `--only=text`: the variants whose name holds it.
+  const only = flag("only", "");
+  const chosen = variants.filter((v) => v.name.includes(only));
   const results = new Map<string, number[]>();
   let sink = 0;
   for (let r = 0; r < rounds; r++) {
-    for (const v of variants) {
+    for (const v of chosen) {
       gc?.();
-      setCopyMode(v.mode ?? "metadata");
+      setCopyMode(v.mode ?? "sized");
       const d = new Delivery<KubeObject & { data?: Record<string, string> }>({
         source: { version: "v1", resource: kind },
         metadataOnly: meta,
@@ -233,7 +243,7 @@ async function handlers(): Promise<void> {
       results.set(v.name, [...(results.get(v.name) ?? []), perEvent]);
     }
   }
-  setCopyMode("metadata");
+  setCopyMode("sized");
   const out = [...results].map(([name, values]) =>
     `${name}: ${median(values).toFixed(2)} µs/event (${
       Math.min(...values).toFixed(2)
