@@ -235,14 +235,17 @@ export function parseOptions(
 export const RECENT = 1024;
 
 // A reader pays for what it reads: the copy readers get of a held text is a
-// plain, frozen object whose `apiVersion`, `kind` and `metadata` are parsed
-// at once from their own spans (every handler and check reads metadata),
-// and whose other top-level fields (spec, status, data…) are getters that
-// parse their own span the first time they are read, then answer the same
-// frozen value. Its own enumerable keys are the text's, in its order, and
-// its prototype is Object.prototype, so JSON.stringify, spread,
-// structuredClone, deep equality and freezing see the parsed object; the
-// state behind the getters is a non-enumerable symbol property.
+// plain, frozen object whose `apiVersion` and `kind` are copied at once and
+// whose other top-level fields (metadata, spec, status, data…) are getters
+// that parse their own span of the text the first time they are read, then
+// answer the same frozen value. Its own enumerable keys are the text's, in
+// its order, and its prototype is Object.prototype, so JSON.stringify,
+// spread, structuredClone, deep equality and freezing see the parsed
+// object; the state behind the getters is a private field (invisible to
+// reflection and to structuredClone). Measured (bench/scale/path.ts
+// --handlers): a getter costs about what parsing 70 bytes of JSON does, so
+// a 700-byte ConfigMap whose metadata is read costs a little more than a
+// whole parse, one that is not read much less, and a Pod less either way.
 
 const INSPECT = Symbol.for("nodejs.util.inspect.custom");
 
@@ -250,25 +253,20 @@ const INSPECT = Symbol.for("nodejs.util.inspect.custom");
 const EAGER = new Set(["apiVersion", "kind", "metadata"]);
 
 /**
- * How held texts are opened: `"sized"` (the default) parses a text shorter
- * than {@linkcode LAZY_FROM} whole and opens a longer one as `"metadata"`
- * does; `"metadata"` parses `apiVersion`, `kind` and `metadata` with the
- * copy and the rest when first read; `"lazy"` every field when first read;
- * `"whole"` parses the whole text and deep-freezes it (the store before
- * lazy copies).
+ * How held texts are opened: `"lazy"` (the default) parses every field but
+ * `apiVersion` and `kind` (short strings, copied at once) when first read;
+ * `"metadata"` parses `metadata` with the copy too; `"sized"` parses a text
+ * shorter than {@linkcode LAZY_FROM} whole and opens a longer one as
+ * `"metadata"` does; `"whole"` parses the whole text and deep-freezes it
+ * (the store before lazy copies). The benches compare them
+ * (bench/scale/path.ts --handlers).
  */
-export type CopyMode = "sized" | "metadata" | "lazy" | "whole";
+export type CopyMode = "lazy" | "metadata" | "sized" | "whole";
 
-/**
- * The length from which a held text is opened lazily. Below it a whole
- * parse costs less than the getters a lazy copy defines (measured with
- * bench/scale/path.ts --handlers: a 700-character ConfigMap opens in 1.9 µs
- * whole, 2.4 µs lazily with its metadata; a Pod in 16 µs whole, 3.4 µs
- * lazily).
- */
+/** The length from which `"sized"` opens a held text lazily. */
 export const LAZY_FROM = 1024;
 
-let mode: CopyMode = "sized";
+let mode: CopyMode = "lazy";
 
 /** Sets how held texts are opened; answers the mode before. For benches. */
 export function setCopyMode(next: CopyMode): CopyMode {
@@ -278,6 +276,24 @@ export function setCopyMode(next: CopyMode): CopyMode {
 }
 
 let fieldParses = 0;
+
+/**
+ * The names of the fields of a lazy copy parsed so far, in the text's
+ * order, or undefined for any other object: for the tests.
+ */
+export function fieldsParsed(copy: unknown): string[] | undefined {
+  const state = Stamp.of(copy);
+  if (state === undefined) return undefined;
+  const parsed: string[] = [];
+  const { text, layout, values } = state;
+  for (let k = 0; k < places(layout); k++) {
+    if (values !== undefined && k in values) {
+      const at = place(layout, k);
+      parsed.push(keyName(text, at + 1, keyEnd(text, at)));
+    }
+  }
+  return parsed;
+}
 
 /**
  * How many fields of held copies were parsed when first read (not with
@@ -414,19 +430,22 @@ function lazyCopy(
     names[k] = keyName(text, at + 1, keyEnd(text, at));
   }
   // The usual first keys as one literal: one hidden class, no lookups.
+  // apiVersion and kind are short strings, cheaper to copy than to defer.
   let copy: Record<string, unknown>;
   let from = 0;
   const eager = mode !== "lazy";
   if (
-    eager && n >= 3 && names[2] === "metadata" &&
-    (names[0] === "apiVersion" && names[1] === "kind" ||
+    n >= 2 && (names[0] === "apiVersion" && names[1] === "kind" ||
       names[0] === "kind" && names[1] === "apiVersion")
   ) {
     copy = names[0] === "kind"
       ? { kind: state.field(0), apiVersion: state.field(1) }
       : { apiVersion: state.field(0), kind: state.field(1) };
-    copy.metadata = state.field(2);
-    from = 3;
+    from = 2;
+    if (eager && n >= 3 && names[2] === "metadata") {
+      copy.metadata = state.field(2);
+      from = 3;
+    }
   } else if (eager && n >= 1 && names[0] === "metadata") {
     copy = { metadata: state.field(0) };
     from = 1;
@@ -436,8 +455,9 @@ function lazyCopy(
   for (let k = from; k < n; k++) {
     const name = names[k]!;
     if (name === "__proto__" || Object.hasOwn(copy, name)) return undefined;
-    if (eager && EAGER.has(name)) copy[name] = state.field(k);
-    else {
+    if (EAGER.has(name) && (eager || name !== "metadata")) {
+      copy[name] = state.field(k);
+    } else {
       Object.defineProperty(copy, name, {
         get: getterAt(k),
         enumerable: true,

@@ -5,6 +5,7 @@ import { jsonEqual } from "../_internal/json.ts";
 import {
   Decoder,
   Encoded,
+  fieldsParsed,
   LAZY_FROM,
   lazyParses,
   parseLine,
@@ -227,31 +228,47 @@ Deno.test("a held copy is, to every reader, the parsed object: keys in order, va
   }
 });
 
-Deno.test("a held copy parses its metadata alone; another field when first read, once", () => {
-  const long = JSON.stringify({
-    ...JSON.parse(odd),
-    data: { k: 'v"}]', n: "1", pad: "p".repeat(LAZY_FROM) },
-  });
-  const copy = opened(long) as KubeObject & { data?: Record<string, string> };
+Deno.test("a held copy parses each field when first read, once; metadata alone for a check of what changed", () => {
+  const copy = opened(odd) as KubeObject & { data?: Record<string, string> };
+  const other = opened(odd);
+  assert.deepEqual(fieldsParsed(copy), ["kind", "apiVersion"]);
   const before = lazyParses();
-  assert.equal(copy.metadata.name, "a");
   assert.equal(copy.kind, "ConfigMap");
   assert.equal(copy.apiVersion, "v1");
-  assert.equal(meaningfulChange(copy, opened(long)), false);
-  assert.equal(lazyParses(), before, "metadata is read without a parse");
+  assert.equal(lazyParses(), before, "copied with the copy");
+  assert.equal(meaningfulChange(copy, other), false);
+  assert.equal(lazyParses(), before + 2, "the metadata of each");
+  assert.deepEqual(fieldsParsed(copy), ["kind", "apiVersion", "metadata"]);
+  assert.deepEqual(fieldsParsed(other), ["kind", "apiVersion", "metadata"]);
   assert.equal(copy.data?.k, 'v"}]');
-  assert.equal(lazyParses(), before + 1);
   assert.equal(copy.data?.n, "1");
-  assert.equal(lazyParses(), before + 1, "parsed once");
-  // A short text is parsed whole: its getters would cost more.
-  const short = opened(odd) as typeof copy;
-  assert.equal(short.data?.k, 'v"}]');
-  assert.equal(lazyParses(), before + 1);
-  assert.equal(Object.getOwnPropertyDescriptor(short, "data")?.writable, false);
-  assert.equal(
-    Object.getOwnPropertyDescriptor(copy, "data")?.get === undefined,
-    false,
-  );
+  assert.equal(lazyParses(), before + 3, "parsed once");
+  assert.deepEqual(fieldsParsed(copy), [
+    "kind",
+    "apiVersion",
+    "metadata",
+    "data",
+  ]);
+  // Metadata parsed with the copy, a short text parsed whole.
+  for (
+    const [mode, parsed] of [["metadata", 3], ["sized", undefined]] as const
+  ) {
+    const previous = setCopyMode(mode);
+    try {
+      const at = lazyParses();
+      const eager = opened(odd) as typeof copy;
+      assert.equal(eager.metadata.name, "a");
+      assert.equal(lazyParses(), at);
+      assert.equal(fieldsParsed(eager)?.length, parsed);
+      const long = opened(JSON.stringify({
+        ...JSON.parse(odd),
+        data: { pad: "p".repeat(LAZY_FROM) },
+      }));
+      assert.deepEqual(fieldsParsed(long), ["kind", "apiVersion", "metadata"]);
+    } finally {
+      setCopyMode(previous);
+    }
+  }
 });
 
 Deno.test("a held copy with spaces, escapes, a long text or odd keys reads as parsed", () => {

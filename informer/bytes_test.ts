@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import type { KubeObject } from "../apiclient/types.ts";
 import { Collection } from "./mod.ts";
 import { meaningfulChange } from "../controller/changes.ts";
-import { Encoded, LAZY_FROM, lazyParses } from "./_bytes.ts";
+import { Encoded, fieldsParsed, lazyParses } from "./_bytes.ts";
 import { change, CM, harness, make } from "./_harness_test_util.ts";
 
 const CONFIGMAPS = { version: "v1", resource: "configmaps" };
@@ -66,6 +66,7 @@ Deno.test("a store of bytes hands every handler its objects; one that reads only
   await make(h.client, "a");
   const calls: number[] = [];
   const changed: boolean[] = [];
+  const seen: KubeObject[] = [];
   await using collection = new Collection<ConfigMap>(h.client, CONFIGMAPS, {
     storage: "bytes",
     handler: {
@@ -73,7 +74,10 @@ Deno.test("a store of bytes hands every handler its objects; one that reads only
       add(): void {
         calls.push(arguments.length);
       },
-      update: (old, object) => void changed.push(meaningfulChange(old, object)),
+      update: (old, object) => {
+        seen.push(old, object);
+        changed.push(meaningfulChange(old, object));
+      },
       delete(): void {
         calls.push(arguments.length);
       },
@@ -82,18 +86,24 @@ Deno.test("a store of bytes hands every handler its objects; one that reads only
   await h.time.settle();
   const before = lazyParses();
   await change(h.client, "a", { k: "2" });
-  // Long enough to be opened lazily (`LAZY_FROM`).
-  const long = "v".repeat(LAZY_FROM);
-  await make(h.client, "b", { k: long });
+  await make(h.client, "b", { k: "v" });
   await h.time.settle();
   await h.client.delete(`${CM}/a`);
   await h.time.settle();
   assert.deepEqual(calls, [1, 1, 1]);
   assert.deepEqual(changed, [true]);
-  assert.equal(lazyParses(), before, "no field but metadata was parsed");
+  assert.equal(lazyParses(), before + 2, "the metadata of old and object");
+  for (const object of seen) {
+    assert.deepEqual(fieldsParsed(object)?.sort(), [
+      "apiVersion",
+      "kind",
+      "metadata",
+    ]);
+  }
   const b = collection.store.get("default/b")!;
-  assert.deepEqual(b.data, { k: long });
-  assert.equal(lazyParses(), before + 1);
+  assert.deepEqual(fieldsParsed(b)?.sort(), ["apiVersion", "kind"]);
+  assert.deepEqual(b.data, { k: "v" });
+  assert.deepEqual(fieldsParsed(b)?.sort(), ["apiVersion", "data", "kind"]);
 });
 
 Deno.test("a store of bytes: indexers and decode see whole objects", async () => {

@@ -133,15 +133,16 @@ export interface CollectionOptions<T extends KubeObject = KubeObject> {
    * `"bytes"`: as its JSON text (`managedFields` cut out), with its key and
    * version found by a scan that builds no object. A reader pays for what
    * it reads: what handlers, store reads, cached reads and indexers get is
-   * a frozen plain object whose `apiVersion`, `kind` and `metadata` are
-   * parsed from their own part of the text, and whose other fields (`spec`,
-   * `status`, `data`…) are parsed when first read; it is, to every reader
-   * (keys and their order, JSON.stringify, spread, structuredClone, deep
-   * equality), the parsed object, frozen. The last 1024 copies handed out
-   * are kept, so readers of the same version get the same object. A
-   * collection with `transform` or `decode` keeps objects, since they must
-   * see each object as it arrives. Measured in
-   * bench/scale/results/issue-48-store.md. Default `"objects"`.
+   * a frozen plain object whose top-level fields (`metadata`, `spec`,
+   * `status`, `data`…) are each parsed from their own part of the text when
+   * first read; it is, to every reader (keys and their order,
+   * JSON.stringify, spread, structuredClone, deep equality), the parsed
+   * object, frozen, though its fields are getters. The last 1024 copies
+   * handed out are kept, so readers of the same version get the same
+   * object. A collection with `transform` or `decode` keeps objects, since
+   * they must see each object as it arrives. Measured in
+   * bench/scale/results/issue-48-store.md and by bench/scale/path.ts
+   * --handlers. Default `"objects"`.
    */
   storage?: "objects" | "bytes" | undefined;
   /** Named index functions the store keeps (see {@linkcode Store.byIndex}). */
