@@ -413,15 +413,12 @@ function parseField(text: string, layout: Layout, k: number): unknown {
   return JSON.parse(text.slice(from, to));
 }
 
-/**
- * The read-only copy of a held text (see above), or undefined when its
- * keys are unusual (a duplicate, `__proto__`): the caller parses it whole.
- */
+/** The read-only copy of a held text (see above). */
 function lazyCopy(
   text: string,
   layout: Layout,
   metadataOnly: boolean,
-): KubeObject | undefined {
+): KubeObject {
   const n = places(layout);
   const state = new Lazy(text, layout);
   names.length = n;
@@ -454,7 +451,8 @@ function lazyCopy(
   Object.defineProperty(copy, INSPECT, { value: inspect });
   for (let k = from; k < n; k++) {
     const name = names[k]!;
-    if (name === "__proto__" || Object.hasOwn(copy, name)) return undefined;
+    // A key twice keeps its first place and its last value, as JSON.parse
+    // has it; defineProperty makes `__proto__` an own key, as JSON.parse.
     if (EAGER.has(name) && (eager || name !== "metadata")) {
       copy[name] = state.field(k);
     } else {
@@ -531,9 +529,9 @@ export class Decoder<T extends KubeObject> {
     const text = item.text;
     const whole = layout === undefined || mode === "whole" ||
       mode === "sized" && text.length < LAZY_FROM;
-    const object =
-      (whole ? undefined : lazyCopy(text, layout, this.#metadataOnly)) ??
-        this.#whole(text);
+    const object = whole
+      ? this.#whole(text)
+      : lazyCopy(text, layout, this.#metadataOnly);
     item.decoded = object;
     const slot = this.#next;
     const evicted = this.#recent[slot];

@@ -283,13 +283,22 @@ Deno.test("a held copy with spaces, escapes, a long text or odd keys reads as pa
   const big = opened(long);
   assert.deepStrictEqual(big, JSON.parse(long));
   assert.equal(big.kind, "ConfigMap");
-  // Keys a getter cannot stand for: parsed whole, as JSON.parse does.
-  const twice = '{"metadata":{"name":"a"},"kind":"A","kind":"B"}';
+  // Odd keys read as JSON.parse has them: a key twice in its first place
+  // with its last value, `__proto__` an own key.
+  const twice =
+    '{"metadata":{"name":"a"},"kind":"A","data":1,"x":0,"kind":"B","data":2}';
+  assert.deepStrictEqual(Object.entries(opened(twice)), [
+    ["metadata", { name: "a" }],
+    ["kind", "B"],
+    ["data", 2],
+    ["x", 0],
+  ]);
   assert.deepStrictEqual(opened(twice), JSON.parse(twice));
   const proto = '{"metadata":{"name":"a"},"__proto__":{"x":1}}';
   const parsed = opened(proto);
   assert.deepStrictEqual(parsed, JSON.parse(proto));
   assert.equal(Object.getPrototypeOf(parsed), Object.prototype);
+  assert.deepStrictEqual(Object.keys(parsed), ["metadata", "__proto__"]);
 });
 
 Deno.test("a held copy stays the same object while recent, as do its fields", () => {
