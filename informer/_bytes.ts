@@ -287,7 +287,7 @@ export function fieldsParsed(copy: unknown): string[] | undefined {
   const parsed: string[] = [];
   const { text, layout, values } = state;
   for (let k = 0; k < places(layout); k++) {
-    if (values !== undefined && k in values) {
+    if (values[k] !== undefined) {
       const at = place(layout, k);
       parsed.push(keyName(text, at + 1, keyEnd(text, at)));
     }
@@ -307,20 +307,24 @@ export function lazyParses(): number {
 class Lazy {
   readonly text: string;
   readonly layout: Layout;
-  /** Each field's value once parsed, by its place in the layout. */
-  values: unknown[] | undefined = undefined;
+  /**
+   * Each field's value once parsed, by its place in the layout (undefined:
+   * not yet; no JSON value is undefined).
+   */
+  readonly values: unknown[];
 
   constructor(text: string, layout: Layout) {
     this.text = text;
     this.layout = layout;
+    this.values = new Array(places(layout));
   }
 
   /** The field at place `k`, parsed and frozen the first time. */
   field(k: number): unknown {
-    let values = this.values;
-    if (values === undefined) values = this.values = [];
-    else if (k in values) return values[k];
-    const value = deepFreeze(parseField(this.text, this.layout, k));
+    const values = this.values;
+    let value = values[k];
+    if (value !== undefined) return value;
+    value = deepFreeze(parseField(this.text, this.layout, k));
     values[k] = value;
     return value;
   }
@@ -333,7 +337,7 @@ function getterAt(k: number): () => unknown {
   return getters[k] ??= function (this: unknown): unknown {
     const state = Stamp.of(this);
     if (state === undefined) return undefined;
-    if (state.values === undefined || !(k in state.values)) fieldParses++;
+    if (state.values[k] === undefined) fieldParses++;
     return state.field(k);
   };
 }
@@ -377,8 +381,12 @@ function keyName(text: string, from: number, to: number): string {
   return unescaped(text.slice(from, to));
 }
 
-/** Where the value of the key at place `k` starts and ends. */
-function span(text: string, layout: Layout, k: number): [number, number] {
+/** Where {@linkcode span} found the value: its start and its end. */
+let spanFrom = 0;
+let spanTo = 0;
+
+/** Finds where the value of the key at place `k` starts and ends. */
+function span(text: string, layout: Layout, k: number): void {
   let from = text.indexOf(":", keyEnd(text, place(layout, k)) + 1) + 1;
   while (blank(text.charCodeAt(from))) from++;
   // Back from the next key's quote (past its comma) or the closing brace.
@@ -388,7 +396,8 @@ function span(text: string, layout: Layout, k: number): [number, number] {
     to--;
     while (blank(text.charCodeAt(to))) to--;
   }
-  return [from, to + 1];
+  spanFrom = from;
+  spanTo = to + 1;
 }
 
 /** The closing quote of the key whose opening quote is at `at`. */
@@ -404,7 +413,9 @@ function keyEnd(text: string, at: number): number {
 }
 
 function parseField(text: string, layout: Layout, k: number): unknown {
-  const [from, to] = span(text, layout, k);
+  span(text, layout, k);
+  const from = spanFrom;
+  const to = spanTo;
   if (text.charCodeAt(from) === 34) {
     // A string without escapes (an apiVersion, a kind): no parse needed.
     const value = text.slice(from + 1, to - 1);
