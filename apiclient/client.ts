@@ -642,5 +642,6 @@ export class Client implements Disposable, PathClient, RestClient {
   /** Closes the client's `Deno.HttpClient`, if it made or was given one. */
   [Symbol.dispose](): void {
     this.#shared.httpClient?.close();
+    this.#shared.pool?.close();
   }
 }

@@ -4,6 +4,7 @@ import { MAX_TIMER } from "../_internal/sleep.ts";
 import { excerpt, redactStrings } from "../_internal/redact.ts";
 import { PARSE, type Parse, type ParseOption } from "../_internal/parse.ts";
 import { MAX_LINE_LENGTH } from "./_limits.ts";
+import { ON_IDLE } from "./_pool.ts";
 
 const BUFFER_SIZE = 256 * 1024;
 
@@ -241,8 +242,11 @@ export class WatchStream<T extends KubeObject = KubeObject>
       idle = undefined;
       if (waitingSince === 0) return;
       const left = waitingSince + limit! - Date.now();
-      if (left <= 0) stop(new WatchIdleError(path, limit!));
-      else idle = setTimeout(checkIdle, left);
+      if (left <= 0) {
+        // The connection under a silent watch is presumed dead.
+        (this.#options as { [ON_IDLE]?: () => void })[ON_IDLE]?.();
+        stop(new WatchIdleError(path, limit!));
+      } else idle = setTimeout(checkIdle, left);
     };
     const decoder = new Utf8Stream(method, path);
     // The text after the last line end, from earlier reads: kept in parts and
