@@ -104,6 +104,12 @@ export function createShared(server: string, options: ClientOptions): Shared {
   };
 }
 
+/** A timeout's abort reason: the client's, or a `TimeoutError` of a caller's. */
+function isTimeout(reason: unknown): boolean {
+  return reason instanceof RequestTimeoutError ||
+    (reason instanceof Error && reason.name === "TimeoutError");
+}
+
 /** Checks a request timeout: absent or 0 means the default. */
 function requestTimeout(ms: number | undefined): number {
   if (ms === undefined || ms === 0) return DEFAULT_TIMEOUT;
@@ -262,9 +268,13 @@ export async function open(
       options[PARSE],
     );
   } catch (error) {
-    // No answer within the timeout: the connection is presumed dead (over
-    // HTTP/2 the pool would send every later request down it too).
-    if (timer?.signal.aborted) shared.pool?.replace(answer.via);
+    // No answer within a time limit, the client's or the caller's (the
+    // elector bounds each Lease request below the client's timeout): the
+    // connection is presumed dead (over HTTP/2 the pool would send every
+    // later request down it too). A caller's plain abort is not a timeout.
+    if (signal?.aborted && isTimeout(signal.reason)) {
+      shared.pool?.replace(answer.via);
+    }
     throw error;
   } finally {
     if (deadline !== undefined) shared.deadlines.done(deadline);

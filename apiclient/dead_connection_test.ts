@@ -108,6 +108,38 @@ Deno.test({
 
 Deno.test({
   name:
+    "dead connection: a caller's time limit (a TimeoutError, as the elector's on each Lease request) replaces the pool; a plain abort does not",
+  timeout: TIMEOUT,
+  async fn(): Promise<void> {
+    await using env = await setUp();
+    const { proxy, client } = env;
+    await client.create(CM, { metadata: { name: "a" } });
+    stallAll(proxy);
+    const aborted = new AbortController();
+    const plain = client.get(`${CM}/a`, { signal: aborted.signal });
+    aborted.abort();
+    await assert.rejects(plain);
+    assert.equal(env.made(), 1);
+    // Shorter than the client's own timeout (1 s), as the elector's are.
+    const limit = new AbortController();
+    const timer = setTimeout(
+      () => limit.abort(new DOMException("Too slow", "TimeoutError")),
+      200,
+    );
+    await assert.rejects(
+      client.get(`${CM}/a`, { signal: limit.signal }),
+      { name: "TimeoutError" },
+    );
+    clearTimeout(timer);
+    assert.equal(env.made(), 2);
+    const read = await client.get<{ metadata: { name: string } }>(`${CM}/a`);
+    assert.equal(read.metadata.name, "a");
+    assert.equal(proxy.counts.accepted, 2);
+  },
+});
+
+Deno.test({
+  name:
     "dead connection: a Deno.HttpClient given as is is kept (the caller's to replace)",
   timeout: TIMEOUT,
   async fn(): Promise<void> {

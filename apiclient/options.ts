@@ -55,8 +55,10 @@ export interface ClientOptions {
    * send every later request down it until the kernel gives up on it
    * (minutes; indefinitely if something in the path still acknowledges):
    * no renewal, no relist. With a function, a request that gets no answer
-   * within `timeout`, or a watch that falls silent past its `idleTimeout`
-   * (the informer's heartbeat), makes the client call it again for a new
+   * within `timeout` or its caller's limit (a signal aborted with a
+   * `TimeoutError`, as the elector's on each Lease request), or a watch that
+   * falls silent past its `idleTimeout` (the informer's heartbeat), makes
+   * the client call it again for a new
    * pool; the next request dials a new connection, and requests in flight
    * on the old one go on until they end. This does what client-go's HTTP/2
    * health check (a PING after 30 s of silence, the connection closed 15 s
