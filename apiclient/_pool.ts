@@ -10,6 +10,15 @@
 // does on a failed heartbeat: it drops the pool after a request timed out
 // with no answer or a watch fell silent, and the next request dials anew.
 
+/**
+ * The shortest time between two replacements: short caller limits on a slow
+ * server must not dial a connection per request (the kubelet's forced closes
+ * on repeated heartbeat failures loaded the API servers of 5,000 nodes until
+ * kubernetes#107781 and #108107 spaced and softened them). A pool already
+ * replaced is replaced again only when a request sent on the new one fails.
+ */
+export const MIN_REPLACE_INTERVAL = 5_000;
+
 /** Set on a watch stream's options: called when its idle limit ends it. */
 export const ON_IDLE: unique symbol = Symbol("onIdle");
 
@@ -18,6 +27,7 @@ export class Pool {
   #make: () => Deno.HttpClient;
   #current: Deno.HttpClient;
   #closed = false;
+  #replacedAt = -Infinity;
   /** How many times the pool was replaced. */
   replaced = 0;
 
@@ -33,13 +43,16 @@ export class Pool {
 
   /**
    * Replaces the pool when `used` (the one a failed request went through)
-   * is still the current one: several requests stuck on one dead connection
-   * replace it once. Requests in flight on the old pool go on (closing a
+   * is still the current one (several requests stuck on one dead connection
+   * replace it once) and the last replacement is at least
+   * {@linkcode MIN_REPLACE_INTERVAL} old. Requests in flight on the old pool go on (closing a
    * `Deno.HttpClient` ends none of them); its connections close when their
    * last request ends or their peer closes them.
    */
   replace(used: Deno.HttpClient | undefined): void {
     if (this.#closed || used === undefined || used !== this.#current) return;
+    const now = Date.now();
+    if (now - this.#replacedAt < MIN_REPLACE_INTERVAL) return;
     let fresh: Deno.HttpClient;
     try {
       fresh = this.#make();
@@ -49,6 +62,7 @@ export class Pool {
       return;
     }
     this.#current = fresh;
+    this.#replacedAt = now;
     this.replaced++;
     used.close();
   }

@@ -135,6 +135,21 @@ Deno.test({
     const read = await client.get<{ metadata: { name: string } }>(`${CM}/a`);
     assert.equal(read.metadata.name, "a");
     assert.equal(proxy.counts.accepted, 2);
+    // A timeout on the new pool within MIN_REPLACE_INTERVAL (5 s) of the
+    // replacement keeps it: short limits on a slow server do not dial a
+    // connection per request.
+    stallAll(proxy);
+    const again = new AbortController();
+    const timer2 = setTimeout(
+      () => again.abort(new DOMException("Too slow", "TimeoutError")),
+      200,
+    );
+    await assert.rejects(
+      client.get(`${CM}/a`, { signal: again.signal }),
+      { name: "TimeoutError" },
+    );
+    clearTimeout(timer2);
+    assert.equal(env.made(), 2);
   },
 });
 
