@@ -179,3 +179,19 @@ Deno.test({
     assert.equal(proxy.counts.accepted, 1);
   },
 });
+
+Deno.test({
+  name:
+    "dead connection: a watch cancelled for silence by its caller (a WatchIdleError, as the informer's heartbeat) replaces the pool; a plain cancel does not",
+  timeout: TIMEOUT,
+  async fn(): Promise<void> {
+    await using env = await setUp();
+    const { client } = env;
+    const plain = await client.watch(`${CM}?watch=1`);
+    await plain.cancel();
+    assert.equal(env.made(), 1);
+    const silent = await client.watch(`${CM}?watch=1`);
+    await silent.cancel(new WatchIdleError(CM, 1_000));
+    assert.equal(env.made(), 2);
+  },
+});

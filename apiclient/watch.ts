@@ -113,9 +113,18 @@ export class WatchStream<T extends KubeObject = KubeObject>
   /**
    * Ends the stream and releases the connection. Safe to call more than once.
    *
+   * @param reason Why. A {@linkcode WatchIdleError} (the caller's own limit
+   * on silence, such as the informer's heartbeat) tells a client that
+   * replaces its pool (see `ClientOptions.httpClient`) that the connection
+   * under the stream is presumed dead.
    * @returns A promise that settles once the body is cancelled.
    */
-  async cancel(): Promise<void> {
+  async cancel(reason?: unknown): Promise<void> {
+    // The caller's own silence limit (the informer's heartbeat): the
+    // connection under the stream is presumed dead, as with `idleTimeout`.
+    if (reason instanceof WatchIdleError && !this.#cancelled) {
+      (this.#options as { [ON_IDLE]?: () => void })[ON_IDLE]?.();
+    }
     this.#cancelled = true;
     if (this.#reader) {
       await this.#reader.cancel().catch(() => {});
