@@ -57,10 +57,11 @@ export interface ClientOptions {
    * no renewal, no relist. With a function, a request that gets no answer
    * within `timeout` or its caller's limit (a signal aborted with a
    * `TimeoutError`, as the elector's on each Lease request), or a watch that
-   * falls silent past its `idleTimeout` (the informer's heartbeat), makes
-   * the client call it again for a new
-   * pool; the next request dials a new connection, and requests in flight
-   * on the old one go on until they end. This does what client-go's HTTP/2
+   * falls silent past its `idleTimeout` or is cancelled with a
+   * `WatchIdleError` (the informer's heartbeat), makes the client call it
+   * again for a new pool, at most once per 5 s; the next request dials a
+   * new connection, and requests in flight on the old one go on until they
+   * end. This does what client-go's HTTP/2
    * health check (a PING after 30 s of silence, the connection closed 15 s
    * later without an answer) does, from the timeouts the client already
    * has: Deno's fetch sends no PING. `kubeconfig` and the in-cluster
