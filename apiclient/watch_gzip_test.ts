@@ -27,7 +27,7 @@ const LINES = ["a", "b", "c"].map((name) =>
 function serveWatch(): Deno.HttpServer<Deno.NetAddr> & { encodings: string[] } {
   const encodings: string[] = [];
   const server = Deno.serve(
-    { hostname: "127.0.0.1", port: 0, onListen() {} },
+    { hostname: "127.0.0.1", port: 0, onListen(): void {} },
     async (request) => {
       const accepted = request.headers.get("accept-encoding") ?? "";
       encodings.push(accepted);
