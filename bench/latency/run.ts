@@ -52,33 +52,22 @@ interface Peer {
   env?: Record<string, string>;
 }
 
+/** Our controller (`_ours.ts`), with `extra` arguments. */
+const ours = (extra: string[]): Peer["command"] => (url, n, c) => [
+  Deno.execPath(),
+  "run",
+  "--allow-net=127.0.0.1",
+  `${here}_ours.ts`,
+  `--url=${url}`,
+  `--objects=${n}`,
+  `--concurrency=${c}`,
+  ...extra,
+];
+
 const PEERS: Peer[] = [
-  {
-    name: "ours",
-    command: (url, n, c) => [
-      Deno.execPath(),
-      "run",
-      "--allow-net=127.0.0.1",
-      `${here}_ours.ts`,
-      `--url=${url}`,
-      `--objects=${n}`,
-      `--concurrency=${c}`,
-    ],
-  },
-  {
-    // The same controller, its collections keeping bytes (issue #48).
-    name: "ours (bytes)",
-    command: (url, n, c) => [
-      Deno.execPath(),
-      "run",
-      "--allow-net=127.0.0.1",
-      `${here}_ours.ts`,
-      `--url=${url}`,
-      `--objects=${n}`,
-      `--concurrency=${c}`,
-      "--bytes",
-    ],
-  },
+  { name: "ours", command: ours([]) },
+  // The same controller, its collections keeping bytes (issue #48).
+  { name: "ours (bytes)", command: ours(["--bytes"]) },
   {
     name: "controller-runtime",
     toolchain: "Go 1.26+",
