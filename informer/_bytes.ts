@@ -43,8 +43,10 @@ export interface HeldMeta {
 
 /**
  * Where each top-level key of a held text starts (its opening quote), then
- * where the text's closing `}` is: a string of char codes when the text is
- * shorter than 65,536 characters (a few bytes an object), else an array.
+ * where the text's closing `}` is, then where the text of its
+ * `metadata.resourceVersion` starts (0: none): a string of char codes when
+ * the text is shorter than 65,536 characters (a few bytes an object), else
+ * an array.
  */
 export type Layout = string | number[];
 
@@ -142,9 +144,10 @@ function held(
       scanned.resourceVersion!.length,
     );
   }
-  // The keys' places in the copy, then its closing brace.
+  // The keys' places in the copy, then its closing brace, then its version.
   for (let k = 0; k < keys.length; k++) keys[k] = at(keys[k]!);
   keys.push(copy.length - 1);
+  keys.push(scanned.versionAt === -1 ? 0 : at(scanned.versionAt));
   const layout = copy.length < 0x10000
     ? String.fromCharCode.apply(null, keys)
     : keys.slice();
@@ -357,7 +360,12 @@ function place(layout: Layout, k: number): number {
 }
 
 function places(layout: Layout): number {
-  return layout.length - 1;
+  return layout.length - 2;
+}
+
+/** Where the text of the held object's `metadata.resourceVersion` starts. */
+function versionPlace(layout: Layout): number {
+  return place(layout, layout.length - 1);
 }
 
 const KEYS = [
@@ -421,7 +429,32 @@ function parseField(text: string, layout: Layout, k: number): unknown {
     const value = text.slice(from + 1, to - 1);
     if (value.indexOf("\\") === -1) return value;
   }
+  const version = versionPlace(layout);
+  if (version > from && version < to) return parseMetadata(text, version, to);
   return JSON.parse(text.slice(from, to));
+}
+
+/**
+ * The metadata whose text is `text[spanFrom, to)`, parsed with its
+ * resourceVersion's text left out, then set to a copy of it. JSON.parse
+ * interns short strings, and a resourceVersion, all digits, hashes as the
+ * number it spells: the versions of a watch, one after the other, fill
+ * neighbouring slots of V8's string table, where interning one more costs
+ * several times the whole parse (bench/scale/results/issue-48-reads.md).
+ * Left out only when the scan's version is the one JSON.parse keeps: no
+ * escape in it, and none after it (a key spelled with escapes could repeat
+ * it).
+ */
+function parseMetadata(text: string, version: number, to: number): unknown {
+  const from = spanFrom;
+  const end = text.indexOf('"', version);
+  const escape = text.indexOf("\\", version);
+  if (end === -1 || escape !== -1 && escape < to) {
+    return JSON.parse(text.slice(from, to));
+  }
+  const metadata = JSON.parse(text.slice(from, version) + text.slice(end, to));
+  metadata.resourceVersion = text.slice(version, end);
+  return metadata;
 }
 
 /** The read-only copy of a held text (see above). */
