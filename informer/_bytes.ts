@@ -466,9 +466,20 @@ function lazyCopy(
   const n = places(layout);
   const state = new Lazy(text, layout);
   names.length = n;
+  known.length = n;
   for (let k = 0; k < n; k++) {
     const at = place(layout, k);
-    names[k] = keyName(text, at + 1, keyEnd(text, at));
+    // The objects of a collection mostly have the same keys in the same
+    // order: the last copy's name, a known one (no escapes), is checked
+    // first.
+    const last = names[k];
+    if (
+      known[k] === true && text.charCodeAt(at + 1 + last!.length) === 34 &&
+      text.startsWith(last!, at + 1)
+    ) continue;
+    const name = keyName(text, at + 1, keyEnd(text, at));
+    names[k] = name;
+    known[k] = KEYS.includes(name);
   }
   // The usual first keys as one literal: one hidden class, no lookups.
   // apiVersion and kind are short strings, cheaper to copy than to defer.
@@ -521,6 +532,8 @@ function lazyCopy(
 
 /** The names of the keys of the text {@linkcode lazyCopy} opens. */
 const names: string[] = [];
+/** Whether each of {@linkcode names} is one of `KEYS`. */
+const known: boolean[] = [];
 
 /** The copy's state, held in a private field no reader can see. */
 class Base {

@@ -343,6 +343,26 @@ Deno.test("a held copy's metadata has its resourceVersion where and as JSON.pars
   }
 });
 
+Deno.test("a held copy names its keys from its own text, whatever the copy before had", () => {
+  // Each after the one before: the same places, other names.
+  const texts = [
+    JSON.stringify(configMap("a")),
+    '{"apiVersion":"v1","kind":"K","metadata":{"name":"a"},"datax":1}',
+    '{"apiVersion":"v1","kind":"K","metadata":{"name":"a"},"d\\u0061ta":2}',
+    '{"apiVersion":"v1","kind":"K","metadata":{"name":"a"},"spec":3}',
+    '{"apiVersion":"v1","kind":"K","metadata":{"name":"a"},"dat":4,"x":5}',
+    '{"apiVersion":"v1","kind":"K","metadata":{"name":"a"},"data\\\\":6}',
+    '{"apiVersion":"v1","kind":"K","metadata":{"name":"a"},"data":7}',
+  ];
+  for (const text of texts) {
+    const copy = opened(text);
+    assert.deepStrictEqual(
+      Object.entries(copy),
+      Object.entries(JSON.parse(text)),
+    );
+  }
+});
+
 Deno.test("a held copy stays the same object while recent, as do its fields", () => {
   const decoder = new Decoder<KubeObject>({ metadataOnly: false, recent: 2 });
   const big = { ...configMap("a"), data: { k: "v".repeat(LAZY_FROM) } };
