@@ -130,28 +130,38 @@ function held(
   const copy = cutFrom === -1
     ? [text.slice(start, end - 1), "}"].join("")
     : [text.slice(start, cutFrom), text.slice(cutTo, end)].join("");
+  const shift = cutTo - cutFrom;
+  // Where an offset of `text` lies in the copy.
   const at = (offset: number): number =>
-    offset - start - (cutFrom !== -1 && offset > cutFrom ? cutTo - cutFrom : 0);
-  const field = (offset: number, length: number): string =>
-    unescaped(copy.slice(at(offset), at(offset) + length));
-  const meta: HeldMeta = { name: field(scanned.nameAt, scanned.name!.length) };
+    offset - start - (cutFrom !== -1 && offset > cutFrom ? shift : 0);
+  const nameAt = at(scanned.nameAt);
+  const name = unescaped(copy.slice(nameAt, nameAt + scanned.name!.length));
+  let namespace: string | undefined;
   if (scanned.namespaceAt !== -1) {
-    meta.namespace = field(scanned.namespaceAt, scanned.namespace!.length);
+    const from = at(scanned.namespaceAt);
+    namespace = unescaped(
+      copy.slice(from, from + scanned.namespace!.length),
+    );
   }
+  let version: string | undefined;
+  const versionAt = scanned.versionAt === -1 ? 0 : at(scanned.versionAt);
   if (scanned.versionAt !== -1) {
-    meta.resourceVersion = field(
-      scanned.versionAt,
-      scanned.resourceVersion!.length,
+    version = unescaped(
+      copy.slice(versionAt, versionAt + scanned.resourceVersion!.length),
     );
   }
   // The keys' places in the copy, then its closing brace, then its version.
   for (let k = 0; k < keys.length; k++) keys[k] = at(keys[k]!);
   keys.push(copy.length - 1);
-  keys.push(scanned.versionAt === -1 ? 0 : at(scanned.versionAt));
+  keys.push(versionAt);
   const layout = copy.length < 0x10000
     ? String.fromCharCode.apply(null, keys)
     : keys.slice();
-  return new Encoded(copy, meta, layout);
+  return new Encoded(
+    copy,
+    { name, namespace, resourceVersion: version },
+    layout,
+  );
 }
 
 /** Where the scan writes the top-level keys of the object it scans. */
@@ -211,9 +221,10 @@ const TYPES = ["ADDED", "MODIFIED", "DELETED"] as const;
 export function parseLine(line: string): unknown {
   if (!line.startsWith('{"type":"')) return JSON.parse(line);
   const typeEnd = line.indexOf('"', 9);
-  const type = TYPES.find((t) =>
-    t.length === typeEnd - 9 && line.startsWith(t, 9)
-  );
+  let type: typeof TYPES[number] | undefined;
+  for (const t of TYPES) {
+    if (t.length === typeEnd - 9 && line.startsWith(t, 9)) type = t;
+  }
   if (type === undefined || !line.startsWith(',"object":{', typeEnd + 1)) {
     return JSON.parse(line);
   }
