@@ -448,10 +448,10 @@ function parseField(text: string, layout: Layout, k: number): unknown {
 /**
  * The metadata whose text is `text[spanFrom, to)`, parsed with its
  * resourceVersion's text left out, then set to a copy of it. JSON.parse
- * interns short strings, and interning a watch's versions cost ~3 µs each
- * at 100k objects, 4x the rest of the parse (likely as they hash as the
- * numbers they spell, crowding V8's string table; measured in
- * bench/scale/results/issue-48-reads.md).
+ * interns strings of up to 10 characters, and interning a watch's new
+ * versions cost ~3 µs each at 100k objects, 4x the rest of the parse
+ * (measured in bench/scale/results/issue-48-reads.md; a version of 11
+ * digits or more, not interned, parses as fast as none).
  * Left out only when the scan's version is the one JSON.parse keeps: no
  * escape in it, and none after it (a key spelled with escapes could repeat
  * it).
