@@ -43,8 +43,10 @@ export interface HeldMeta {
 
 /**
  * Where each top-level key of a held text starts (its opening quote), then
- * where the text's closing `}` is: a string of char codes when the text is
- * shorter than 65,536 characters (a few bytes an object), else an array.
+ * where the text's closing `}` is, then where the text of its
+ * `metadata.resourceVersion` starts (0: none): a string of char codes when
+ * the text is shorter than 65,536 characters (a few bytes an object), else
+ * an array.
  */
 export type Layout = string | number[];
 
@@ -128,27 +130,38 @@ function held(
   const copy = cutFrom === -1
     ? [text.slice(start, end - 1), "}"].join("")
     : [text.slice(start, cutFrom), text.slice(cutTo, end)].join("");
+  const shift = cutTo - cutFrom;
+  // Where an offset of `text` lies in the copy.
   const at = (offset: number): number =>
-    offset - start - (cutFrom !== -1 && offset > cutFrom ? cutTo - cutFrom : 0);
-  const field = (offset: number, length: number): string =>
-    unescaped(copy.slice(at(offset), at(offset) + length));
-  const meta: HeldMeta = { name: field(scanned.nameAt, scanned.name!.length) };
+    offset - start - (cutFrom !== -1 && offset > cutFrom ? shift : 0);
+  const nameAt = at(scanned.nameAt);
+  const name = unescaped(copy.slice(nameAt, nameAt + scanned.name!.length));
+  let namespace: string | undefined;
   if (scanned.namespaceAt !== -1) {
-    meta.namespace = field(scanned.namespaceAt, scanned.namespace!.length);
-  }
-  if (scanned.versionAt !== -1) {
-    meta.resourceVersion = field(
-      scanned.versionAt,
-      scanned.resourceVersion!.length,
+    const from = at(scanned.namespaceAt);
+    namespace = unescaped(
+      copy.slice(from, from + scanned.namespace!.length),
     );
   }
-  // The keys' places in the copy, then its closing brace.
+  let version: string | undefined;
+  const versionAt = scanned.versionAt === -1 ? 0 : at(scanned.versionAt);
+  if (scanned.versionAt !== -1) {
+    version = unescaped(
+      copy.slice(versionAt, versionAt + scanned.resourceVersion!.length),
+    );
+  }
+  // The keys' places in the copy, then its closing brace, then its version.
   for (let k = 0; k < keys.length; k++) keys[k] = at(keys[k]!);
   keys.push(copy.length - 1);
+  keys.push(versionAt);
   const layout = copy.length < 0x10000
     ? String.fromCharCode.apply(null, keys)
     : keys.slice();
-  return new Encoded(copy, meta, layout);
+  return new Encoded(
+    copy,
+    { name, namespace, resourceVersion: version },
+    layout,
+  );
 }
 
 /** Where the scan writes the top-level keys of the object it scans. */
@@ -208,9 +221,10 @@ const TYPES = ["ADDED", "MODIFIED", "DELETED"] as const;
 export function parseLine(line: string): unknown {
   if (!line.startsWith('{"type":"')) return JSON.parse(line);
   const typeEnd = line.indexOf('"', 9);
-  const type = TYPES.find((t) =>
-    t.length === typeEnd - 9 && line.startsWith(t, 9)
-  );
+  let type: typeof TYPES[number] | undefined;
+  for (const t of TYPES) {
+    if (t.length === typeEnd - 9 && line.startsWith(t, 9)) type = t;
+  }
   if (type === undefined || !line.startsWith(',"object":{', typeEnd + 1)) {
     return JSON.parse(line);
   }
@@ -357,7 +371,12 @@ function place(layout: Layout, k: number): number {
 }
 
 function places(layout: Layout): number {
-  return layout.length - 1;
+  return layout.length - 2;
+}
+
+/** Where the text of the held object's `metadata.resourceVersion` starts. */
+function versionPlace(layout: Layout): number {
+  return place(layout, layout.length - 1);
 }
 
 const KEYS = [
@@ -421,7 +440,32 @@ function parseField(text: string, layout: Layout, k: number): unknown {
     const value = text.slice(from + 1, to - 1);
     if (value.indexOf("\\") === -1) return value;
   }
+  const version = versionPlace(layout);
+  if (version > from && version < to) return parseMetadata(text, version, to);
   return JSON.parse(text.slice(from, to));
+}
+
+/**
+ * The metadata whose text is `text[spanFrom, to)`, parsed with its
+ * resourceVersion's text left out, then set to a copy of it. JSON.parse
+ * interns strings of up to 10 characters, and interning a watch's new
+ * versions cost ~3 µs each at 100k objects, 4x the rest of the parse
+ * (measured in bench/scale/results/issue-48-reads.md; a version of 11
+ * digits or more, not interned, parses as fast as none).
+ * Left out only when the scan's version is the one JSON.parse keeps: no
+ * escape in it, and none after it (a key spelled with escapes could repeat
+ * it).
+ */
+function parseMetadata(text: string, version: number, to: number): unknown {
+  const from = spanFrom;
+  const end = text.indexOf('"', version);
+  const escape = text.indexOf("\\", version);
+  if (end === -1 || escape !== -1 && escape < to) {
+    return JSON.parse(text.slice(from, to));
+  }
+  const metadata = JSON.parse(text.slice(from, version) + text.slice(end, to));
+  metadata.resourceVersion = text.slice(version, end);
+  return metadata;
 }
 
 /** The read-only copy of a held text (see above). */
@@ -433,9 +477,20 @@ function lazyCopy(
   const n = places(layout);
   const state = new Lazy(text, layout);
   names.length = n;
+  known.length = n;
   for (let k = 0; k < n; k++) {
     const at = place(layout, k);
-    names[k] = keyName(text, at + 1, keyEnd(text, at));
+    // The objects of a collection mostly have the same keys in the same
+    // order: the last copy's name, a known one (no escapes), is checked
+    // first.
+    const last = names[k];
+    if (
+      known[k] === true && text.charCodeAt(at + 1 + last!.length) === 34 &&
+      text.startsWith(last!, at + 1)
+    ) continue;
+    const name = keyName(text, at + 1, keyEnd(text, at));
+    names[k] = name;
+    known[k] = KEYS.includes(name);
   }
   // The usual first keys as one literal: one hidden class, no lookups.
   // apiVersion and kind are short strings, cheaper to copy than to defer.
@@ -488,6 +543,8 @@ function lazyCopy(
 
 /** The names of the keys of the text {@linkcode lazyCopy} opens. */
 const names: string[] = [];
+/** Whether each of {@linkcode names} is one of `KEYS`. */
+const known: boolean[] = [];
 
 /** The copy's state, held in a private field no reader can see. */
 class Base {

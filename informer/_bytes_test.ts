@@ -301,6 +301,68 @@ Deno.test("a held copy with spaces, escapes, a long text or odd keys reads as pa
   assert.deepStrictEqual(Object.keys(parsed), ["metadata", "__proto__"]);
 });
 
+Deno.test("a held copy's metadata has its resourceVersion where and as JSON.parse has it", () => {
+  const texts = [
+    // In the middle, after labels and before more keys.
+    '{"kind":"A","metadata":{"name":"a","labels":{"resourceVersion":"9"},' +
+    '"resourceVersion":"123","uid":"u"},"data":{"resourceVersion":"8"}}',
+    // First and last key; none.
+    '{"metadata":{"resourceVersion":"5","name":"a"}}',
+    '{"metadata":{"name":"a","resourceVersion":"5"},"x":1}',
+    '{"metadata":{"name":"a"},"data":{"resourceVersion":"5"}}',
+    // Twice: its first place, its last value.
+    '{"metadata":{"resourceVersion":"1","name":"a","resourceVersion":"2"}}',
+    // Escaped in its value, or a key spelled with escapes after it.
+    '{"metadata":{"name":"a","resourceVersion":"1\\u0032"}}',
+    '{"metadata":{"name":"a","resourceVersion":"1",' +
+    '"resource\\u0056ersion":""}}',
+    '{"metadata":{"name":"a","resourceVersion":"1",' +
+    '"resource\\u0056ersion":"3"},"data":"\\n"}',
+    '{"metadata":{"name":"a","resourceVersion":"1"},"data":"\\n"}',
+    // Spaces about it; metadata twice.
+    '{"metadata" : { "name" : "a" , "resourceVersion" : "12" } }',
+    '{"metadata":{"name":"a","resourceVersion":"1"},' +
+    '"metadata":{"name":"a","resourceVersion":"2","uid":"u"}}',
+    // A long text (its places kept as an array).
+    JSON.stringify({
+      metadata: { name: "a", resourceVersion: "77", uid: "u" },
+      data: { k: "x".repeat(70_000) },
+    }),
+  ];
+  for (const text of texts) {
+    const expected = JSON.parse(text);
+    const copy = opened(text);
+    assert.deepStrictEqual(copy.metadata, expected.metadata, text);
+    assert.deepStrictEqual(
+      Object.entries(copy.metadata),
+      Object.entries(expected.metadata),
+      text,
+    );
+    assert.equal(Object.isFrozen(copy.metadata), true);
+    assert.deepStrictEqual(copy, expected, text);
+  }
+});
+
+Deno.test("a held copy names its keys from its own text, whatever the copy before had", () => {
+  // Each after the one before: the same places, other names.
+  const texts = [
+    JSON.stringify(configMap("a")),
+    '{"apiVersion":"v1","kind":"K","metadata":{"name":"a"},"datax":1}',
+    '{"apiVersion":"v1","kind":"K","metadata":{"name":"a"},"d\\u0061ta":2}',
+    '{"apiVersion":"v1","kind":"K","metadata":{"name":"a"},"spec":3}',
+    '{"apiVersion":"v1","kind":"K","metadata":{"name":"a"},"dat":4,"x":5}',
+    '{"apiVersion":"v1","kind":"K","metadata":{"name":"a"},"data\\\\":6}',
+    '{"apiVersion":"v1","kind":"K","metadata":{"name":"a"},"data":7}',
+  ];
+  for (const text of texts) {
+    const copy = opened(text);
+    assert.deepStrictEqual(
+      Object.entries(copy),
+      Object.entries(JSON.parse(text)),
+    );
+  }
+});
+
 Deno.test("a held copy stays the same object while recent, as do its fields", () => {
   const decoder = new Decoder<KubeObject>({ metadataOnly: false, recent: 2 });
   const big = { ...configMap("a"), data: { k: "v".repeat(LAZY_FROM) } };
