@@ -79,8 +79,9 @@ const BATCH = chaosSetting("batch", "CHAOS_BATCH", 10);
 /** How long faults run per batch, in ms. */
 const DURATION = chaosSetting("fault-ms", "CHAOS_FAULT_MS", 40_000);
 /**
- * Replay: an outage of this many ms from the restart (every proxy refuses
- * and drops its connections), long enough that every Lease is lost.
+ * Replay: an outage of this many ms from the restart (every proxy, the
+ * user's too, refuses and drops its connections), as when kube-apiserver's
+ * graceful stop hangs until the tool's 30 s grace ends it.
  */
 const OUTAGE = chaosSetting("outage", "CHAOS_OUTAGE", 0);
 const GREETINGS = 6;
