@@ -66,7 +66,18 @@ export async function inClusterConfig(
       { cause },
     );
   }
-  const clientOptions: ClientOptions = { httpClient, serviceAccountDir: dir };
+  // The client may make more, to replace a dead connection; the first,
+  // made here, checked the CA.
+  let first: Deno.HttpClient | undefined = httpClient;
+  const make = (): Deno.HttpClient => {
+    const made = first ?? Deno.createHttpClient({ caCerts: [ca] });
+    first = undefined;
+    return made;
+  };
+  const clientOptions: ClientOptions = {
+    httpClient: make,
+    serviceAccountDir: dir,
+  };
   if (options.timeout !== undefined) clientOptions.timeout = options.timeout;
   if (options.onWarning !== undefined) {
     clientOptions.onWarning = options.onWarning;

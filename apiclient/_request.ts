@@ -6,6 +6,7 @@ import { MalformedResponseError } from "./errors.ts";
 import type { Outcome, WatchOptions } from "./options.ts";
 import { WatchStream, type WatchStreamOptions } from "./watch.ts";
 import { send } from "./_throttle.ts";
+import { ON_IDLE } from "./_pool.ts";
 import {
   type Answer,
   type Bound,
@@ -150,6 +151,12 @@ export async function openWatch<T extends KubeObject>(
     };
     const parse = (options as ParseOption)[PARSE];
     if (parse !== undefined) streamOptions[PARSE] = parse;
+    const pool = shared.pool;
+    if (pool !== undefined) {
+      const via = answer.via;
+      (streamOptions as { [ON_IDLE]?: () => void })[ON_IDLE] = () =>
+        pool.replace(via);
+    }
     const stream = new WatchStream<T>(response.body!, streamOptions);
     tell(shared, bound, outcomeOf("GET", path, answer, started));
     return stream;

@@ -22,6 +22,7 @@ import { MAX_TIMER } from "../_internal/sleep.ts";
 import { join } from "../_internal/signals.ts";
 import { withoutTrailing } from "../_internal/strings.ts";
 import { DEFAULT_TIMEOUT } from "./_limits.ts";
+import { Pool } from "./_pool.ts";
 
 /** A request's options as the client sends them. */
 export interface SendOptions extends RequestOptions, ParseOption {
@@ -35,13 +36,18 @@ export interface Answer {
   warnings?: string[] | undefined;
   /** The Authorization value sent, for redacting what an error quotes. */
   authorization?: string | undefined;
+  /** The pool the request went through, when the client replaces pools. */
+  via?: Deno.HttpClient | undefined;
 }
 
 /** What a client and the clients its builders answer share. */
 export interface Shared {
   server: string;
   fetch: typeof fetch;
+  /** A `Deno.HttpClient` given as is (closed on dispose, never replaced). */
   httpClient: Deno.HttpClient | undefined;
+  /** The pool made by a given factory, replaced when presumed dead. */
+  pool: Pool | undefined;
   authorization: (() => Promise<string | undefined>) | undefined;
   timeout: number;
   namespace: string | undefined;
@@ -60,25 +66,48 @@ export interface Bound {
 
 /** The shared part of a new client of `server`. */
 export function createShared(server: string, options: ClientOptions): Shared {
-  const httpClient = options.httpClient;
+  const given = options.httpClient;
+  const httpClient = typeof given === "function" ? undefined : given;
   const serviceAccountDir = options.serviceAccountDir;
   let authorization = options.authorization;
   if (authorization === undefined && serviceAccountDir) {
     authorization = () => readToken(`${serviceAccountDir}/token`);
   }
+  const timeout = requestTimeout(options.timeout);
+  // Made last, so that no earlier error leaks it.
+  const pool = typeof given === "function" ? new Pool(given) : undefined;
+  const send = options.fetch;
   return {
     server: withoutTrailing(server, "/"),
-    fetch: options.fetch ??
-      (httpClient
-        ? (input, init) => fetch(input, { ...init, client: httpClient })
-        : (input, init) => fetch(input, init)),
+    // The pool is read at each send: a replaced one is never used again.
+    fetch: pool
+      ? send
+        ? (input, init) =>
+          send(
+            input,
+            { ...init, client: pool.current } as RequestInit & {
+              client: Deno.HttpClient;
+            },
+          )
+        : (input, init) => fetch(input, { ...init, client: pool.current })
+      : send ??
+        (httpClient
+          ? (input, init) => fetch(input, { ...init, client: httpClient })
+          : (input, init) => fetch(input, init)),
     httpClient,
+    pool,
     authorization,
-    timeout: requestTimeout(options.timeout),
+    timeout,
     namespace: options.namespace,
     deadlines: new Deadlines(),
     onWarning: options.onWarning,
   };
+}
+
+/** A timeout's abort reason: the client's, or a `TimeoutError` of a caller's. */
+function isTimeout(reason: unknown): boolean {
+  return reason instanceof RequestTimeoutError ||
+    (reason instanceof Error && reason.name === "TimeoutError");
 }
 
 /** Checks a request timeout: absent or 0 means the default. */
@@ -135,6 +164,7 @@ export async function open(
 ): Promise<unknown> {
   answer.status = 0;
   answer.warnings = undefined;
+  answer.via = undefined;
   const { guard, signal: boundSignal } = bound;
   if (guard && method !== "GET") {
     try {
@@ -148,6 +178,13 @@ export async function open(
   const headers: Record<string, string> = {
     Accept: options.accept ?? "application/json",
   };
+  // A stream is asked for uncompressed. kube-apiserver (WatchListCompression)
+  // gzips a streaming list (sendInitialEvents) as one gzip member per flush,
+  // and Deno's fetch ends the body at the end of the first member: measured
+  // on kube-apiserver 1.37, a streaming list of 1,000 ConfigMaps ended after
+  // 23 objects without its bookmark, every time (and one of a single object
+  // ended before its bookmark in about 1 run in 100).
+  if (mode === "stream") headers["Accept-Encoding"] = "identity";
   const authorize = shared.authorization;
   let authorization: string | undefined;
   if (authorize !== undefined) {
@@ -179,12 +216,13 @@ export async function open(
   const timeout = shared.timeout;
   let deadline: Deadline | undefined;
   let signal: AbortSignal | undefined;
+  let timer: AbortController | undefined;
   // setTimeout fires at once for a longer delay, so a longer limit means none.
   if (timeout <= MAX_TIMER) {
-    const timer = new AbortController();
+    timer = new AbortController();
     deadline = shared.deadlines.add(
       timeout,
-      () => timer.abort(new RequestTimeoutError(method, path, timeout)),
+      () => timer!.abort(new RequestTimeoutError(method, path, timeout)),
     );
     signal = timer.signal;
   }
@@ -197,6 +235,9 @@ export async function open(
     if (signal !== undefined) init.signal = signal;
     if (body !== undefined) init.body = body;
     let response: Response;
+    // Read in the same turn as the send reads it.
+    const via = shared.pool?.current;
+    answer.via = via;
     try {
       response = await shared.fetch(shared.server + path, init);
     } catch (error) {
@@ -233,6 +274,15 @@ export async function open(
       authorization,
       options[PARSE],
     );
+  } catch (error) {
+    // No answer within a time limit, the client's or the caller's (the
+    // elector bounds each Lease request below the client's timeout): the
+    // connection is presumed dead (over HTTP/2 the pool would send every
+    // later request down it too). A caller's plain abort is not a timeout.
+    if (signal?.aborted && isTimeout(signal.reason)) {
+      shared.pool?.replace(answer.via);
+    }
+    throw error;
   } finally {
     if (deadline !== undefined) shared.deadlines.done(deadline);
   }

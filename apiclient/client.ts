@@ -578,7 +578,11 @@ export class Client implements Disposable, PathClient, RestClient {
    * and resolves once the server accepted it; a refusal rejects as in
    * {@linkcode Client.request}, without waiting out a 429 (the caller's
    * backoff does). The request timeout limits only the wait for headers; the
-   * stream has no total limit, only `idleTimeout`.
+   * stream has no total limit, only `idleTimeout`. The stream is asked for
+   * uncompressed (`Accept-Encoding: identity`): kube-apiserver gzips a
+   * streaming list (`sendInitialEvents`) as one gzip member per flush, and
+   * Deno's fetch ends a body after its first member (a list of 1,000
+   * objects ended after 23).
    *
    * @example
    * ```ts
@@ -642,5 +646,6 @@ export class Client implements Disposable, PathClient, RestClient {
   /** Closes the client's `Deno.HttpClient`, if it made or was given one. */
   [Symbol.dispose](): void {
     this.#shared.httpClient?.close();
+    this.#shared.pool?.close();
   }
 }

@@ -1,5 +1,12 @@
 import assert from "node:assert/strict";
-import { Client, InClusterConfigError, MalformedResponseError } from "./mod.ts";
+import {
+  Client,
+  InClusterConfigError,
+  MalformedResponseError,
+  RequestTimeoutError,
+} from "./mod.ts";
+import { FakeApiServer } from "../testing/fake_server.ts";
+import { FaultProxy } from "../testing/real/_fault_proxy.ts";
 import { testCerts } from "../testing/certs.ts";
 import { fakeServiceAccount } from "../testing/service_account.ts";
 import { json, scripted } from "./_scripted_test_util.ts";
@@ -353,5 +360,30 @@ Deno.test({
       fetch: () => Promise.resolve(new Response("<html>", { status: 200 })),
     }).get("/x").catch((e) => e);
     assert.ok(ok instanceof MalformedResponseError);
+  },
+});
+
+Deno.test({
+  name:
+    "inCluster: the client dials a new connection after a request timeout on a black-holed one",
+  timeout: 20_000,
+  async fn(): Promise<void> {
+    await using server = new FakeApiServer();
+    await using served = await server.serve({ tls: true });
+    await using proxy = FaultProxy.start(served.url);
+    await using account = await fakeServiceAccount({ ca: served.caCert! });
+    using client = await Client.inCluster({
+      serviceAccountDir: account.dir,
+      server: proxy.url,
+      timeout: 1_000,
+    });
+    const cms = "/api/v1/namespaces/default/configmaps";
+    await client.get(cms);
+    for (const id of proxy.connections()) {
+      proxy.set({ stalled: true }, { connection: id });
+    }
+    await assert.rejects(client.get(cms), RequestTimeoutError);
+    await client.get(cms);
+    assert.equal(proxy.counts.accepted, 2);
   },
 });

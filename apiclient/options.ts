@@ -42,10 +42,33 @@ export interface ClientOptions {
    */
   fetch?: typeof fetch | undefined;
   /**
-   * A `Deno.HttpClient` that the default `fetch` uses (for a cluster CA or a
-   * client certificate). The client closes it on dispose. Default: none.
+   * The `Deno.HttpClient` that `fetch` sends through (for a cluster CA or a
+   * client certificate), or a function that makes one. The client closes it
+   * on dispose. Default: none (the global pool).
+   *
+   * Give a function so that the client can replace a dead connection. Deno's
+   * fetch speaks HTTP/2 to the API server: one `Deno.HttpClient` holds one
+   * TCP connection, which carries every request and watch of the client
+   * (and of the clients derived from it, such as a Lease's). When that
+   * connection goes silent without closing (a network path that drops its
+   * packets, a NAT or load balancer that lost its state), the pool would
+   * send every later request down it until the kernel gives up on it
+   * (minutes; indefinitely if something in the path still acknowledges):
+   * no renewal, no relist. With a function, a request that gets no answer
+   * within `timeout` or its caller's limit (a signal aborted with a
+   * `TimeoutError`, as the elector's on each Lease request), or a watch that
+   * falls silent past its `idleTimeout` or is cancelled with a
+   * `WatchIdleError` (the informer's heartbeat), makes the client call it
+   * again for a new pool, at most once per 5 s; the next request dials a
+   * new connection, and requests in flight on the old one go on until they
+   * end. This does what client-go's HTTP/2
+   * health check (a PING after 30 s of silence, the connection closed 15 s
+   * later without an answer) does, from the timeouts the client already
+   * has: Deno's fetch sends no PING. `kubeconfig` and the in-cluster
+   * configuration give a function. With `fetch` given too, `fetch` gets the
+   * current one as `init.client`.
    */
-  httpClient?: Deno.HttpClient | undefined;
+  httpClient?: Deno.HttpClient | (() => Deno.HttpClient) | undefined;
   /**
    * A directory holding a ServiceAccount `token` file, read on every request
    * (the kubelet rotates it). Absent or empty: no token is sent.

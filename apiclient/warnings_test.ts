@@ -150,5 +150,6 @@ Deno.test("warnings: an in-cluster client takes onWarning too", async () => {
     onWarning,
   });
   assert.equal(config.options.onWarning, onWarning);
-  config.options.httpClient?.close();
+  // The client closes the Deno.HttpClient the configuration made.
+  using _client = new Client(config.server, config.options);
 });

@@ -4,6 +4,7 @@ import { MAX_TIMER } from "../_internal/sleep.ts";
 import { excerpt, redactStrings } from "../_internal/redact.ts";
 import { PARSE, type Parse, type ParseOption } from "../_internal/parse.ts";
 import { MAX_LINE_LENGTH } from "./_limits.ts";
+import { ON_IDLE } from "./_pool.ts";
 
 const BUFFER_SIZE = 256 * 1024;
 
@@ -112,9 +113,18 @@ export class WatchStream<T extends KubeObject = KubeObject>
   /**
    * Ends the stream and releases the connection. Safe to call more than once.
    *
+   * @param reason Why. A {@linkcode WatchIdleError} (the caller's own limit
+   * on silence, such as the informer's heartbeat) tells a client that
+   * replaces its pool (see `ClientOptions.httpClient`) that the connection
+   * under the stream is presumed dead.
    * @returns A promise that settles once the body is cancelled.
    */
-  async cancel(): Promise<void> {
+  async cancel(reason?: unknown): Promise<void> {
+    // The caller's own silence limit (the informer's heartbeat): the
+    // connection under the stream is presumed dead, as with `idleTimeout`.
+    if (reason instanceof WatchIdleError && !this.#cancelled) {
+      (this.#options as { [ON_IDLE]?: () => void })[ON_IDLE]?.();
+    }
     this.#cancelled = true;
     if (this.#reader) {
       await this.#reader.cancel().catch(() => {});
@@ -241,8 +251,11 @@ export class WatchStream<T extends KubeObject = KubeObject>
       idle = undefined;
       if (waitingSince === 0) return;
       const left = waitingSince + limit! - Date.now();
-      if (left <= 0) stop(new WatchIdleError(path, limit!));
-      else idle = setTimeout(checkIdle, left);
+      if (left <= 0) {
+        // The connection under a silent watch is presumed dead.
+        (this.#options as { [ON_IDLE]?: () => void })[ON_IDLE]?.();
+        stop(new WatchIdleError(path, limit!));
+      } else idle = setTimeout(checkIdle, left);
     };
     const decoder = new Utf8Stream(method, path);
     // The text after the last line end, from earlier reads: kept in parts and

@@ -5,7 +5,7 @@ import type { KubeObject } from "../apiclient/types.ts";
 import { type Logger, loggerOf } from "../_internal/log.ts";
 import { Lead } from "../election/lead.ts";
 import type { LeaseRef } from "../election/types.ts";
-import { Collections } from "../informer/shared.ts";
+import { Collections, type CollectionsOptions } from "../informer/shared.ts";
 import type { Metrics } from "../metrics/metrics.ts";
 import { ProbeServer, type ProbeServerOptions } from "../metrics/probes.ts";
 import { Sharder } from "../shard/sharder.ts";
@@ -100,6 +100,11 @@ export interface ManagerOptions {
    * for `Collections`.
    */
   freeze?: boolean | undefined;
+  /**
+   * How the shared caches keep their objects, for every collection or by
+   * collection, as for `Collections` (its `storage`). Default `"objects"`.
+   */
+  storage?: CollectionsOptions["storage"];
   /**
    * The whole shutdown's budget in milliseconds: the reconciles in flight
    * and the queued Events of every controller; the Lease's release and the
@@ -216,6 +221,7 @@ export class Manager implements AsyncDisposable {
     this.collections = new Collections(this.#client, {
       signal,
       freeze: options.freeze ?? true,
+      storage: options.storage,
       logger: this.#base,
       ...(metrics === undefined
         ? {}

@@ -13,6 +13,7 @@ import {
   type ReconcileContext,
 } from "./mod.ts";
 import { testLogger } from "../_internal/_log_test_util.ts";
+import { Encoded } from "../informer/_bytes.ts";
 
 const CONFIGMAPS = { version: "v1", resource: "configmaps", kind: "ConfigMap" };
 const SECRETS = { version: "v1", resource: "secrets", kind: "Secret" };
@@ -98,6 +99,34 @@ Deno.test("two controllers on one collection open one watch, and both reconcile 
   assert.equal(watches(h.server, "/api/v1/configmaps"), 1);
   assert.equal(manager.collections.size(), 1);
   assert.ok(manager.synced());
+});
+
+Deno.test("storage: the shared caches keep text, and the controllers reconcile each change from them", async () => {
+  await using h = setup();
+  const seen: string[] = [];
+  await using manager = new Manager(h.client(), {
+    controllers: [recording("a", seen)],
+    storage: "bytes",
+  });
+  await h.time.settle();
+  await h.user.create(CM, { metadata: { name: "x" } });
+  await h.time.settle();
+  await manager.idle();
+  await h.user.patch(`${CM}/x`, { metadata: { labels: { l: "1" } } }, {
+    type: "merge",
+  });
+  await h.time.settle();
+  await manager.idle();
+  assert.deepEqual(seen, ["a default/x", "a default/x"]);
+  // A registration naming no storage shares the controller's store.
+  await using registration = manager.collections.register(CONFIGMAPS);
+  const held = [
+    ...(registration.store as unknown as { entries(): Map<string, unknown> })
+      .entries().values(),
+  ];
+  assert.equal(held.length, 1);
+  assert.ok(held[0] instanceof Encoded);
+  assert.equal(watches(h.server, "/api/v1/configmaps"), 1);
 });
 
 Deno.test("one election for every controller: the standby's caches run, only the leader reconciles", async () => {

@@ -1,6 +1,18 @@
 import assert from "node:assert/strict";
 import type { KubeObject } from "../apiclient/types.ts";
-import { Decoder, Encoded, parseLine, parsePage } from "./_bytes.ts";
+import { meaningfulChange } from "../controller/changes.ts";
+import { jsonEqual } from "../_internal/json.ts";
+import {
+  Decoder,
+  Encoded,
+  fieldsParsed,
+  LAZY_FROM,
+  lazyParses,
+  parseLine,
+  parsePage,
+  setCopyMode,
+} from "./_bytes.ts";
+import { deepFreeze } from "./_freeze.ts";
 
 const managed = [{ manager: "kubectl", fieldsV1: { "f:data": { "f:k": {} } } }];
 
@@ -143,4 +155,159 @@ Deno.test("Decoder of a metadata-only store cuts a whole object to its metadata"
     kind: "PartialObjectMetadata",
     metadata: configMap("a").metadata,
   });
+});
+
+/** The read-only copy a decoder opens of `text`, scanned as a page item. */
+function opened(
+  text: string,
+  decoder = new Decoder<KubeObject>({ metadataOnly: false }),
+): KubeObject {
+  const list = parsePage(`{"kind":"List","items":[${text}]}`) as {
+    items: Encoded[];
+  };
+  const [item] = list.items;
+  assert.ok(item instanceof Encoded, "held as text");
+  return decoder.open(item as unknown as KubeObject);
+}
+
+const odd = JSON.stringify({
+  kind: "ConfigMap",
+  apiVersion: "v1",
+  metadata: { name: "a", namespace: "default", resourceVersion: "7" },
+  "2": ["two"],
+  'q"uote': { x: null },
+  data: { k: 'v"}]', n: "1" },
+  immutable: false,
+});
+
+Deno.test("a held copy is, to every reader, the parsed object: keys in order, values, prototype, frozen", () => {
+  const expected = JSON.parse(odd);
+  for (const mode of ["sized", "metadata", "lazy", "whole"] as const) {
+    const before = setCopyMode(mode);
+    try {
+      const copy = opened(odd);
+      assert.equal(Object.getPrototypeOf(copy), Object.prototype);
+      assert.deepStrictEqual(Object.keys(copy), Object.keys(expected));
+      assert.deepStrictEqual(copy, expected);
+      assert.deepStrictEqual(Object.entries(copy), Object.entries(expected));
+      assert.deepStrictEqual({ ...copy }, expected);
+      assert.equal(JSON.stringify(copy), JSON.stringify(expected));
+      assert.equal(JSON.stringify(copy), odd);
+      assert.deepStrictEqual(structuredClone(copy), expected);
+      assert.equal(jsonEqual(copy, expected), true);
+      assert.equal(jsonEqual(expected, copy), true);
+      assert.notDeepStrictEqual(copy, { ...expected, immutable: true });
+      assert.equal(Deno.inspect(copy), Deno.inspect(expected));
+      assert.deepStrictEqual(
+        Object.getOwnPropertySymbols(copy).filter((s) =>
+          Object.getOwnPropertyDescriptor(copy, s)!.enumerable
+        ),
+        [],
+      );
+      assert.equal(Object.isFrozen(copy), true);
+      assert.equal(deepFreeze(copy), copy);
+      const fields = copy as unknown as Record<string, Record<string, unknown>>;
+      assert.equal(Object.isFrozen(fields.data), true);
+      assert.equal(Object.isFrozen(fields.metadata), true);
+      assert.equal(fields.data, fields.data, "one value for every read");
+      assert.throws(() => {
+        fields.data = {};
+      }, TypeError);
+      assert.throws(() => {
+        fields.metadata = {};
+      }, TypeError);
+      assert.throws(() => {
+        fields.data!.k = "w";
+      }, TypeError);
+      assert.throws(() => {
+        fields.spec = {};
+      }, TypeError);
+    } finally {
+      setCopyMode(before);
+    }
+  }
+});
+
+Deno.test("a held copy parses each field when first read, once; metadata alone for a check of what changed", () => {
+  const copy = opened(odd) as KubeObject & { data?: Record<string, string> };
+  const other = opened(odd);
+  assert.deepEqual(fieldsParsed(copy), ["kind", "apiVersion"]);
+  const before = lazyParses();
+  assert.equal(copy.kind, "ConfigMap");
+  assert.equal(copy.apiVersion, "v1");
+  assert.equal(lazyParses(), before, "copied with the copy");
+  assert.equal(meaningfulChange(copy, other), false);
+  assert.equal(lazyParses(), before + 2, "the metadata of each");
+  assert.deepEqual(fieldsParsed(copy), ["kind", "apiVersion", "metadata"]);
+  assert.deepEqual(fieldsParsed(other), ["kind", "apiVersion", "metadata"]);
+  assert.equal(copy.data?.k, 'v"}]');
+  assert.equal(copy.data?.n, "1");
+  assert.equal(lazyParses(), before + 3, "parsed once");
+  assert.deepEqual(fieldsParsed(copy), [
+    "kind",
+    "apiVersion",
+    "metadata",
+    "data",
+  ]);
+  // Metadata parsed with the copy, a short text parsed whole.
+  for (
+    const [mode, parsed] of [["metadata", 3], ["sized", undefined]] as const
+  ) {
+    const previous = setCopyMode(mode);
+    try {
+      const at = lazyParses();
+      const eager = opened(odd) as typeof copy;
+      assert.equal(eager.metadata.name, "a");
+      assert.equal(lazyParses(), at);
+      assert.equal(fieldsParsed(eager)?.length, parsed);
+      const long = opened(JSON.stringify({
+        ...JSON.parse(odd),
+        data: { pad: "p".repeat(LAZY_FROM) },
+      }));
+      assert.deepEqual(fieldsParsed(long), ["kind", "apiVersion", "metadata"]);
+    } finally {
+      setCopyMode(previous);
+    }
+  }
+});
+
+Deno.test("a held copy with spaces, escapes, a long text or odd keys reads as parsed", () => {
+  const spaced = ' {\n "kind" : "Config\\u004dap" ,\t"metadata":{"name":"a",' +
+    '"resourceVersion":"1"} , "da\\"ta" : [ 1 , {"x":"}"} ] \r\n} ';
+  assert.deepStrictEqual(opened(spaced), JSON.parse(spaced));
+  const long = JSON.stringify({
+    metadata: { name: "big", resourceVersion: "1" },
+    data: { k: "x".repeat(70_000) },
+    kind: "ConfigMap",
+  });
+  const big = opened(long);
+  assert.deepStrictEqual(big, JSON.parse(long));
+  assert.equal(big.kind, "ConfigMap");
+  // Odd keys read as JSON.parse has them: a key twice in its first place
+  // with its last value, `__proto__` an own key.
+  const twice =
+    '{"metadata":{"name":"a"},"kind":"A","data":1,"x":0,"kind":"B","data":2}';
+  assert.deepStrictEqual(Object.entries(opened(twice)), [
+    ["metadata", { name: "a" }],
+    ["kind", "B"],
+    ["data", 2],
+    ["x", 0],
+  ]);
+  assert.deepStrictEqual(opened(twice), JSON.parse(twice));
+  const proto = '{"metadata":{"name":"a"},"__proto__":{"x":1}}';
+  const parsed = opened(proto);
+  assert.deepStrictEqual(parsed, JSON.parse(proto));
+  assert.equal(Object.getPrototypeOf(parsed), Object.prototype);
+  assert.deepStrictEqual(Object.keys(parsed), ["metadata", "__proto__"]);
+});
+
+Deno.test("a held copy stays the same object while recent, as do its fields", () => {
+  const decoder = new Decoder<KubeObject>({ metadataOnly: false, recent: 2 });
+  const big = { ...configMap("a"), data: { k: "v".repeat(LAZY_FROM) } };
+  const list = parsePage(page([big])) as { items: Encoded[] };
+  const item = list.items[0]! as unknown as KubeObject;
+  const copy = decoder.open(item) as KubeObject & { data?: unknown };
+  const data = copy.data;
+  assert.equal(decoder.open(item), copy);
+  assert.equal((decoder.open(item) as typeof copy).data, data);
 });

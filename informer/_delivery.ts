@@ -113,13 +113,11 @@ export class Delivery<T extends KubeObject> {
   #freeze: boolean;
   /** The object a held item stands for (see `MemoryStore.open`). */
   #open: (item: T) => T;
-  /** Whether the store keeps text (`_bytes.ts`). */
-  #text: boolean;
 
   constructor(options: DeliveryOptions<T>) {
     const source = this.#source = options.source;
     this.#scope = options.scope;
-    const text = this.#text = storesText(options);
+    const text = storesText(options);
     // Held text is parsed into frozen copies; a copy parsed at once (an
     // odd object the scan hands over parsed) is frozen too, so no reader
     // can tell which it got.
@@ -230,15 +228,6 @@ export class Delivery<T extends KubeObject> {
   }
 
   /**
-   * Whether a handler's function is called without objects: in a store of
-   * text, one that declares no parameters cannot read them, so none is
-   * parsed for it.
-   */
-  #bare(fn: (...objects: never[]) => unknown): boolean {
-    return this.#text && fn.length === 0;
-  }
-
-  /**
    * Runs one call of the caller's (`name`, about the object under `key`);
    * answers its promise only when it made one. A throw or a rejection is
    * reported as a {@linkcode EventHandlerError}.
@@ -284,20 +273,14 @@ export class Delivery<T extends KubeObject> {
     if (previous !== undefined) {
       if (handler.update === undefined) return undefined;
       return this.deliver(
-        () =>
-          this.#bare(handler.update!)
-            ? (handler.update as () => void | Promise<void>)()
-            : handler.update!(open(previous), open(item)),
+        () => handler.update!(open(previous), open(item)),
         "handler.update",
         key,
       );
     }
     if (handler.add === undefined) return undefined;
     return this.deliver(
-      () =>
-        this.#bare(handler.add!)
-          ? (handler.add as () => void | Promise<void>)()
-          : handler.add!(open(item)),
+      () => handler.add!(open(item)),
       "handler.add",
       key,
     );
@@ -316,10 +299,7 @@ export class Delivery<T extends KubeObject> {
     const open = this.#open;
     if (final !== undefined) {
       return this.deliver(
-        () =>
-          this.#bare(handler.delete!)
-            ? (handler.delete as () => void | Promise<void>)()
-            : handler.delete!(open(final)),
+        () => handler.delete!(open(final)),
         "handler.delete",
         key,
       );
@@ -358,10 +338,7 @@ export class Delivery<T extends KubeObject> {
         if (previous === undefined) {
           if (handler.add) {
             pending = this.deliver(
-              () =>
-                this.#bare(handler.add!)
-                  ? (handler.add as () => void | Promise<void>)()
-                  : handler.add!(open(item)),
+              () => handler.add!(open(item)),
               "handler.add",
               key,
             );
@@ -369,10 +346,7 @@ export class Delivery<T extends KubeObject> {
         } else if (versionOf(previous) !== versionOf(item)) {
           if (handler.update) {
             pending = this.deliver(
-              () =>
-                this.#bare(handler.update!)
-                  ? (handler.update as () => void | Promise<void>)()
-                  : handler.update!(open(previous), open(item)),
+              () => handler.update!(open(previous), open(item)),
               "handler.update",
               key,
             );

@@ -75,7 +75,7 @@ export class Heartbeat {
     batches: AsyncIterator<WatchEvent<T>[]>,
     path: string,
     deadline: number,
-    cancel: () => Promise<void>,
+    cancel: (reason: unknown) => Promise<void>,
   ): AsyncIterator<WatchEvent<T>[]> {
     const note = (read: IteratorResult<WatchEvent<T>[]>): void => {
       if (read.done) return;
@@ -104,8 +104,10 @@ export class Heartbeat {
               this.#seen = false;
               this.#abandoned = 0;
             }
-            cancel().catch(() => {});
-            reject(new WatchIdleError(path, limit));
+            // The reason tells the client its connection is presumed dead.
+            const error = new WatchIdleError(path, limit);
+            cancel(error).catch(() => {});
+            reject(error);
           }, limit);
         });
         const pending = batches.next();

@@ -277,7 +277,7 @@ export class Reflector<T extends KubeObject> {
     });
     // The stream's cancel() also ends an iteration paused at an event, so
     // its listener and idle timer go with it.
-    const cancel = (): Promise<void> => stream.cancel();
+    const cancel = (reason?: unknown): Promise<void> => stream.cancel(reason);
     return {
       events: cursor(this.#heartbeat.guard(
         stream.batches(),

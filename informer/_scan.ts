@@ -83,9 +83,14 @@ function fieldOf(text: string, start: number, length: number): number {
 /**
  * Scans the object that starts at `text[at]` (a `{`): answers its fields
  * and its end. The text must be valid JSON (as JSON.parse would accept);
- * the scan checks only the brackets.
+ * the scan checks only the brackets. `keys`, when given, receives where
+ * each top-level key starts (its opening quote), in the text's order.
  */
-export function scanObject(text: string, at: number): Scanned {
+export function scanObject(
+  text: string,
+  at: number,
+  keys?: number[],
+): Scanned {
   const found: Scanned = {
     start: at,
     end: -1,
@@ -121,6 +126,7 @@ export function scanObject(text: string, at: number): Scanned {
       if (expectKey) {
         expectKey = false;
         if (depth === 1) {
+          if (keys !== undefined) keys.push(i);
           metadataNext = end - i - 1 === 8 &&
             text.startsWith("metadata", i + 1);
         } else if (inMetadata && depth === 2) {

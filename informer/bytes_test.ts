@@ -4,7 +4,8 @@
 import assert from "node:assert/strict";
 import type { KubeObject } from "../apiclient/types.ts";
 import { Collection } from "./mod.ts";
-import { Encoded } from "./_bytes.ts";
+import { meaningfulChange } from "../controller/changes.ts";
+import { Encoded, fieldsParsed, lazyParses } from "./_bytes.ts";
 import { change, CM, harness, make } from "./_harness_test_util.ts";
 
 const CONFIGMAPS = { version: "v1", resource: "configmaps" };
@@ -60,18 +61,22 @@ Deno.test("a store of bytes holds text, parses only what is read, and hands out 
   assert.deepEqual(current, [true], "the handler's copy is the store's");
 });
 
-Deno.test("a store of bytes calls a handler that declares no parameters without objects, parsing none", async () => {
+Deno.test("a store of bytes hands every handler its objects; one that reads only metadata parses nothing else", async () => {
   await using h = harness({ managedFields: true });
   await make(h.client, "a");
   const calls: number[] = [];
+  const changed: boolean[] = [];
+  const seen: KubeObject[] = [];
   await using collection = new Collection<ConfigMap>(h.client, CONFIGMAPS, {
     storage: "bytes",
     handler: {
+      // No declared parameters: the objects come all the same.
       add(): void {
         calls.push(arguments.length);
       },
-      update(): void {
-        calls.push(arguments.length);
+      update: (old, object) => {
+        seen.push(old, object);
+        changed.push(meaningfulChange(old, object));
       },
       delete(): void {
         calls.push(arguments.length);
@@ -79,28 +84,51 @@ Deno.test("a store of bytes calls a handler that declares no parameters without 
     },
   });
   await h.time.settle();
+  const before = lazyParses();
   await change(h.client, "a", { k: "2" });
-  await make(h.client, "b");
+  await make(h.client, "b", { k: "v" });
   await h.time.settle();
-  for (const item of held(collection)) {
-    assert.equal((item as Encoded).decoded, undefined);
-  }
   await h.client.delete(`${CM}/a`);
   await h.time.settle();
-  assert.deepEqual(calls, [0, 0, 0, 0]);
-  // The same handler on a store of objects gets them.
-  calls.length = 0;
-  await using objects = new Collection<ConfigMap>(h.client, CONFIGMAPS, {
-    storage: "objects",
-    handler: {
-      add(): void {
-        calls.push(arguments.length);
-      },
+  assert.deepEqual(calls, [1, 1, 1]);
+  assert.deepEqual(changed, [true]);
+  assert.equal(lazyParses(), before + 2, "the metadata of old and object");
+  for (const object of seen) {
+    assert.deepEqual(fieldsParsed(object)?.sort(), [
+      "apiVersion",
+      "kind",
+      "metadata",
+    ]);
+  }
+  const b = collection.store.get("default/b")!;
+  assert.deepEqual(fieldsParsed(b)?.sort(), ["apiVersion", "kind"]);
+  assert.deepEqual(b.data, { k: "v" });
+  assert.deepEqual(fieldsParsed(b)?.sort(), ["apiVersion", "data", "kind"]);
+});
+
+Deno.test("a store of bytes: indexers and decode see whole objects", async () => {
+  await using h = harness();
+  await make(h.client, "a", { k: "x" });
+  await make(h.client, "b", { k: "y" });
+  await using indexed = new Collection<ConfigMap>(h.client, CONFIGMAPS, {
+    storage: "bytes",
+    indexers: { k: (object) => [object.data?.k ?? ""] },
+  });
+  const decoded: unknown[] = [];
+  await using typed = new Collection<ConfigMap>(h.client, CONFIGMAPS, {
+    storage: "bytes",
+    decode: (object) => {
+      decoded.push(JSON.parse(JSON.stringify(object)).data);
+      return object as ConfigMap;
     },
   });
   await h.time.settle();
-  assert.deepEqual(calls, [1]);
-  assert.equal(Object.isFrozen(objects.store.get("default/b")), false);
+  assert.deepEqual(
+    indexed.store.byIndex("k", "y").map((o) => o.metadata.name),
+    ["b"],
+  );
+  assert.deepEqual(decoded, [{ k: "x" }, { k: "y" }]);
+  assert.equal(held(typed).some((item) => item instanceof Encoded), false);
 });
 
 Deno.test("a collection with transform keeps objects whatever its storage", async () => {

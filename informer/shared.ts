@@ -38,6 +38,21 @@ export interface CollectionsOptions {
    */
   freeze?: boolean | undefined;
   /**
+   * How a shared store keeps its objects when its registrations name no
+   * `storage` (see {@linkcode CollectionOptions.storage}): one choice for
+   * every collection, or one by collection, such as `(source) =>
+   * source.resource === "pods" ? "bytes" : "objects"` (measured in
+   * bench/scale/results/issue-48-final.md: the store of bytes wins every row
+   * for Pods and loses CPU an event for a controller's watch of small
+   * objects). A registration that names its `storage` must name this one to
+   * share a watch with those that do not. Default `"objects"`.
+   */
+  storage?:
+    | "objects"
+    | "bytes"
+    | ((source: Source) => "objects" | "bytes")
+    | undefined;
+  /**
    * Wraps the callbacks of each shared watch once (not per registration),
    * such as `(source, hooks) => metrics.collection(source, hooks)` for the
    * informer metrics and readiness of every collection. Default: none.
@@ -225,6 +240,7 @@ export class Collections implements AsyncDisposable {
   #freeze: boolean;
   #instrument: CollectionsOptions["instrument"];
   #logger: Logger;
+  #storage: ((source: Source) => "objects" | "bytes") | undefined;
   #shared = new Map<string, Shared>();
   #stopped = false;
   #stopping = new Set<Promise<void>>();
@@ -235,11 +251,18 @@ export class Collections implements AsyncDisposable {
    * first registration.
    *
    * @param client The API client.
-   * @param options Whether to freeze stored copies, logger, signal.
+   * @param options Whether to freeze stored copies, how stores keep them,
+   *   logger, signal.
    */
   constructor(client: Client, options: CollectionsOptions = {}) {
     this.#client = client;
     this.#freeze = options.freeze ?? FREEZE_DEFAULT;
+    const { storage } = options;
+    this.#storage = typeof storage === "function"
+      ? storage
+      : storage === undefined
+      ? undefined
+      : () => storage;
     this.#instrument = options.instrument;
     this.#logger = loggerOf(options.logger);
     this.#unlink = stopOnAbort(options.signal, () => void this.stop());
@@ -313,7 +336,11 @@ export class Collections implements AsyncDisposable {
     const metadataOnly = options.metadataOnly === true;
     const key = sharingKey(checked, metadataOnly);
     let shared = this.#shared.get(key);
-    const given = options as unknown as CollectionOptions<KubeObject>;
+    const storage = options.storage ?? this.#storage?.(checked);
+    const given =
+      (storage === options.storage
+        ? options
+        : { ...options, storage }) as unknown as CollectionOptions<KubeObject>;
     if (shared === undefined) {
       shared = new Shared(
         this.#client,

@@ -11,6 +11,7 @@ import {
 } from "./_harness_test_util.ts";
 import type { FakeApiServer } from "../testing/mod.ts";
 import { testLogger } from "../_internal/_log_test_util.ts";
+import { Encoded } from "./_bytes.ts";
 
 const CONFIGMAPS = { version: "v1", resource: "configmaps" };
 
@@ -109,6 +110,36 @@ Deno.test("the same source with another transform, decode or index function is r
   );
   await h.time.settle();
   assert.equal(watches(h.server), 1);
+});
+
+Deno.test("the collections' storage decides how a store keeps objects when its registrations name none; one that names another is refused", async () => {
+  await using h = harness();
+  await make(h.client, "a");
+  const SECRETS = { version: "v1", resource: "secrets" };
+  await h.client.create("/api/v1/namespaces/default/secrets", {
+    metadata: { name: "s" },
+  });
+  await using collections = new Collections(h.client, {
+    storage: (source) => source.resource === "configmaps" ? "bytes" : "objects",
+  });
+  const configMaps = collections.register(CONFIGMAPS);
+  const secrets = collections.register(SECRETS);
+  // Named alike, it shares the watch; named otherwise, it is refused.
+  collections.register(CONFIGMAPS, { storage: "bytes" });
+  assert.throws(
+    () => collections.register(CONFIGMAPS, { storage: "objects" }),
+    /its storage is not the same as the first registration's/,
+  );
+  await h.time.settle();
+  const held = (store: unknown): unknown[] => [
+    ...(store as { entries(): Map<string, unknown> }).entries().values(),
+  ];
+  assert.equal(held(configMaps.store).length, 1);
+  assert.ok(held(configMaps.store).every((item) => item instanceof Encoded));
+  assert.equal(held(secrets.store).length, 1);
+  assert.ok(held(secrets.store).every((item) => !(item instanceof Encoded)));
+  assert.equal(configMaps.store.get("default/a")?.metadata.name, "a");
+  assert.equal(watches(h.server), 2);
 });
 
 Deno.test("indexers of several registrations merge by name; one added to a running collection indexes what it holds", async () => {

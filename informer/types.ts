@@ -131,18 +131,18 @@ export interface CollectionOptions<T extends KubeObject = KubeObject> {
   /**
    * How the store keeps each object. `"objects"`: parsed as it arrives.
    * `"bytes"`: as its JSON text (`managedFields` cut out), with its key and
-   * version found by a scan that builds no object; it is parsed only when
-   * read (a handler call, a store read, a cached read, an indexer), deep-
-   * frozen, and the last 1024 parsed copies are kept, so readers of the
-   * same version get the same object. A handler function that declares no
-   * parameters (`update() {…}`) is called without objects, so nothing is
-   * parsed for it. A collection with `transform` or `decode` keeps objects,
-   * since they must see each object as it arrives. It pays where few objects
-   * are read: measured (bench/scale/results/issue-48-store.md), a million
-   * ConfigMaps sync in 0.14× the time and use 0.22× the CPU a watch event,
-   * Pods take 0.73× the heap; a handler that reads every event's objects
-   * costs 1.5–1.8× the CPU an event up to 100,000 objects. Default
-   * `"objects"`.
+   * version found by a scan that builds no object. A reader pays for what
+   * it reads: what handlers, store reads, cached reads and indexers get is
+   * a frozen plain object whose top-level fields (`metadata`, `spec`,
+   * `status`, `data`…) are each parsed from their own part of the text when
+   * first read; it is, to every reader (keys and their order,
+   * JSON.stringify, spread, structuredClone, deep equality), the parsed
+   * object, frozen, though its fields are getters. The last 1024 copies
+   * handed out are kept, so readers of the same version get the same
+   * object. A collection with `transform` or `decode` keeps objects, since
+   * they must see each object as it arrives. Measured in
+   * bench/scale/results/issue-48-store.md and by bench/scale/path.ts
+   * --handlers. Default `"objects"`.
    */
   storage?: "objects" | "bytes" | undefined;
   /** Named index functions the store keeps (see {@linkcode Store.byIndex}). */

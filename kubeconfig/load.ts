@@ -520,8 +520,10 @@ export async function loadKubeconfig(
     : undefined;
   options.signal?.throwIfAborted();
 
-  // Made last, so that no earlier error leaks it.
+  // Made last, so that no earlier error leaks it. The client may make more
+  // with the same settings, to replace a dead connection.
   let httpClient: Deno.HttpClient | undefined;
+  let makeHttpClient: (() => Deno.HttpClient) | undefined;
   if (ca !== undefined || cert !== undefined || proxy !== undefined) {
     const clientOptions: Deno.CreateHttpClientOptions & {
       cert?: string;
@@ -545,21 +547,26 @@ export async function loadKubeconfig(
         { cause },
       );
     }
+    makeHttpClient = () => {
+      // The first, made above, checked the settings.
+      const made = httpClient ??
+        Deno.createHttpClient(clientOptions as Deno.CreateHttpClientOptions);
+      httpClient = undefined;
+      return made;
+    };
   }
   const clientOptions: ClientOptions = { namespace: chosen.namespace };
   if (options.timeout !== undefined) clientOptions.timeout = options.timeout;
-  if (httpClient !== undefined) clientOptions.httpClient = httpClient;
+  if (makeHttpClient !== undefined) clientOptions.httpClient = makeHttpClient;
   if (auth.authorization !== undefined) {
     clientOptions.authorization = auth.authorization;
   }
   const exec = auth.exec;
   if (exec !== undefined) {
     // Watch for 401 so that a refused plugin token is not used again.
-    const client = httpClient;
+    // The client passes its current Deno.HttpClient as init.client.
     clientOptions.fetch = async (input, init) => {
-      const response = client
-        ? await fetch(input, { ...init, client })
-        : await fetch(input, init);
+      const response = await fetch(input, init);
       if (response.status === 401) {
         exec.refused(new Headers(init?.headers).get("Authorization"));
       }

@@ -8,10 +8,14 @@
 // change (`late`) and the server's open watches when each phase began.
 //
 //   deno run --allow-net=127.0.0.1 bench/latency/_ours.ts \
-//     --url=http://127.0.0.1:PORT --objects=100000 --concurrency=4
+//     --url=http://127.0.0.1:PORT --objects=100000 --concurrency=4 [--bytes]
+//
+// `--bytes`: every collection of the controller keeps bytes (`storage:
+// "bytes"`, issue #48), through the internal default the tests use too.
 import { Client } from "../../apiclient/mod.ts";
 import { objectKey } from "../../apiclient/resource.ts";
 import { Controller } from "../../controller/mod.ts";
+import { setDefaultStorage } from "../../informer/_bytes.ts";
 import { configMap } from "../_shared.ts";
 import { type Phase, phaseResult, SENT, wallClock } from "./_phase.ts";
 
@@ -24,6 +28,8 @@ const url = arg("url")!;
 const objects = Number(arg("objects") ?? 0);
 const concurrency = Number(arg("concurrency") ?? 1);
 const timeoutMs = Number(arg("timeout") ?? 60_000);
+const bytes = Deno.args.includes("--bytes");
+if (bytes) setDefaultStorage("bytes");
 
 let initial = 0;
 const warm = Promise.withResolvers<void>();
@@ -174,7 +180,7 @@ clearInterval(sampler);
 current = undefined;
 
 const line = JSON.stringify({
-  peer: "ours",
+  peer: bytes ? "ours (bytes)" : "ours",
   version: `@liken/kubernetes, deno ${Deno.version.deno}`,
   concurrency,
   objects: controller.primary.store.size,

@@ -1,10 +1,10 @@
 // The latency bench: how long a change waits before its reconcile starts,
-// at steady change rates, for our Controller, a controller-runtime
-// controller and a kube-rs Controller, each at 1, 4 and 16 concurrent
-// reconciles. Each run is a fresh server process (bench/latency/_server.ts)
-// and a fresh operator process; the server stamps every change with its
-// send time, the operator times its reconcile's start against it (one
-// machine, one clock). Then the work queue's memory at 1M distinct keys,
+// at steady change rates, for our Controller (also as `ours (bytes)`, its
+// collections keeping bytes), a controller-runtime controller and a
+// kube-rs Controller, each at 1, 4 and 16 concurrent reconciles. Each run
+// is a fresh server process (bench/latency/_server.ts) and a fresh operator
+// process; the server stamps every change with its send time, the operator
+// times its reconcile's start against it (one machine, one clock). Then the work queue's memory at 1M distinct keys,
 // ours and client-go's. Writes bench/latency/results/.
 //
 //   bash bench/peers/build.sh
@@ -12,8 +12,8 @@
 //     --allow-write=bench/latency/results --allow-env \
 //     --allow-sys=systemMemoryInfo bench/latency/run.ts [--full]
 //     [--objects=N] [--rates=1000,2000] [--seconds=S]
-//     [--peers=ours,kube-rs] [--concurrency=1,4] [--keys=1000000]
-//     [--smoke]
+//     [--peers=ours,"ours (bytes)",kube-rs] [--concurrency=1,4]
+//     [--keys=1000000] [--smoke]
 //
 // The default is a quick run (10k objects, 3 s phases); --full is the
 // issue's range: 100k objects, 1k to 50k changes a second (1k, 2k, 5k,
@@ -63,6 +63,20 @@ const PEERS: Peer[] = [
       `--url=${url}`,
       `--objects=${n}`,
       `--concurrency=${c}`,
+    ],
+  },
+  {
+    // The same controller, its collections keeping bytes (issue #48).
+    name: "ours (bytes)",
+    command: (url, n, c) => [
+      Deno.execPath(),
+      "run",
+      "--allow-net=127.0.0.1",
+      `${here}_ours.ts`,
+      `--url=${url}`,
+      `--objects=${n}`,
+      `--concurrency=${c}`,
+      "--bytes",
     ],
   },
   {

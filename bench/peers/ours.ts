@@ -4,13 +4,16 @@
 // events/s. Prints one JSON line once it posted /_replay/done, then runs on
 // (the server ends the watch with a 410 and times the relist) until the
 // driver kills it. `--meta` holds metadata only; `--bytes` keeps each
-// object as its text (`storage: "bytes"`), and `--reads` gives it a handler
-// that reads each event's object (so each is parsed); `--exit` exits once
+// object as its text (`storage: "bytes"`); `--reads` gives it a handler
+// that reads every field of each event's object (so each is parsed whole),
+// `--changed` one that asks a controller's `meaningfulChange(old, object)`
+// (so only metadata is parsed); `--exit` exits once
 // the line is out (bench/scale/profile.ts: a V8 profile is written on exit).
 // Heap is V8's heapUsed plus external memory (bytes kept off the heap count).
 import process from "node:process";
 import { Client } from "../../apiclient/mod.ts";
 import { Collection } from "../../informer/mod.ts";
+import { meaningfulChange } from "../../controller/changes.ts";
 
 function arg(name: string): string | undefined {
   const prefix = `--${name}=`;
@@ -30,6 +33,7 @@ const events = Number(arg("events") ?? 0);
 const metadataOnly = Deno.args.includes("--meta");
 const bytes = Deno.args.includes("--bytes");
 const reads = Deno.args.includes("--reads");
+const changed = Deno.args.includes("--changed");
 const resource = arg("kind") ?? "configmaps";
 const gc = (globalThis as { gc?: () => void }).gc;
 
@@ -55,12 +59,20 @@ const collection = new Collection(client, {
   metadataOnly,
   storage: bytes ? "bytes" : "objects",
   synced: synced.resolve,
-  // A handler that declares no parameters is called without objects (a
-  // store of bytes then parses none); `--reads` takes and reads them.
+  // Without `--reads` or `--changed` the handler reads nothing: a store of
+  // bytes then parses no field past metadata.
   handler: reads
     ? {
       update: (_old, object): void => {
-        seen = object.metadata.resourceVersion ?? "";
+        // Every field: a store of bytes parses each.
+        seen = String(Object.values(object).length);
+        if (++updates === events) allEvents.resolve();
+      },
+    }
+    : changed
+    ? {
+      update: (old, object): void => {
+        if (meaningfulChange(old, object)) seen = "changed";
         if (++updates === events) allEvents.resolve();
       },
     }
@@ -86,7 +98,7 @@ const started = performance.now();
 await (await fetch(`${url}/_replay/go`, { method: "POST" })).text();
 if (events > 0) await allEvents.promise;
 // The reading peer must have read its objects, or its row measures nothing.
-if (reads && events > 0 && seen === "") {
+if ((reads || changed) && events > 0 && seen === "") {
   throw new Error("The reading handler read no object");
 }
 const watchedAt = performance.now();
@@ -96,7 +108,7 @@ const watchS = (watchedAt - started) / 1000;
 await (await fetch(`${url}/_replay/done`, { method: "POST" })).text();
 const line = JSON.stringify({
   peer: `ours${metadataOnly ? " (metadata)" : ""}${
-    bytes ? ` (bytes${reads ? "+reads" : ""})` : ""
+    bytes ? ` (bytes${reads ? "+reads" : changed ? "+changed" : ""})` : ""
   }`,
   version: `@liken/kubernetes, deno ${Deno.version.deno}`,
   objects: collection.store.size,

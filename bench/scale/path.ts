@@ -7,12 +7,31 @@
 // store replaced.
 //
 //   deno run --allow-read --v8-flags=--expose-gc bench/scale/path.ts \
-//     [--objects=100000] [--events=200000] [--meta] [--rounds=5]
+//     [--objects=100000] [--events=200000] [--meta] [--rounds=5] \
+//     [--kind=pods] [--handlers]
+//
+// `--handlers` measures instead the CPU an event of a handler that reads
+// its objects, on each store (issue #48): today's store of objects (frozen,
+// as a controller's shared `Collections` keeps them, and not), and the
+// store of bytes opening its copies whole and frozen (the store before lazy
+// copies), lazily (the default: every field but apiVersion and kind parsed
+// when first read), with metadata parsed at once, and whole below 1 KiB
+// of text but lazily past it; each with a controller's
+// `meaningfulChange(old, object)`, a handler that reads `data` (a Pod's
+// `spec`), and one
+// that reads nothing. `--only=text` runs the variants whose name holds it.
 import process from "node:process";
 import { build } from "./_replay.ts";
 import { Delivery } from "../../informer/_delivery.ts";
 import { scanEvent, type Scanned, scanPage } from "../../informer/_scan.ts";
 import type { KubeObject } from "../../apiclient/types.ts";
+import {
+  type CopyMode,
+  parseLine,
+  parsePage,
+  setCopyMode,
+} from "../../informer/_bytes.ts";
+import { meaningfulChange } from "../../controller/changes.ts";
 
 function flag(name: string, fallback: string): string {
   const prefix = `--${name}=`;
@@ -23,6 +42,7 @@ const objects = Number(flag("objects", "100000"));
 const events = Number(flag("events", "200000"));
 const rounds = Number(flag("rounds", "5"));
 const meta = Deno.args.includes("--meta");
+const kind = flag("kind", "configmaps") as "configmaps" | "pods";
 /** CPU time of this process (every thread), in ms: less moved by the
  * other processes of a shared machine than the wall clock. */
 function now(): number {
@@ -32,7 +52,7 @@ function now(): number {
 const gc = (globalThis as { gc?: () => void }).gc;
 const decoder = new TextDecoder();
 
-const data = build({ objects, events, mode: "paged", meta });
+const data = build({ objects, events, mode: "paged", meta, kind });
 const form = meta ? data.meta! : data.full;
 const pages = form.pages.map((p) =>
   `{"kind":"List","metadata":{}${decoder.decode(p)}`
@@ -124,6 +144,124 @@ function watchScan(items: Map<string, Held>): void {
 
 function median(values: number[]): number {
   return [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+}
+
+if (Deno.args.includes("--handlers")) {
+  await handlers();
+  Deno.exit(0);
+}
+
+/** One store and handler of `--handlers`. */
+interface Variant {
+  name: string;
+  storage: "objects" | "bytes";
+  freeze?: boolean;
+  mode?: CopyMode;
+  reads: "changed" | "data" | "nothing";
+}
+
+async function handlers(): Promise<void> {
+  const variants: Variant[] = [];
+  for (const reads of ["changed", "data", "nothing"] as const) {
+    variants.push(
+      { name: `objects, ${reads}`, storage: "objects", reads },
+      {
+        name: `objects+freeze, ${reads}`,
+        storage: "objects",
+        reads,
+        freeze: true,
+      },
+      {
+        name: `bytes whole (before), ${reads}`,
+        storage: "bytes",
+        mode: "whole",
+        reads,
+      },
+      {
+        name: `bytes sized, ${reads}`,
+        storage: "bytes",
+        mode: "sized",
+        reads,
+      },
+      {
+        name: `bytes metadata eager, ${reads}`,
+        storage: "bytes",
+        mode: "metadata",
+        reads,
+      },
+      {
+        name: `bytes lazy (default), ${reads}`,
+        storage: "bytes",
+        mode: "lazy",
+        reads,
+      },
+    );
+  }
+  // The field a reading handler reads: a Pod has no data.
+  const body = kind === "pods" ? "spec" : "data";
+  // `--only=text`: the variants whose name holds it.
+  const only = flag("only", "");
+  const chosen = variants.filter((v) => v.name.includes(only));
+  const results = new Map<string, number[]>();
+  let sink = 0;
+  for (let r = 0; r < rounds; r++) {
+    for (const v of chosen) {
+      gc?.();
+      setCopyMode(v.mode ?? "lazy");
+      const d = new Delivery<KubeObject & { data?: unknown; spec?: unknown }>({
+        source: { version: "v1", resource: kind },
+        metadataOnly: meta,
+        storage: v.storage,
+        freeze: v.freeze,
+        signal: new AbortController().signal,
+        onError: (e) => {
+          throw e;
+        },
+        handler: {
+          update: v.reads === "changed"
+            ? (old, object) =>
+              void (sink += meaningfulChange(old, object) ? 1 : 0)
+            : v.reads === "data"
+            ? (_old, object) =>
+              void (sink += object[body] === undefined ? 0 : 1)
+            : (_old, _object) => void sink++,
+        },
+      });
+      const bytes = v.storage === "bytes";
+      const read = d.newRead();
+      for (const page of pages) {
+        const items = (bytes ? parsePage(page) : JSON.parse(page)) as {
+          items: KubeObject[];
+        };
+        for (const item of items.items) read.add(item);
+      }
+      await d.replace(read);
+      gc?.();
+      const t0 = now();
+      for (const line of lines) {
+        const event = (bytes ? parseLine(line) : JSON.parse(line)) as {
+          object: KubeObject;
+        };
+        d.apply(event.object);
+      }
+      const perEvent = (now() - t0) * 1000 / events;
+      results.set(v.name, [...(results.get(v.name) ?? []), perEvent]);
+    }
+  }
+  setCopyMode("lazy");
+  const out = [...results].map(([name, values]) =>
+    `${name}: ${median(values).toFixed(2)} µs/event (${
+      Math.min(...values).toFixed(2)
+    }–${Math.max(...values).toFixed(2)})`
+  );
+  // deno-lint-ignore no-console
+  console.log(
+    `handlers that read, ${objects} ${kind}, ${events} events, ${rounds} rounds, ${
+      sink > 0 ? "" : "nothing read, "
+    }load ${Deno.loadavg().map((l) => l.toFixed(2)).join(" ")}\n${
+      out.join("\n")
+    }`,
+  );
 }
 
 const figures: Record<string, number[]> = {

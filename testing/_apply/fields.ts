@@ -12,29 +12,36 @@ import { jsonEqual } from "../../_internal/json.ts";
 import { isObject } from "../_store/objects.ts";
 import { servedVersion } from "../_http/served.ts";
 import type { ListType, RegisteredResource } from "../types.ts";
-import { MESSAGES, type ProtoField } from "../_protobuf/go_shapes.ts";
-
-/** The protobuf package of an API version's messages. */
-function packageOf(apiVersion: string): string {
-  const [group, version] = apiVersion.includes("/")
-    ? apiVersion.split("/") as [string, string]
-    : ["", apiVersion];
-  if (group === "meta.k8s.io") return "k8s.io.apimachinery.pkg.apis.meta.v1";
-  const name = group === "" ? "core" : group.split(".")[0]!;
-  return `k8s.io.api.${name}.${version}`;
-}
+import { KINDS, MESSAGES, type ProtoField } from "../_protobuf/data.ts";
 
 /** The message of a built-in resource's kind, if the data has it. */
 function protoMessage(
   resource: { group: string; version: string; kind: string },
 ): string | undefined {
-  const pkg = packageOf(
-    resource.group === ""
-      ? resource.version
-      : `${resource.group}/${resource.version}`,
-  );
-  const name = `${pkg}.${resource.kind}`;
-  return name in MESSAGES ? name : undefined;
+  const apiVersion = resource.group === ""
+    ? resource.version
+    : `${resource.group}/${resource.version}`;
+  return KINDS[`${apiVersion}/${resource.kind}`];
+}
+
+/**
+ * The field of `message` whose JSON name is `name`, looking through the
+ * structs Go embeds inline (every kind's TypeMeta).
+ */
+function fieldOf(message: string, name: string): ProtoField | undefined {
+  for (const field of MESSAGES[message] ?? []) {
+    if (field[1] === name) return field;
+    if (field[1] === "" && field[4].includes("i")) {
+      const inner = fieldOf(field[3], name);
+      if (inner !== undefined) return inner;
+    }
+  }
+  return undefined;
+}
+
+/** Whether a field's type is a struct (a message), not a scalar. */
+function isStruct(field: ProtoField): boolean {
+  return field[3] in MESSAGES;
 }
 
 /** One path, as its elements. */
@@ -178,12 +185,10 @@ export class Schema {
     let found: ProtoField | undefined;
     for (const name of fields) {
       if (message === undefined) return undefined;
-      const declared = MESSAGES[message];
-      if (declared === undefined) return undefined;
-      found = Object.values(declared).find((f) => f[0] === name);
+      found = fieldOf(message, name);
       if (found === undefined) return undefined;
-      const map = found[1].match(/^map<\w+,(.+)>$/);
-      message = map ? map[1] : found[1];
+      // A map's items are its values.
+      message = found[2] === 3 ? found[5] : found[3];
     }
     return found;
   }
@@ -195,12 +200,11 @@ export class Schema {
   zero(fields: readonly string[], value: unknown): boolean {
     if (!this.builtIn(fields)) return false;
     const declared = this.#field(fields);
-    if (declared === undefined || declared[4] === 1 || declared[2] === 1) {
-      return false;
-    }
+    // Pointers, lists and maps have no zero value of their own.
+    if (declared === undefined || declared[2] !== 0) return false;
     if (value === "" || value === 0 || value === false) return true;
     return isObject(value) && Object.keys(value).length === 0 &&
-      declared[1] in MESSAGES;
+      isStruct(declared);
   }
 
   /** Whether `fields` is a built-in kind's own field (not under metadata). */
@@ -222,7 +226,7 @@ export class Schema {
     // when added: the Go type's zero has none.
     const declared = this.#field(fields);
     if (
-      declared !== undefined && declared[4] === 1 && declared[1] in MESSAGES
+      declared !== undefined && declared[2] === 1 && isStruct(declared)
     ) {
       return true;
     }

@@ -11,7 +11,7 @@
 const EVENT_SHAPE =
   "core/v1 Events: the fake tracks involvedObject field by field (the API server owns it atomically) and does not write the zero eventTime and reportingComponent";
 const BUILTIN_OWNERS =
-  "managedFields of built-in kinds where the fake does not follow the Go types' zero values: a PriorityLevelConfiguration's defaulted nested structs lack their `.` entry, and a DeviceClass created with an empty spec gets an entry owning `spec` (the API server records none)";
+  "managedFields of built-in kinds where the fake does not follow the Go types' zero values: a PriorityLevelConfiguration's defaulted nested structs lack their `.` entry";
 const EMPTY_OWNERS =
   "the API server records no managedFields for an update of an object that has none (it was created with no fields but name); the fake records the update's entry";
 
@@ -34,8 +34,6 @@ export const KNOWN_DIFFERENCES: Readonly<Record<string, string>> = {
     "an apply that gives up every field keeps an empty entry for its manager on the API server; the fake drops the entry",
   "builtin-cluster-defaults/create prioritylevelconfigurations": BUILTIN_OWNERS,
   "builtin-cluster-defaults/get prioritylevelconfigurations": BUILTIN_OWNERS,
-  "builtin-cluster-defaults/create deviceclasses": BUILTIN_OWNERS,
-  "builtin-cluster-defaults/get deviceclasses": BUILTIN_OWNERS,
   "builtin-tables/table of daemonsets":
     "managedFields as for other built-in kinds, and the API server's Table row leaves out the DaemonSet's deprecated.daemonset.template.generation annotation, which its GET shows (not understood yet)",
   "builtin-validation/job template is immutable":
