@@ -202,8 +202,9 @@ interface Seed {
 }
 
 /**
- * Keeps a seed that did not converge: `.tmp/sharded-chaos-<seed>.log` has
- * the replicas' state and the Greetings when the wait ended, every replica's
+ * Keeps a seed that did not converge or broke a safety rule:
+ * `.tmp/sharded-chaos-<seed>.log` has the violations, the replicas' state
+ * and the Greetings when the wait ended (if it did), every replica's
  * log lines, and the seed's requests in the audit log (times, user, verb,
  * URI, code, the resourceVersion and message of the answer).
  */
@@ -432,10 +433,7 @@ async function runBatch(
     ));
     for (const r of runs) await Promise.all(r.replicas.map((x) => x.stop()));
     const audit = await readAudit(plane.ready.auditLog);
-    for (const r of runs) {
-      if (r.evidence.length > 0) await keepEvidence(r, audit);
-    }
-    return runs.map((r, i) => {
+    const judged = runs.map((r) => {
       const writes = auditWrites(audit, r.namespace);
       const violations = safety({
         replicas: new Map(USERS.map((name) => [name, name])),
@@ -447,6 +445,14 @@ async function runBatch(
         child: "configmaps",
         ownerOf: (child) => child.replace(/-greeting$/, ""),
       });
+      return { writes, violations };
+    });
+    for (const [i, r] of runs.entries()) {
+      r.evidence.push(...judged[i]!.violations);
+      if (r.evidence.length > 0) await keepEvidence(r, audit);
+    }
+    return runs.map((r, i) => {
+      const { writes, violations } = judged[i]!;
       const taken = takeovers(audit, r.namespace);
       return {
         seed: r.seed,
