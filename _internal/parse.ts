@@ -25,6 +25,10 @@ const KEY = '"resourceVersion"';
 // letters, kept alive here so JSON.parse finds them already interned; never
 // digits, whose string-table hashes are the numbers they spell.
 const TAGS: string[] = [""];
+// Past this much text between versions (an object of that size) the copy and
+// the scans cost more than the version saves: Pods of 6.7 KB parsed no faster
+// in pages, ConfigMaps of 1 KB 20-40 % faster (see parseObjects).
+const MAX_GAP = 4096;
 const tagOf = (k: number): string => {
   while (TAGS.length <= k) TAGS.push("v" + TAGS.length.toString(36));
   return TAGS[k]!;
@@ -57,7 +61,7 @@ const tagOf = (k: number): string => {
  */
 export function parseObjects(text: string): unknown {
   let at = text.indexOf(KEY);
-  if (at === -1 || text.indexOf("\\u") !== -1) return JSON.parse(text);
+  if (at === -1) return JSON.parse(text);
   const parts: string[] = [];
   const versions: string[] = [];
   let last = 0;
@@ -73,11 +77,15 @@ export function parseObjects(text: string): unknown {
       c = text.charCodeAt(++end);
     }
     if (end === value || text.charCodeAt(end) !== 34) return JSON.parse(text);
+    if (value - last > MAX_GAP) return JSON.parse(text);
     parts.push(text.slice(last, value), tagOf(versions.length));
     versions.push(text.slice(value, end));
     last = end;
     at = text.indexOf(KEY, end);
   } while (at !== -1);
+  if (text.length - last > MAX_GAP || text.indexOf("\\u") !== -1) {
+    return JSON.parse(text);
+  }
   parts.push(text.slice(last));
   let parsed: unknown;
   try {

@@ -124,6 +124,28 @@ Deno.test("parseObjects parses as it is a text it cannot prove", () => {
   }
 });
 
+Deno.test("parseObjects parses large objects as they are", () => {
+  const big = "x".repeat(5000);
+  // Text after the version, before it, or between two versions.
+  for (
+    const text of [
+      `{"object":{"metadata":{"resourceVersion":"1"},"data":{"a":"${big}"}}}`,
+      `{"object":{"data":{"a":"${big}"},"metadata":{"resourceVersion":"1"}}}`,
+      `{"items":[{"metadata":{"resourceVersion":"1"},"data":"${big}"},{"metadata":{"resourceVersion":"2"}}]}`,
+    ]
+  ) {
+    assert.equal(check(text), false);
+  }
+  // Just under the limit: kept.
+  const under = "x".repeat(3900);
+  assert.equal(
+    check(
+      `{"items":[{"metadata":{"resourceVersion":"1"},"data":"${under}"},{"metadata":{"resourceVersion":"2"},"data":"${under}"}]}`,
+    ),
+    true,
+  );
+});
+
 Deno.test("parseObjects throws JSON.parse's own error", () => {
   for (
     const text of [
