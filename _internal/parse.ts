@@ -100,7 +100,7 @@ export function parseObjects(text: string): unknown {
 }
 
 // Sets each version at the place its stand-in landed; false if one is not at
-// a place looked at, or is there twice.
+// a place looked at.
 function restore(parsed: unknown, versions: string[]): boolean {
   if (typeof parsed !== "object" || parsed === null) return false;
   const found = { count: 0 };
@@ -116,9 +116,6 @@ function restore(parsed: unknown, versions: string[]): boolean {
   return found.count === versions.length;
 }
 
-// Not digits, so never a version.
-const USED = "used";
-
 // False if a stand-in is found but not placed right.
 function put(
   holder: unknown,
@@ -132,11 +129,9 @@ function put(
   if (typeof tag !== "string") return true;
   // Every version in the text is a stand-in: a string here is one of them.
   const k = tag === "" ? 0 : parseInt(tag.slice(1), 36);
-  if (TAGS[k] !== tag || k >= versions.length || versions[k] === USED) {
-    return false;
-  }
+  if (TAGS[k] !== tag || k >= versions.length) return false;
+  // A parse is a tree: each stand-in, from one key, lands in one place.
   (metadata as { resourceVersion: string }).resourceVersion = versions[k]!;
-  versions[k] = USED;
   found.count++;
   return true;
 }
