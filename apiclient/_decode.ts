@@ -11,7 +11,7 @@ import {
 import { statedRetryAfter } from "./_retry_after.ts";
 import type { Status } from "./types.ts";
 import { excerpt, redact, slackFor } from "../_internal/redact.ts";
-import type { Parse } from "../_internal/parse.ts";
+import { type Parse, parseObjects } from "../_internal/parse.ts";
 import { MAX_RETRY_AFTER_SECONDS } from "./_limits.ts";
 
 // Past this size the connection is cheaper to lose than to drain.
@@ -73,7 +73,7 @@ export function decodeJson(
   method: string,
   path: string,
   authorization?: string,
-  parse: Parse = JSON.parse,
+  parse: Parse = parseObjects,
 ): unknown {
   let text = LOOSE.decode(bytes);
   if (text.indexOf("\uFFFD") !== -1) {

@@ -2,7 +2,12 @@ import { MalformedResponseError, WatchIdleError } from "./errors.ts";
 import type { KubeObject, WatchEvent } from "./types.ts";
 import { MAX_TIMER } from "../_internal/sleep.ts";
 import { excerpt, redactStrings } from "../_internal/redact.ts";
-import { PARSE, type Parse, type ParseOption } from "../_internal/parse.ts";
+import {
+  PARSE,
+  type Parse,
+  parseObjects,
+  type ParseOption,
+} from "../_internal/parse.ts";
 import { MAX_LINE_LENGTH } from "./_limits.ts";
 import { ON_IDLE } from "./_pool.ts";
 
@@ -208,7 +213,8 @@ export class WatchStream<T extends KubeObject = KubeObject>
   }
 
   async *#events(): AsyncGenerator<WatchEvent<T>[]> {
-    const parse = (this.#options as ParseOption)[PARSE] ?? JSON.parse;
+    const parse = (this.#options as ParseOption)[PARSE] ??
+      parseObjects;
     const { signal, idleTimeout, method, path, raw, authorization } =
       this.#options;
     const maxLine = this.#maxLine;

@@ -37,7 +37,7 @@ export interface ShardedReplicaOptions {
   namespace?: string | undefined;
   /** Called when a Lease (member or sharder) is lost, as a pod exits. */
   exit: (code: number) => void;
-  /** The controller's logger. Default: none. */
+  /** The controller's and the sharder's logger. Default: none. */
   logger?: Logger | undefined;
   /** Stops both. */
   signal?: AbortSignal | undefined;
@@ -95,7 +95,7 @@ export function shardedReplica(
     pod: identity,
     resync: 2_000,
     exit,
-    logger: discardLogger(),
+    logger: options.logger?.with({ sharder: RING }) ?? discardLogger(),
     signal,
   });
   return { controller, sharder };

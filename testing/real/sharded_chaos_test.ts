@@ -5,7 +5,10 @@
 // stalls, resets, hangs, refusals), plus a restart of kube-apiserver and a
 // partition of one replica long enough for its member Lease to be taken
 // over; a replica whose Lease is lost exits and comes back as a new pod
-// under a new name (and token), as a Deployment's does. A user edits the Greetings meanwhile.
+// under a new name (and token), as a Deployment's does. A user edits the
+// Greetings meanwhile, one edit after the other (`_edits.ts`): an edit
+// retried through a long restart (kube-apiserver's graceful stop can take the
+// tool's whole 30 s grace) would otherwise land over the last one.
 //
 // Judged from the real audit log at the RequestResponse level, ordered by
 // resourceVersion, with the fake chaos family's judge (`safety` in
@@ -22,7 +25,9 @@
 // so that the Lease durations are waited once per batch: 100 seeds take
 // about 20 min (`deno task test:chaos`). A seed replays its own fault
 // script; the restart's time comes from the batch's first seed. The gate
-// runs one batch of two seeds.
+// runs one batch of two seeds. `--outage=<ms>` replays a restart that long:
+// every proxy (and the user's own) refuses and drops its connections.
+// A seed that does not converge leaves `.tmp/sharded-chaos-<seed>.log`.
 import assert from "node:assert/strict";
 import type { Client } from "../../apiclient/mod.ts";
 import { RENEW_DEADLINE, REQUEST_TIMEOUT } from "../../election/mod.ts";
@@ -43,10 +48,12 @@ import { safety } from "../../shard/_chaos_test_util.ts";
 import { chaosSetting, seeded } from "../../_internal/_chaos_test_util.ts";
 import { type Fault, FaultProxy, script } from "./_fault_proxy.ts";
 import { eventually, exists, kubectl, retried } from "./_eventually.ts";
+import { GreetingEdits } from "./_edits.ts";
 import { BIND_USERS, suite } from "./_plane.ts";
 import { auditWrites, readAudit, takeovers } from "./_audit.ts";
 import { tool } from "../../tools/needs.ts";
 import type { RealControlPlane } from "../real_control_plane.ts";
+import { textLogger } from "../../log/mod.ts";
 
 const REPLICAS = ["replica-0", "replica-1", "replica-2"];
 /**
@@ -71,6 +78,12 @@ const FIRST = chaosSetting("seed", "CHAOS_SEED", 1);
 const BATCH = chaosSetting("batch", "CHAOS_BATCH", 10);
 /** How long faults run per batch, in ms. */
 const DURATION = chaosSetting("fault-ms", "CHAOS_FAULT_MS", 40_000);
+/**
+ * Replay: an outage of this many ms from the restart (every proxy, the
+ * user's too, refuses and drops its connections), as when kube-apiserver's
+ * graceful stop hangs until the tool's 30 s grace ends it.
+ */
+const OUTAGE = chaosSetting("outage", "CHAOS_OUTAGE", 0);
 const GREETINGS = 6;
 const LABEL = shardLabel(RING);
 const MANIFESTS = new URL("../../examples/manifests/", import.meta.url)
@@ -83,8 +96,14 @@ function replica(
   proxy: FaultProxy,
   namespace: string,
   exits: string[],
-): { stop: () => Promise<void>; identity: () => string } {
+  lines: string[],
+): {
+  stop: () => Promise<void>;
+  identity: () => string;
+  state: () => string;
+} {
   let stopped = false;
+  let parts: ReturnType<typeof shardedReplica> | undefined;
   let current: AbortController | undefined;
   let name = replicaName;
   const loop = (async () => {
@@ -96,8 +115,13 @@ function replica(
       });
       const stop = new AbortController();
       current = stop;
-      const { controller, sharder } = shardedReplica(client, {
+      const me = name;
+      const logger = textLogger({
+        write: (line) => lines.push(`${Date.now()} [${me}] ${line}`),
+      });
+      const { controller, sharder } = parts = shardedReplica(client, {
         identity: name,
+        logger,
         leaseNamespace: namespace,
         namespace,
         exit: (code) => {
@@ -121,22 +145,14 @@ function replica(
       await loop;
     },
     identity: () => name,
+    state: () => {
+      if (parts === undefined) return `${name}: none`;
+      const { controller, sharder } = parts;
+      return `${name}: leads ${controller.lead?.leads()} renewed ${
+        Date.now() - (controller.lead?.renewedAt ?? 0)
+      } ms ago, synced ${controller.synced()}, primary ${controller.primary.store.size} queue ${controller.queue.length} working ${controller.queue.working}; sharder leads ${sharder.lead.leads()}`;
+    },
   };
-}
-
-async function updateAll(
-  admin: Client,
-  namespace: string,
-  message: string,
-): Promise<void> {
-  for (let i = 0; i < GREETINGS; i++) {
-    const path = greetingPath(namespace, `g${i}`);
-    // Read again after a conflict or a restart's refusal.
-    await retried(`update g${i}`, async () => {
-      const greeting = await admin.get<Greeting>(path);
-      await admin.replace(path, { ...greeting, spec: { message } });
-    });
-  }
 }
 
 /** Whether every Greeting is on its ring member and its ConfigMap says `message`. */
@@ -185,11 +201,50 @@ interface Seed {
   partition: string;
 }
 
+/**
+ * Keeps a seed that did not converge or broke a safety rule:
+ * `.tmp/sharded-chaos-<seed>.log` has the violations, the replicas' state
+ * and the Greetings when the wait ended (if it did), every replica's
+ * log lines, and the seed's requests in the audit log (times, user, verb,
+ * URI, code, the resourceVersion and message of the answer).
+ */
+async function keepEvidence(
+  run: { seed: number; namespace: string; evidence: string[]; lines: string[] },
+  audit: readonly string[],
+): Promise<void> {
+  const requests = audit.filter((line) => line.includes(run.namespace)).map(
+    (line) => JSON.parse(line),
+  ).filter((e) =>
+    e.stage === "ResponseComplete" && e.requestURI?.includes(run.namespace)
+  ).map((e) =>
+    [
+      e.requestReceivedTimestamp,
+      e.stageTimestamp,
+      e.user?.username,
+      e.verb,
+      e.requestURI,
+      e.responseStatus?.code,
+      e.responseObject?.metadata?.resourceVersion,
+      JSON.stringify(
+        e.responseObject?.spec?.message ?? e.responseObject?.data?.message,
+      ),
+    ].join(" ")
+  );
+  await Deno.writeTextFile(
+    `.tmp/sharded-chaos-${run.seed}.log`,
+    [...run.evidence, ...run.lines, ...requests].join("\n") + "\n",
+  );
+}
+
 async function runBatch(
   plane: RealControlPlane,
   seeds: number[],
 ): Promise<Seed[]> {
-  const admin = plane.client();
+  // In an outage replay the user's requests fail too, as on a server down.
+  const userProxy = OUTAGE > 0 ? FaultProxy.start(plane.server) : undefined;
+  const admin = userProxy === undefined
+    ? plane.client()
+    : plane.clientWith(plane.ready.token, { server: userProxy.url });
   const random = seeded(seeds[0]!);
   const runs = await Promise.all(seeds.map(async (seed) => {
     const namespace = `sharded-${seed}-${crypto.randomUUID().slice(0, 4)}`;
@@ -215,12 +270,16 @@ async function runBatch(
       FaultProxy.start(plane.server, { seed: seed * 3 + i })
     );
     const exits: string[] = [];
+    const lines: string[] = [];
     const replicas = REPLICAS.map((name, i) =>
-      replica(plane, name, proxies[i]!, namespace, exits)
+      replica(plane, name, proxies[i]!, namespace, exits, lines)
     );
     return {
       seed,
       namespace,
+      lines,
+      evidence: [] as string[],
+      edits: new GreetingEdits(admin, namespace, GREETINGS),
       proxies,
       replicas,
       exits,
@@ -296,7 +355,7 @@ async function runBatch(
           },
           ...[0.3, 0.6].map((part, n) => ({
             at: Math.floor(DURATION * part),
-            run: () => updateAll(admin, r.namespace, `v${n + 1}`),
+            run: () => r.edits.set(`v${n + 1}`),
           })),
         ];
       }),
@@ -304,7 +363,24 @@ async function runBatch(
         at: restartAt,
         run: async () => {
           for (const r of runs) r.faults.restart = 1;
-          await plane.restartApiserver({ kill });
+          if (OUTAGE > 0) {
+            const proxies = runs.flatMap((r) => r.proxies);
+            proxies.push(userProxy!);
+            for (const proxy of proxies) {
+              await proxy.refuse(true);
+              proxy.reset();
+            }
+            setTimeout(() => {
+              for (const proxy of proxies) void proxy.refuse(false);
+            }, OUTAGE);
+          }
+          const answer = await plane.restartApiserver({ kill });
+          // deno-lint-ignore no-console -- the restart's figures
+          console.log(
+            `restart at ${restartAt} ms (${kill ? "SIGKILL" : "SIGTERM"}): ${
+              JSON.stringify(answer)
+            }, ended ${Date.now() - start} ms`,
+          );
         },
       },
     ].sort((a, b) => a.at - b.at);
@@ -321,7 +397,9 @@ async function runBatch(
     for (const r of runs) {
       for (const proxy of r.proxies) await proxy.clear();
     }
-    await Promise.all(runs.map((r) => updateAll(admin, r.namespace, "final")));
+    // After the user's earlier edits (which may still be retrying through a
+    // restart), as a user's last edit.
+    await Promise.all(runs.map((r) => r.edits.set("final")));
     const end = Date.now();
     const live = (r: typeof runs[number]): string[] =>
       r.replicas.map((x) => x.identity());
@@ -332,15 +410,30 @@ async function runBatch(
           (await converged(admin, r.namespace, "final", live(r))).length ===
             0 && Date.now(),
         150_000,
-      ).catch(async (error) =>
-        `${(error as Error).message}: ${
+      ).catch(async (error) => {
+        // What the replicas were doing, kept with the seed's audit below.
+        r.evidence.push(
+          ...r.replicas.map((x) => x.state()),
+          ...await Promise.all(
+            Array.from({ length: GREETINGS }, (_, i) =>
+              admin.get<Greeting>(greetingPath(r.namespace, `g${i}`)).then(
+                (g) =>
+                  `g${i}: message ${g.spec.message} rv ${g.metadata.resourceVersion} labels ${
+                    JSON.stringify(g.metadata.labels)
+                  }`,
+                (e) =>
+                  `g${i}: ${e}`,
+              )),
+          ),
+        );
+        return `${(error as Error).message}: ${
           (await converged(admin, r.namespace, "final", live(r))).join("; ")
-        }; exits ${r.exits.join(",")}`
-      )
+        }; exits ${r.exits.join(",")}`;
+      })
     ));
     for (const r of runs) await Promise.all(r.replicas.map((x) => x.stop()));
     const audit = await readAudit(plane.ready.auditLog);
-    return runs.map((r, i) => {
+    const judged = runs.map((r) => {
       const writes = auditWrites(audit, r.namespace);
       const violations = safety({
         replicas: new Map(USERS.map((name) => [name, name])),
@@ -352,6 +445,14 @@ async function runBatch(
         child: "configmaps",
         ownerOf: (child) => child.replace(/-greeting$/, ""),
       });
+      return { writes, violations };
+    });
+    for (const [i, r] of runs.entries()) {
+      r.evidence.push(...judged[i]!.violations);
+      if (r.evidence.length > 0) await keepEvidence(r, audit);
+    }
+    return runs.map((r, i) => {
+      const { writes, violations } = judged[i]!;
       const taken = takeovers(audit, r.namespace);
       return {
         seed: r.seed,
@@ -377,6 +478,7 @@ async function runBatch(
       };
     });
   } finally {
+    await userProxy?.close();
     for (const r of runs) {
       await Promise.all(r.replicas.map((x) => x.stop()));
       await Promise.all(r.proxies.map((p) => p.close()));
