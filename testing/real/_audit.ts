@@ -239,3 +239,120 @@ export async function readAudit(path: string): Promise<string[]> {
   }
   return lines;
 }
+
+/** A write the server answered as accepted, as its sender saw the answer. */
+export interface Answered extends Write {
+  /** When the answer came (`Date.now()`). */
+  at: number;
+}
+
+const SENT_METHODS = new Set(["POST", "PUT", "PATCH", "DELETE"]);
+
+/**
+ * A `fetch` that records in `into` every write answered 2xx with an object
+ * (method, path, query, the body as sent, status, the answer's
+ * resourceVersion, time), as `who` sent it. The server's own answers: as
+ * authoritative as the audit log for "accepted", and they survive a SIGKILL
+ * of kube-apiserver that the audit line of an answered write may not (see
+ * {@linkcode withAnswered}). The answer is read from a clone after the
+ * caller has it; `pending` holds those reads, for the judge to await.
+ * A write that got no answer at all goes to `unanswered`, as a line.
+ */
+export function recordingFetch(
+  send: typeof fetch,
+  who: string,
+  into: Answered[],
+  pending: Promise<unknown>[],
+  unanswered?: string[],
+): typeof fetch {
+  return async (input, init) => {
+    const method = (init?.method ?? "GET").toUpperCase();
+    const url = new URL(String(input));
+    const response = await send(input, init).catch((error) => {
+      // Sent, and no answer came: etcd may have committed it all the same
+      // (neither the audit log nor the sender then knows its version).
+      if (SENT_METHODS.has(method)) {
+        unanswered?.push(
+          `${Date.now()} [${who}] ${method} ${url.pathname}${url.search}: no answer (${
+            (error as Error)?.name
+          })`,
+        );
+      }
+      throw error;
+    });
+    if (!SENT_METHODS.has(method) || response.status >= 300) return response;
+    const sent = init?.body;
+    const text = typeof sent === "string"
+      ? sent
+      : sent instanceof Uint8Array
+      ? new TextDecoder().decode(sent)
+      : undefined;
+    pending.push(
+      response.clone().json().then((answer) => {
+        const rv = answer?.metadata?.resourceVersion;
+        if (typeof rv !== "string") return;
+        into.push({
+          who,
+          method,
+          path: url.pathname,
+          query: url.searchParams,
+          body: text === undefined ? undefined : JSON.parse(text),
+          status: response.status,
+          rv: Number(rv),
+          at: Date.now(),
+        });
+      }).catch(() => {}),
+    );
+    return response;
+  };
+}
+
+/** The object a write is about, `resource/name` (a create's from its body). */
+function objectOf(w: Write): string | undefined {
+  const at = w.path.indexOf("/namespaces/");
+  if (at === -1) return undefined;
+  const [, , resource, name] = w.path.slice(at).split("/");
+  const named = name ??
+    (w.body as { metadata?: { name?: string } } | undefined)?.metadata?.name;
+  return resource === undefined || named === undefined
+    ? undefined
+    : `${resource}/${named}`;
+}
+
+/**
+ * The audit log's writes plus each write its sender saw answered as
+ * accepted that the audit log lacks (matched by object and the
+ * resourceVersion of the answer), marked `unaudited`, and those in
+ * `unaudited` too, for the run to report: never silently.
+ *
+ * Why the audit log can lack one: kube-apiserver writes a request's
+ * ResponseComplete event after its handler has answered
+ * (`WithAudit` in k8s.io/apiserver/pkg/endpoints/filters/audit.go calls
+ * `processAuditEvent` in a defer after `handler.ServeHTTP` returned), and
+ * the log backend (`backend` of k8s.io/apiserver/plugin/pkg/audit/log)
+ * writes it to the file with no sync; `--audit-log-mode` defaults to
+ * `batch` in kube-apiserver (`NewAuditOptions` in
+ * k8s.io/apiserver/pkg/server/options/audit.go), which buffers events and
+ * writes them later. A SIGKILL between the answer and that write loses the
+ * line of a write etcd committed and the client got.
+ */
+export function withAnswered(
+  audit: readonly Write[],
+  answered: readonly Answered[],
+): { writes: Write[]; unaudited: Answered[] } {
+  const logged = new Set(
+    audit.filter((w) => w.status < 300 && !isNaN(w.rv)).map((w) =>
+      `${objectOf(w)}@${w.rv}`
+    ),
+  );
+  const unaudited = answered.filter((w) =>
+    w.status < 300 && !isNaN(w.rv) && !logged.has(`${objectOf(w)}@${w.rv}`)
+  );
+  return {
+    writes: [
+      ...audit,
+      ...unaudited.map(({ at: _at, ...w }) => ({ ...w, unaudited: true })),
+    ],
+    unaudited,
+  };
+}

@@ -29,7 +29,7 @@
 // every proxy (and the user's own) refuses and drops its connections.
 // A seed that does not converge leaves `.tmp/sharded-chaos-<seed>.log`.
 import assert from "node:assert/strict";
-import type { Client } from "../../apiclient/mod.ts";
+import { Client } from "../../apiclient/mod.ts";
 import { RENEW_DEADLINE, REQUEST_TIMEOUT } from "../../election/mod.ts";
 import { memberHash, Ring, shardKey, shardLabel } from "../../shard/mod.ts";
 import {
@@ -50,7 +50,14 @@ import { type Fault, FaultProxy, script } from "./_fault_proxy.ts";
 import { eventually, exists, kubectl, retried } from "./_eventually.ts";
 import { GreetingEdits } from "./_edits.ts";
 import { BIND_USERS, suite } from "./_plane.ts";
-import { auditWrites, readAudit, takeovers } from "./_audit.ts";
+import {
+  type Answered,
+  auditWrites,
+  readAudit,
+  recordingFetch,
+  takeovers,
+  withAnswered,
+} from "./_audit.ts";
 import { tool } from "../../tools/needs.ts";
 import type { RealControlPlane } from "../real_control_plane.ts";
 import { textLogger } from "../../log/mod.ts";
@@ -97,6 +104,12 @@ function replica(
   namespace: string,
   exits: string[],
   lines: string[],
+  seen: {
+    http: Deno.HttpClient;
+    answered: Answered[];
+    pending: Promise<unknown>[];
+    unanswered: string[];
+  },
 ): {
   stop: () => Promise<void>;
   identity: () => string;
@@ -109,9 +122,19 @@ function replica(
   const loop = (async () => {
     for (let generation = 0; !stopped; generation++) {
       name = nameOf(replicaName, generation);
-      const client: Client = plane.clientWith(plane.ready.users![name]!, {
-        server: proxy.url,
+      // As plane.clientWith's, plus a record of every write the server
+      // answered as accepted (the judge adds any the audit log lacks).
+      const token = plane.ready.users![name]!;
+      const client = new Client(proxy.url, {
         timeout: REQUEST_TIMEOUT,
+        authorization: () => Promise.resolve(`Bearer ${token}`),
+        fetch: recordingFetch(
+          (input, init) => fetch(input, { ...init, client: seen.http }),
+          name,
+          seen.answered,
+          seen.pending,
+          seen.unanswered,
+        ),
       });
       const stop = new AbortController();
       current = stop;
@@ -193,6 +216,11 @@ interface Seed {
   takeovers: number;
   failoverMs: number;
   violations: string[];
+  /**
+   * Writes a replica saw answered as accepted that the audit log lacks
+   * (judged all the same, and reported).
+   */
+  unaudited: string[];
   exits: string[];
   /** From the end of the faults until everything converged, ms. */
   convergedMs: number;
@@ -209,7 +237,13 @@ interface Seed {
  * URI, code, the resourceVersion and message of the answer).
  */
 async function keepEvidence(
-  run: { seed: number; namespace: string; evidence: string[]; lines: string[] },
+  run: {
+    seed: number;
+    namespace: string;
+    evidence: string[];
+    lines: string[];
+    unanswered: string[];
+  },
   audit: readonly string[],
 ): Promise<void> {
   const requests = audit.filter((line) => line.includes(run.namespace)).map(
@@ -232,7 +266,8 @@ async function keepEvidence(
   );
   await Deno.writeTextFile(
     `.tmp/sharded-chaos-${run.seed}.log`,
-    [...run.evidence, ...run.lines, ...requests].join("\n") + "\n",
+    [...run.evidence, ...run.lines, ...run.unanswered, ...requests].join("\n") +
+      "\n",
   );
 }
 
@@ -246,6 +281,8 @@ async function runBatch(
     ? plane.client()
     : plane.clientWith(plane.ready.token, { server: userProxy.url });
   const random = seeded(seeds[0]!);
+  // The replicas' own TLS pool (plane.clientWith's is private to it).
+  const http = Deno.createHttpClient({ caCerts: [plane.caPem] });
   const runs = await Promise.all(seeds.map(async (seed) => {
     const namespace = `sharded-${seed}-${crypto.randomUUID().slice(0, 4)}`;
     // The test's own requests outlast a restart of the server.
@@ -271,13 +308,21 @@ async function runBatch(
     );
     const exits: string[] = [];
     const lines: string[] = [];
+    const seen = {
+      http,
+      answered: [] as Answered[],
+      pending: [] as Promise<unknown>[],
+      unanswered: [] as string[],
+    };
     const replicas = REPLICAS.map((name, i) =>
-      replica(plane, name, proxies[i]!, namespace, exits, lines)
+      replica(plane, name, proxies[i]!, namespace, exits, lines, seen)
     );
     return {
       seed,
       namespace,
       lines,
+      seen,
+      unanswered: seen.unanswered,
       evidence: [] as string[],
       edits: new GreetingEdits(admin, namespace, GREETINGS),
       proxies,
@@ -433,8 +478,10 @@ async function runBatch(
     ));
     for (const r of runs) await Promise.all(r.replicas.map((x) => x.stop()));
     const audit = await readAudit(plane.ready.auditLog);
+    for (const r of runs) await Promise.allSettled(r.seen.pending);
     const judged = runs.map((r) => {
-      const writes = auditWrites(audit, r.namespace);
+      const logged = auditWrites(audit, r.namespace);
+      const { writes, unaudited } = withAnswered(logged, r.seen.answered);
       const violations = safety({
         replicas: new Map(USERS.map((name) => [name, name])),
         writes,
@@ -445,14 +492,22 @@ async function runBatch(
         child: "configmaps",
         ownerOf: (child) => child.replace(/-greeting$/, ""),
       });
-      return { writes, violations };
+      return {
+        writes,
+        violations,
+        unaudited: unaudited.map((w) =>
+          `answered ${w.status} but absent from the audit log: ${w.who} ${w.method} ${w.path}?${w.query} at rv ${w.rv} (${
+            new Date(w.at).toISOString()
+          })`
+        ),
+      };
     });
     for (const [i, r] of runs.entries()) {
-      r.evidence.push(...judged[i]!.violations);
+      r.evidence.push(...judged[i]!.violations, ...judged[i]!.unaudited);
       if (r.evidence.length > 0) await keepEvidence(r, audit);
     }
     return runs.map((r, i) => {
-      const { writes, violations } = judged[i]!;
+      const { writes, violations, unaudited } = judged[i]!;
       const taken = takeovers(audit, r.namespace);
       return {
         seed: r.seed,
@@ -471,6 +526,7 @@ async function runBatch(
           ),
         ),
         violations,
+        unaudited,
         exits: r.exits,
         convergedMs: typeof times[i] === "number" ? times[i] - end : -1,
         ...(typeof times[i] === "string" ? { failure: times[i] } : {}),
@@ -482,7 +538,9 @@ async function runBatch(
     for (const r of runs) {
       await Promise.all(r.replicas.map((x) => x.stop()));
       await Promise.all(r.proxies.map((p) => p.close()));
+      await Promise.allSettled(r.seen.pending);
     }
+    http.close();
   }
 }
 
@@ -541,9 +599,9 @@ suite("sharded chaos (family b)", [
     console.log(
       `family b: ${figures.length} seeds, faults ${JSON.stringify(faults)}, ${
         figures.reduce((n, s) => n + s.exits.length, 0)
-      } exits, ${
-        figures.reduce((n, s) => n + s.takeovers, 0)
-      } takeovers, ${failures.length} failures, worst failover ${
+      } exits, ${figures.reduce((n, s) => n + s.takeovers, 0)} takeovers, ${
+        figures.reduce((n, s) => n + s.unaudited.length, 0)
+      } writes answered 2xx but absent from the audit log, ${failures.length} failures, worst failover ${
         Math.max(0, ...figures.map((s) => s.failoverMs))
       } ms, worst convergence ${
         Math.max(0, ...figures.map((s) => s.convergedMs))
