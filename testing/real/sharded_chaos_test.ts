@@ -262,6 +262,17 @@ async function keepEvidence(
       JSON.stringify(
         e.responseObject?.spec?.message ?? e.responseObject?.data?.message,
       ),
+      // A Greeting's labels and who last changed its fields when: an
+      // acknowledgement committed whose answer (and audit line) never came
+      // still shows here, as its manager's Update time.
+      ...(e.objectRef?.resource === "greetings"
+        ? [
+          JSON.stringify(e.responseObject?.metadata?.labels ?? {}),
+          (e.responseObject?.metadata?.managedFields ?? []).map((
+            f: { manager?: string; operation?: string; time?: string },
+          ) => `${f.manager}/${f.operation}@${f.time}`).join(","),
+        ]
+        : []),
     ].join(" ")
   );
   await Deno.writeTextFile(
