@@ -252,8 +252,7 @@ const SENT_METHODS = new Set(["POST", "PUT", "PATCH", "DELETE"]);
  * A `fetch` that records in `into` every write answered 2xx with an object
  * (method, path, query, the body as sent, status, the answer's
  * resourceVersion, time), as `who` sent it. The server's own answers: as
- * authoritative as the audit log for "accepted", and they survive a SIGKILL
- * of kube-apiserver that the audit line of an answered write may not (see
+ * authoritative as the audit log for "accepted" (see
  * {@linkcode withAnswered}). The answer is read from a clone after the
  * caller has it; `pending` holds those reads, for the judge to await.
  * A write that got no answer at all goes to `unanswered`, as a line.
@@ -325,16 +324,24 @@ function objectOf(w: Write): string | undefined {
  * resourceVersion of the answer), marked `unaudited`, and those in
  * `unaudited` too, for the run to report: never silently.
  *
- * Why the audit log can lack one: kube-apiserver writes a request's
- * ResponseComplete event after its handler has answered
- * (`WithAudit` in k8s.io/apiserver/pkg/endpoints/filters/audit.go calls
- * `processAuditEvent` in a defer after `handler.ServeHTTP` returned), and
- * the log backend (`backend` of k8s.io/apiserver/plugin/pkg/audit/log)
- * writes it to the file with no sync; `--audit-log-mode` defaults to
- * `batch` in kube-apiserver (`NewAuditOptions` in
- * k8s.io/apiserver/pkg/server/options/audit.go), which buffers events and
- * writes them later. A SIGKILL between the answer and that write loses the
- * line of a write etcd committed and the client got.
+ * Whether the audit log can lack one (kube-apiserver v1.37 sources,
+ * k8s.io/apiserver v0.37.2): `WithAudit` (pkg/endpoints/filters/audit.go)
+ * processes the ResponseComplete stage in a defer after
+ * `handler.ServeHTTP` returned; the log backend's `logEvent`
+ * (plugin/pkg/audit/log/backend.go) writes the line to the file at once,
+ * as the log's default mode is blocking (`NewAuditOptions`,
+ * pkg/server/options/audit.go; only `batch` buffers events). The answer,
+ * though, leaves later: golang.org/x/net/http2 (server.go, which
+ * kube-apiserver's `http2.ConfigureServer` uses) buffers a handler's writes
+ * 4 KiB at a time (`handlerChunkWriteSize`) and ends the stream only in
+ * `runHandler`'s `handlerDone`, after the whole filter chain returned. So
+ * a sender has a whole 2xx answer only after its line reached the kernel,
+ * which a SIGKILL of kube-apiserver does not lose: a SIGKILL cannot make
+ * this list non-empty. What it can do is kill a write committed to etcd
+ * before its answer and line: neither the sender nor the log has it (the
+ * recording fetch keeps such sends as lines). This merge stays as a guard
+ * against a line the backend failed to write (`ignoreErrorsBackend`
+ * drops it) and as a check of that reading.
  */
 export function withAnswered(
   audit: readonly Write[],
