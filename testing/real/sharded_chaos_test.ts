@@ -44,7 +44,7 @@ import {
   newGreeting,
 } from "../../examples/samples.ts";
 import { RING, shardedReplica } from "../../examples/sharded_replica.ts";
-import { safety } from "../../shard/_chaos_test_util.ts";
+import { safety, type Write } from "../../shard/_chaos_test_util.ts";
 import { chaosSetting, seeded } from "../../_internal/_chaos_test_util.ts";
 import { type Fault, FaultProxy, script } from "./_fault_proxy.ts";
 import { eventually, exists, kubectl, retried } from "./_eventually.ts";
@@ -282,6 +282,56 @@ async function keepEvidence(
   );
 }
 
+/**
+ * For a move without an acknowledgement, the Greeting as etcd held it just
+ * before the move (a list at that exact revision: compaction is off) and
+ * whether the write that made that version is in the audit log or was
+ * answered to a replica: an acknowledgement committed whose answer and
+ * audit line a SIGKILL of kube-apiserver cut off shows here as a version
+ * without the member's label that neither has (the replicas' sends with no
+ * answer are in the kept log).
+ */
+async function before(
+  admin: Client,
+  namespace: string,
+  violation: string,
+  writes: readonly Write[],
+): Promise<string[]> {
+  const moved = /^[^/]+\/(\S+): moved from .* at (\d+)/.exec(violation);
+  if (moved === null) return [];
+  const [, name, at] = moved;
+  const rv = Number(at) - 1;
+  const list = await admin.get<{ items: Greeting[] }>(
+    `${
+      greetingPath(namespace)
+    }?resourceVersion=${rv}&resourceVersionMatch=Exact`,
+  ).catch((e) => e as Error);
+  if (list instanceof Error) return [`${name} at rv ${rv}: ${list.message}`];
+  const g = list.items.find((x) => x.metadata.name === name);
+  if (g === undefined) return [`${name} at rv ${rv}: absent`];
+  const made = Number(g.metadata.resourceVersion);
+  const by = writes.filter((w) =>
+    w.rv === made && w.path.endsWith(`/greetings/${name}`)
+  );
+  return [
+    `${name} before the move (etcd at rv ${rv}): rv ${made} labels ${
+      JSON.stringify(g.metadata.labels ?? {})
+    } managers ${
+      ((g.metadata.managedFields ?? []) as {
+        manager?: string;
+        operation?: string;
+        time?: string;
+      }[]).map((f) => `${f.manager}/${f.operation}@${f.time}`).join(",")
+    }; written by ${
+      by.length === 0
+        ? "nobody in the audit log or the answers"
+        : by.map((w) =>
+          `${w.who} ${w.method}${w.unaudited ? " (answered, not audited)" : ""}`
+        ).join(", ")
+    }`,
+  ];
+}
+
 async function runBatch(
   plane: RealControlPlane,
   seeds: number[],
@@ -515,6 +565,11 @@ async function runBatch(
     });
     for (const [i, r] of runs.entries()) {
       r.evidence.push(...judged[i]!.violations, ...judged[i]!.unaudited);
+      for (const v of judged[i]!.violations) {
+        r.evidence.push(
+          ...await before(admin, r.namespace, v, judged[i]!.writes),
+        );
+      }
       if (r.evidence.length > 0) await keepEvidence(r, audit);
     }
     return runs.map((r, i) => {
