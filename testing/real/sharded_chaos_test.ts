@@ -20,6 +20,9 @@
 // only after the takeover of the old member's Lease. Then, after the
 // faults stop, every Greeting is assigned by the ring of the three and its
 // ConfigMap carries its latest message.
+// Each replica's client records the writes the server answered 2xx; any
+// the audit log lacks is judged too, and reported per seed and in the
+// summary (`withAnswered` in _audit.ts says why none is expected).
 //
 // Seeds run in batches at once (a namespace, ring and three proxies each),
 // so that the Lease durations are waited once per batch: 100 seeds take
@@ -27,7 +30,8 @@
 // script; the restart's time comes from the batch's first seed. The gate
 // runs one batch of two seeds. `--outage=<ms>` replays a restart that long:
 // every proxy (and the user's own) refuses and drops its connections.
-// A seed that does not converge leaves `.tmp/sharded-chaos-<seed>.log`.
+// A seed that does not converge, breaks a safety rule or has a write
+// answered but not audited leaves `.tmp/sharded-chaos-<seed>.log`.
 import assert from "node:assert/strict";
 import { Client } from "../../apiclient/mod.ts";
 import { RENEW_DEADLINE, REQUEST_TIMEOUT } from "../../election/mod.ts";
