@@ -33,9 +33,15 @@
 // A seed that does not converge, breaks a safety rule or has a write
 // answered but not audited leaves `.tmp/sharded-chaos-<seed>.log`.
 import assert from "node:assert/strict";
-import { Client } from "../../apiclient/mod.ts";
+import { Client, type KubeObject } from "../../apiclient/mod.ts";
 import { RENEW_DEADLINE, REQUEST_TIMEOUT } from "../../election/mod.ts";
-import { memberHash, Ring, shardKey, shardLabel } from "../../shard/mod.ts";
+import {
+  memberHash,
+  memberLeaseName,
+  Ring,
+  shardKey,
+  shardLabel,
+} from "../../shard/mod.ts";
 import {
   type ConfigMap,
   configMapName,
@@ -301,22 +307,49 @@ async function before(
   violation: string,
   writes: readonly Write[],
 ): Promise<string[]> {
-  const moved = /^[^/]+\/(\S+): moved from .* at (\d+)/.exec(violation);
+  const moved = /^[^/]+\/(\S+): moved from (\S+) .* at (\d+)/.exec(
+    violation,
+  );
   if (moved === null) return [];
-  const [, name, at] = moved;
+  const [, name, from, at] = moved;
   const rv = Number(at) - 1;
+  const writer = (made: number, path: string): string => {
+    const by = writes.filter((w) => w.rv === made && w.path.endsWith(path));
+    return by.length === 0
+      ? "nobody in the audit log or the answers"
+      : by.map((w) =>
+        `${w.who} ${w.method}${w.unaudited ? " (answered, not audited)" : ""}`
+      ).join(", ");
+  };
+  // The old member's Lease then: a takeover committed without an answer or
+  // an audit line shows as a holder `shard.liken.dev/taken-by=…` that
+  // nobody wrote.
+  const lease = memberLeaseName(RING, from!);
+  const leases = await admin.get<
+    { items: { metadata: KubeObject["metadata"]; spec?: unknown }[] }
+  >(
+    `/apis/coordination.k8s.io/v1/namespaces/${namespace}/leases?resourceVersion=${rv}&resourceVersionMatch=Exact`,
+  ).then((l) => {
+    const held = l.items.find((x) => x.metadata.name === lease);
+    return held === undefined
+      ? `${lease} at rv ${rv}: absent`
+      : `${lease} before the move (etcd at rv ${rv}): rv ${held.metadata.resourceVersion} ${
+        JSON.stringify(held.spec)
+      }; written by ${
+        writer(Number(held.metadata.resourceVersion), `/leases/${lease}`)
+      }`;
+  }, (e) => `${lease} at rv ${rv}: ${(e as Error).message}`);
   const list = await admin.get<{ items: Greeting[] }>(
     `${
       greetingPath(namespace)
     }?resourceVersion=${rv}&resourceVersionMatch=Exact`,
   ).catch((e) => e as Error);
-  if (list instanceof Error) return [`${name} at rv ${rv}: ${list.message}`];
+  if (list instanceof Error) {
+    return [`${name} at rv ${rv}: ${list.message}`, leases];
+  }
   const g = list.items.find((x) => x.metadata.name === name);
-  if (g === undefined) return [`${name} at rv ${rv}: absent`];
+  if (g === undefined) return [`${name} at rv ${rv}: absent`, leases];
   const made = Number(g.metadata.resourceVersion);
-  const by = writes.filter((w) =>
-    w.rv === made && w.path.endsWith(`/greetings/${name}`)
-  );
   return [
     `${name} before the move (etcd at rv ${rv}): rv ${made} labels ${
       JSON.stringify(g.metadata.labels ?? {})
@@ -326,13 +359,8 @@ async function before(
         operation?: string;
         time?: string;
       }[]).map((f) => `${f.manager}/${f.operation}@${f.time}`).join(",")
-    }; written by ${
-      by.length === 0
-        ? "nobody in the audit log or the answers"
-        : by.map((w) =>
-          `${w.who} ${w.method}${w.unaudited ? " (answered, not audited)" : ""}`
-        ).join(", ")
-    }`,
+    }; written by ${writer(made, `/greetings/${name}`)}`,
+    leases,
   ];
 }
 
