@@ -56,6 +56,11 @@ export interface Write {
   status: number;
   /** The resourceVersion it made (accepted writes), else `NaN`. */
   rv: number;
+  /**
+   * Set when the server answered it as accepted to its sender but the log
+   * judged (the real server's audit log) lacks it; judged all the same.
+   */
+  unaudited?: boolean;
 }
 
 /** A replica: its process, link, sharded controller and sharder. */
@@ -505,7 +510,9 @@ export function safety(
     epochs.set(key, list);
     const now = current.get(key);
     const primary = w.path.includes(`/${shape.primary}`);
-    const what = `${w.who} ${w.method} ${w.path} at ${w.rv}`;
+    const what = `${w.who} ${w.method} ${w.path} at ${w.rv}${
+      w.unaudited ? " (answered, absent from the audit log)" : ""
+    }`;
     if (w.who === "user") {
       if (w.method === "DELETE" && primary && now !== undefined) {
         now.to = w.rv;

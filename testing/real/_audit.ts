@@ -239,3 +239,127 @@ export async function readAudit(path: string): Promise<string[]> {
   }
   return lines;
 }
+
+/** A write the server answered as accepted, as its sender saw the answer. */
+export interface Answered extends Write {
+  /** When the answer came (`Date.now()`). */
+  at: number;
+}
+
+const SENT_METHODS = new Set(["POST", "PUT", "PATCH", "DELETE"]);
+
+/**
+ * A `fetch` that records in `into` every write answered 2xx with an object
+ * (method, path, query, the body as sent, status, the answer's
+ * resourceVersion, time), as `who` sent it. The server's own answers: as
+ * authoritative as the audit log for "accepted" (see
+ * {@linkcode withAnswered}). The answer is read from a clone after the
+ * caller has it; `pending` holds those reads, for the judge to await.
+ * A write that got no answer at all goes to `unanswered`, as a line.
+ */
+export function recordingFetch(
+  send: typeof fetch,
+  who: string,
+  into: Answered[],
+  pending: Promise<unknown>[],
+  unanswered?: string[],
+): typeof fetch {
+  return async (input, init) => {
+    const method = (init?.method ?? "GET").toUpperCase();
+    const url = new URL(String(input));
+    const response = await send(input, init).catch((error) => {
+      // Sent, and no answer came: etcd may have committed it all the same
+      // (neither the audit log nor the sender then knows its version).
+      if (SENT_METHODS.has(method)) {
+        unanswered?.push(
+          `${Date.now()} [${who}] ${method} ${url.pathname}${url.search}: no answer (${
+            (error as Error)?.name
+          })`,
+        );
+      }
+      throw error;
+    });
+    if (!SENT_METHODS.has(method) || response.status >= 300) return response;
+    const sent = init?.body;
+    const text = typeof sent === "string"
+      ? sent
+      : sent instanceof Uint8Array
+      ? new TextDecoder().decode(sent)
+      : undefined;
+    pending.push(
+      response.clone().json().then((answer) => {
+        const rv = answer?.metadata?.resourceVersion;
+        if (typeof rv !== "string") return;
+        into.push({
+          who,
+          method,
+          path: url.pathname,
+          query: url.searchParams,
+          body: text === undefined ? undefined : JSON.parse(text),
+          status: response.status,
+          rv: Number(rv),
+          at: Date.now(),
+        });
+      }).catch(() => {}),
+    );
+    return response;
+  };
+}
+
+/** The object a write is about, `resource/name` (a create's from its body). */
+function objectOf(w: Write): string | undefined {
+  const at = w.path.indexOf("/namespaces/");
+  if (at === -1) return undefined;
+  const [, , resource, name] = w.path.slice(at).split("/");
+  const named = name ??
+    (w.body as { metadata?: { name?: string } } | undefined)?.metadata?.name;
+  return resource === undefined || named === undefined
+    ? undefined
+    : `${resource}/${named}`;
+}
+
+/**
+ * The audit log's writes plus each write its sender saw answered as
+ * accepted that the audit log lacks (matched by object and the
+ * resourceVersion of the answer), marked `unaudited`, and those in
+ * `unaudited` too, for the run to report: never silently.
+ *
+ * Whether the audit log can lack one (kube-apiserver v1.37 sources,
+ * k8s.io/apiserver v0.37.2): `WithAudit` (pkg/endpoints/filters/audit.go)
+ * processes the ResponseComplete stage in a defer after
+ * `handler.ServeHTTP` returned; the log backend's `logEvent`
+ * (plugin/pkg/audit/log/backend.go) writes the line to the file at once,
+ * as the log's default mode is blocking (`NewAuditOptions`,
+ * pkg/server/options/audit.go; only `batch` buffers events). The answer,
+ * though, leaves later: golang.org/x/net/http2 (server.go, which
+ * kube-apiserver's `http2.ConfigureServer` uses) buffers a handler's writes
+ * 4 KiB at a time (`handlerChunkWriteSize`) and ends the stream only in
+ * `runHandler`'s `handlerDone`, after the whole filter chain returned. So
+ * a sender has a whole 2xx answer only after its line reached the kernel,
+ * which a SIGKILL of kube-apiserver does not lose: a SIGKILL cannot make
+ * this list non-empty. What it can do is kill a write committed to etcd
+ * before its answer and line: neither the sender nor the log has it (the
+ * recording fetch keeps such sends as lines). This merge stays as a guard
+ * against a line the backend failed to write (`ignoreErrorsBackend`
+ * drops it) and as a check of that reading.
+ */
+export function withAnswered(
+  audit: readonly Write[],
+  answered: readonly Answered[],
+): { writes: Write[]; unaudited: Answered[] } {
+  const logged = new Set(
+    audit.filter((w) => w.status < 300 && !isNaN(w.rv)).map((w) =>
+      `${objectOf(w)}@${w.rv}`
+    ),
+  );
+  const unaudited = answered.filter((w) =>
+    w.status < 300 && !isNaN(w.rv) && !logged.has(`${objectOf(w)}@${w.rv}`)
+  );
+  return {
+    writes: [
+      ...audit,
+      ...unaudited.map(({ at: _at, ...w }) => ({ ...w, unaudited: true })),
+    ],
+    unaudited,
+  };
+}

@@ -3,7 +3,14 @@
 // `safety` (a write outside the writer's epoch is caught; a forced move
 // needs the takeover first), and a takeover's gap is measured.
 import assert from "node:assert/strict";
-import { auditWrites, readAudit, takeovers } from "./_audit.ts";
+import {
+  type Answered,
+  auditWrites,
+  readAudit,
+  recordingFetch,
+  takeovers,
+  withAnswered,
+} from "./_audit.ts";
 import { safety } from "../../shard/_chaos_test_util.ts";
 import { memberHash, shardLabel } from "../../shard/mod.ts";
 
@@ -132,4 +139,157 @@ Deno.test("the audit log is read with its rotated backups, oldest first", async 
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
+});
+
+/** A write its sender saw answered (`status`, the answer's `rv`). */
+const answered = (
+  who: string,
+  rv: number,
+  method: string,
+  uri: string,
+  body: unknown,
+  status = 200,
+): Answered => {
+  const url = new URL(uri, "https://x");
+  return {
+    who,
+    method,
+    path: url.pathname,
+    query: url.searchParams,
+    body,
+    status,
+    rv,
+    at: 0,
+  };
+};
+const ACK = { metadata: { labels: { [LABEL]: null } } };
+const MOVED = [
+  assign(10, "replica-0"),
+  line("replica-0", 11, "patch", `${CM}?fieldManager=greeting`, {}),
+  // replica-0's acknowledgement at rv 12 is missing from this audit log.
+  assign(13, "replica-1"),
+  line("replica-1", 14, "patch", `${CM}?fieldManager=greeting`, {}),
+];
+
+Deno.test("a write answered 200 but absent from the audit log is judged, and reported", () => {
+  const logged = auditWrites(MOVED, NS);
+  assert.equal(
+    safety({ replicas, writes: logged, intervals: [] }, SHAPE).length,
+    1,
+  );
+  const { writes, unaudited } = withAnswered(logged, [
+    answered("replica-0", 11, "PATCH", `${CM}?fieldManager=greeting`, {}),
+    answered("replica-0", 12, "PATCH", `${G}?fieldManager=greeting`, ACK),
+  ]);
+  // Only the one the audit log lacks is added, marked.
+  assert.deepEqual(unaudited.map((w) => w.rv), [12]);
+  assert.deepEqual(
+    writes.filter((w) => w.unaudited).map((w) => [w.who, w.rv]),
+    [["replica-0", 12]],
+  );
+  assert.equal(writes.length, logged.length + 1);
+  assert.deepEqual(safety({ replicas, writes, intervals: [] }, SHAPE), []);
+});
+
+Deno.test("writes seen by their senders never mask a write outside the epochs", () => {
+  const logged = auditWrites(MOVED, NS);
+  const judged = (seen: Answered[]): string[] =>
+    safety(
+      { replicas, writes: withAnswered(logged, seen).writes, intervals: [] },
+      SHAPE,
+    );
+  // An acknowledgement refused (409), or accepted only after the move,
+  // excuses nothing.
+  assert.match(
+    judged([
+      answered(
+        "replica-0",
+        12,
+        "PATCH",
+        `${G}?fieldManager=greeting`,
+        ACK,
+        409,
+      ),
+    ]).join(),
+    /moved from replica-0 without its acknowledgement/,
+  );
+  assert.match(
+    judged([
+      answered("replica-0", 15, "PATCH", `${G}?fieldManager=greeting`, ACK),
+    ]).join(),
+    /moved from replica-0 without its acknowledgement/,
+  );
+  // A write outside the epochs that only its sender saw is a violation,
+  // said to be absent from the audit log; one the audit log has stays one.
+  const outside = judged([
+    answered("replica-0", 12, "PATCH", `${G}?fieldManager=greeting`, ACK),
+    answered("replica-2", 16, "PATCH", `${CM}?fieldManager=greeting`, {}),
+  ]);
+  assert.deepEqual(outside.length, 1);
+  assert.match(
+    outside[0]!,
+    /outside replica-2's epochs .*at 16 \(answered, absent from the audit log\)/,
+  );
+  const inLog = safety({
+    replicas,
+    writes: withAnswered(
+      auditWrites([
+        ...MOVED,
+        line("replica-2", 16, "patch", `${CM}?fieldManager=greeting`, {}),
+      ], NS),
+      [answered("replica-0", 12, "PATCH", `${G}?fieldManager=greeting`, ACK)],
+    ).writes,
+    intervals: [],
+  }, SHAPE);
+  assert.equal(inLog.length, 1);
+  assert.match(inLog[0]!, /outside replica-2's epochs .*at 16$/);
+});
+
+Deno.test("the recording fetch keeps each write answered 2xx, with its answer's version", async () => {
+  const into: Answered[] = [];
+  const pending: Promise<unknown>[] = [];
+  const unanswered: string[] = [];
+  const answers = [
+    () => Response.json({ metadata: { resourceVersion: "7" } }),
+    () => Response.json({ kind: "Status" }, { status: 409 }),
+    () => Response.json({ metadata: { resourceVersion: "8" } }),
+    () => {
+      throw new TypeError("connection reset");
+    },
+  ];
+  let n = 0;
+  const send = recordingFetch(
+    () => Promise.resolve().then(() => answers[n++]!()),
+    "replica-0",
+    into,
+    pending,
+    unanswered,
+  );
+  const patch = { method: "PATCH", body: JSON.stringify(ACK) };
+  const url = `https://x${G}?fieldManager=greeting`;
+  assert.equal((await send(url, patch)).status, 200);
+  assert.equal((await send(url, patch)).status, 409);
+  // A read is no write.
+  assert.equal((await send(url, { method: "GET" })).status, 200);
+  await assert.rejects(send(url, patch), TypeError);
+  await Promise.all(pending);
+  assert.deepEqual(
+    into.map((
+      w,
+    ) => [
+      w.who,
+      w.method,
+      w.path,
+      w.query.get("fieldManager"),
+      w.status,
+      w.rv,
+      w.body,
+    ]),
+    [["replica-0", "PATCH", G, "greeting", 200, 7, ACK]],
+  );
+  assert.equal(unanswered.length, 1);
+  assert.match(
+    unanswered[0]!,
+    /\[replica-0\] PATCH .*g0\?fieldManager=greeting: no answer \(TypeError\)/,
+  );
 });

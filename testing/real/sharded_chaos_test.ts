@@ -20,6 +20,9 @@
 // only after the takeover of the old member's Lease. Then, after the
 // faults stop, every Greeting is assigned by the ring of the three and its
 // ConfigMap carries its latest message.
+// Each replica's client records the writes the server answered 2xx; any
+// the audit log lacks is judged too, and reported per seed and in the
+// summary (`withAnswered` in _audit.ts says why none is expected).
 //
 // Seeds run in batches at once (a namespace, ring and three proxies each),
 // so that the Lease durations are waited once per batch: 100 seeds take
@@ -27,11 +30,18 @@
 // script; the restart's time comes from the batch's first seed. The gate
 // runs one batch of two seeds. `--outage=<ms>` replays a restart that long:
 // every proxy (and the user's own) refuses and drops its connections.
-// A seed that does not converge leaves `.tmp/sharded-chaos-<seed>.log`.
+// A seed that does not converge, breaks a safety rule or has a write
+// answered but not audited leaves `.tmp/sharded-chaos-<seed>.log`.
 import assert from "node:assert/strict";
-import type { Client } from "../../apiclient/mod.ts";
+import { Client, type KubeObject } from "../../apiclient/mod.ts";
 import { RENEW_DEADLINE, REQUEST_TIMEOUT } from "../../election/mod.ts";
-import { memberHash, Ring, shardKey, shardLabel } from "../../shard/mod.ts";
+import {
+  memberHash,
+  memberLeaseName,
+  Ring,
+  shardKey,
+  shardLabel,
+} from "../../shard/mod.ts";
 import {
   type ConfigMap,
   configMapName,
@@ -44,13 +54,20 @@ import {
   newGreeting,
 } from "../../examples/samples.ts";
 import { RING, shardedReplica } from "../../examples/sharded_replica.ts";
-import { safety } from "../../shard/_chaos_test_util.ts";
+import { safety, type Write } from "../../shard/_chaos_test_util.ts";
 import { chaosSetting, seeded } from "../../_internal/_chaos_test_util.ts";
 import { type Fault, FaultProxy, script } from "./_fault_proxy.ts";
 import { eventually, exists, kubectl, retried } from "./_eventually.ts";
 import { GreetingEdits } from "./_edits.ts";
 import { BIND_USERS, suite } from "./_plane.ts";
-import { auditWrites, readAudit, takeovers } from "./_audit.ts";
+import {
+  type Answered,
+  auditWrites,
+  readAudit,
+  recordingFetch,
+  takeovers,
+  withAnswered,
+} from "./_audit.ts";
 import { tool } from "../../tools/needs.ts";
 import type { RealControlPlane } from "../real_control_plane.ts";
 import { textLogger } from "../../log/mod.ts";
@@ -97,6 +114,12 @@ function replica(
   namespace: string,
   exits: string[],
   lines: string[],
+  seen: {
+    http: Deno.HttpClient;
+    answered: Answered[];
+    pending: Promise<unknown>[];
+    unanswered: string[];
+  },
 ): {
   stop: () => Promise<void>;
   identity: () => string;
@@ -109,9 +132,19 @@ function replica(
   const loop = (async () => {
     for (let generation = 0; !stopped; generation++) {
       name = nameOf(replicaName, generation);
-      const client: Client = plane.clientWith(plane.ready.users![name]!, {
-        server: proxy.url,
+      // As plane.clientWith's, plus a record of every write the server
+      // answered as accepted (the judge adds any the audit log lacks).
+      const token = plane.ready.users![name]!;
+      const client = new Client(proxy.url, {
         timeout: REQUEST_TIMEOUT,
+        authorization: () => Promise.resolve(`Bearer ${token}`),
+        fetch: recordingFetch(
+          (input, init) => fetch(input, { ...init, client: seen.http }),
+          name,
+          seen.answered,
+          seen.pending,
+          seen.unanswered,
+        ),
       });
       const stop = new AbortController();
       current = stop;
@@ -193,6 +226,11 @@ interface Seed {
   takeovers: number;
   failoverMs: number;
   violations: string[];
+  /**
+   * Writes a replica saw answered as accepted that the audit log lacks
+   * (judged all the same, and reported).
+   */
+  unaudited: string[];
   exits: string[];
   /** From the end of the faults until everything converged, ms. */
   convergedMs: number;
@@ -209,7 +247,13 @@ interface Seed {
  * URI, code, the resourceVersion and message of the answer).
  */
 async function keepEvidence(
-  run: { seed: number; namespace: string; evidence: string[]; lines: string[] },
+  run: {
+    seed: number;
+    namespace: string;
+    evidence: string[];
+    lines: string[];
+    unanswered: string[];
+  },
   audit: readonly string[],
 ): Promise<void> {
   const requests = audit.filter((line) => line.includes(run.namespace)).map(
@@ -228,12 +272,96 @@ async function keepEvidence(
       JSON.stringify(
         e.responseObject?.spec?.message ?? e.responseObject?.data?.message,
       ),
+      // A Greeting's labels and who last changed its fields when: an
+      // acknowledgement committed whose answer (and audit line) never came
+      // still shows here, as its manager's Update time.
+      ...(e.objectRef?.resource === "greetings"
+        ? [
+          JSON.stringify(e.responseObject?.metadata?.labels ?? {}),
+          (e.responseObject?.metadata?.managedFields ?? []).map((
+            f: { manager?: string; operation?: string; time?: string },
+          ) => `${f.manager}/${f.operation}@${f.time}`).join(","),
+        ]
+        : []),
     ].join(" ")
   );
   await Deno.writeTextFile(
     `.tmp/sharded-chaos-${run.seed}.log`,
-    [...run.evidence, ...run.lines, ...requests].join("\n") + "\n",
+    [...run.evidence, ...run.lines, ...run.unanswered, ...requests].join("\n") +
+      "\n",
   );
+}
+
+/**
+ * For a move without an acknowledgement, the Greeting as etcd held it just
+ * before the move (a list at that exact revision: compaction is off) and
+ * whether the write that made that version is in the audit log or was
+ * answered to a replica: an acknowledgement committed whose answer and
+ * audit line a SIGKILL of kube-apiserver cut off shows here as a version
+ * without the member's label that neither has (the replicas' sends with no
+ * answer are in the kept log).
+ */
+async function before(
+  admin: Client,
+  namespace: string,
+  violation: string,
+  writes: readonly Write[],
+): Promise<string[]> {
+  const moved = /^[^/]+\/(\S+): moved from (\S+) .* at (\d+)/.exec(
+    violation,
+  );
+  if (moved === null) return [];
+  const [, name, from, at] = moved;
+  const rv = Number(at) - 1;
+  const writer = (made: number, path: string): string => {
+    const by = writes.filter((w) => w.rv === made && w.path.endsWith(path));
+    return by.length === 0
+      ? "nobody in the audit log or the answers"
+      : by.map((w) =>
+        `${w.who} ${w.method}${w.unaudited ? " (answered, not audited)" : ""}`
+      ).join(", ");
+  };
+  // The old member's Lease then: a takeover committed without an answer or
+  // an audit line shows as a holder `shard.liken.dev/taken-by=…` that
+  // nobody wrote.
+  const lease = memberLeaseName(RING, from!);
+  const leases = await admin.get<
+    { items: { metadata: KubeObject["metadata"]; spec?: unknown }[] }
+  >(
+    `/apis/coordination.k8s.io/v1/namespaces/${namespace}/leases?resourceVersion=${rv}&resourceVersionMatch=Exact`,
+  ).then((l) => {
+    const held = l.items.find((x) => x.metadata.name === lease);
+    return held === undefined
+      ? `${lease} at rv ${rv}: absent`
+      : `${lease} before the move (etcd at rv ${rv}): rv ${held.metadata.resourceVersion} ${
+        JSON.stringify(held.spec)
+      }; written by ${
+        writer(Number(held.metadata.resourceVersion), `/leases/${lease}`)
+      }`;
+  }, (e) => `${lease} at rv ${rv}: ${(e as Error).message}`);
+  const list = await admin.get<{ items: Greeting[] }>(
+    `${
+      greetingPath(namespace)
+    }?resourceVersion=${rv}&resourceVersionMatch=Exact`,
+  ).catch((e) => e as Error);
+  if (list instanceof Error) {
+    return [`${name} at rv ${rv}: ${list.message}`, leases];
+  }
+  const g = list.items.find((x) => x.metadata.name === name);
+  if (g === undefined) return [`${name} at rv ${rv}: absent`, leases];
+  const made = Number(g.metadata.resourceVersion);
+  return [
+    `${name} before the move (etcd at rv ${rv}): rv ${made} labels ${
+      JSON.stringify(g.metadata.labels ?? {})
+    } managers ${
+      ((g.metadata.managedFields ?? []) as {
+        manager?: string;
+        operation?: string;
+        time?: string;
+      }[]).map((f) => `${f.manager}/${f.operation}@${f.time}`).join(",")
+    }; written by ${writer(made, `/greetings/${name}`)}`,
+    leases,
+  ];
 }
 
 async function runBatch(
@@ -246,6 +374,8 @@ async function runBatch(
     ? plane.client()
     : plane.clientWith(plane.ready.token, { server: userProxy.url });
   const random = seeded(seeds[0]!);
+  // The replicas' own TLS pool (plane.clientWith's is private to it).
+  const http = Deno.createHttpClient({ caCerts: [plane.caPem] });
   const runs = await Promise.all(seeds.map(async (seed) => {
     const namespace = `sharded-${seed}-${crypto.randomUUID().slice(0, 4)}`;
     // The test's own requests outlast a restart of the server.
@@ -271,13 +401,21 @@ async function runBatch(
     );
     const exits: string[] = [];
     const lines: string[] = [];
+    const seen = {
+      http,
+      answered: [] as Answered[],
+      pending: [] as Promise<unknown>[],
+      unanswered: [] as string[],
+    };
     const replicas = REPLICAS.map((name, i) =>
-      replica(plane, name, proxies[i]!, namespace, exits, lines)
+      replica(plane, name, proxies[i]!, namespace, exits, lines, seen)
     );
     return {
       seed,
       namespace,
       lines,
+      seen,
+      unanswered: seen.unanswered,
       evidence: [] as string[],
       edits: new GreetingEdits(admin, namespace, GREETINGS),
       proxies,
@@ -433,8 +571,10 @@ async function runBatch(
     ));
     for (const r of runs) await Promise.all(r.replicas.map((x) => x.stop()));
     const audit = await readAudit(plane.ready.auditLog);
+    for (const r of runs) await Promise.allSettled(r.seen.pending);
     const judged = runs.map((r) => {
-      const writes = auditWrites(audit, r.namespace);
+      const logged = auditWrites(audit, r.namespace);
+      const { writes, unaudited } = withAnswered(logged, r.seen.answered);
       const violations = safety({
         replicas: new Map(USERS.map((name) => [name, name])),
         writes,
@@ -445,14 +585,27 @@ async function runBatch(
         child: "configmaps",
         ownerOf: (child) => child.replace(/-greeting$/, ""),
       });
-      return { writes, violations };
+      return {
+        writes,
+        violations,
+        unaudited: unaudited.map((w) =>
+          `answered ${w.status} but absent from the audit log: ${w.who} ${w.method} ${w.path}?${w.query} at rv ${w.rv} (${
+            new Date(w.at).toISOString()
+          })`
+        ),
+      };
     });
     for (const [i, r] of runs.entries()) {
-      r.evidence.push(...judged[i]!.violations);
+      r.evidence.push(...judged[i]!.violations, ...judged[i]!.unaudited);
+      for (const v of judged[i]!.violations) {
+        r.evidence.push(
+          ...await before(admin, r.namespace, v, judged[i]!.writes),
+        );
+      }
       if (r.evidence.length > 0) await keepEvidence(r, audit);
     }
     return runs.map((r, i) => {
-      const { writes, violations } = judged[i]!;
+      const { writes, violations, unaudited } = judged[i]!;
       const taken = takeovers(audit, r.namespace);
       return {
         seed: r.seed,
@@ -471,6 +624,7 @@ async function runBatch(
           ),
         ),
         violations,
+        unaudited,
         exits: r.exits,
         convergedMs: typeof times[i] === "number" ? times[i] - end : -1,
         ...(typeof times[i] === "string" ? { failure: times[i] } : {}),
@@ -482,7 +636,9 @@ async function runBatch(
     for (const r of runs) {
       await Promise.all(r.replicas.map((x) => x.stop()));
       await Promise.all(r.proxies.map((p) => p.close()));
+      await Promise.allSettled(r.seen.pending);
     }
+    http.close();
   }
 }
 
@@ -541,9 +697,9 @@ suite("sharded chaos (family b)", [
     console.log(
       `family b: ${figures.length} seeds, faults ${JSON.stringify(faults)}, ${
         figures.reduce((n, s) => n + s.exits.length, 0)
-      } exits, ${
-        figures.reduce((n, s) => n + s.takeovers, 0)
-      } takeovers, ${failures.length} failures, worst failover ${
+      } exits, ${figures.reduce((n, s) => n + s.takeovers, 0)} takeovers, ${
+        figures.reduce((n, s) => n + s.unaudited.length, 0)
+      } writes answered 2xx but absent from the audit log, ${failures.length} failures, worst failover ${
         Math.max(0, ...figures.map((s) => s.failoverMs))
       } ms, worst convergence ${
         Math.max(0, ...figures.map((s) => s.convergedMs))
