@@ -1,21 +1,12 @@
 import assert from "node:assert/strict";
 import { parseObjects } from "./parse.ts";
+import { spyOnParse } from "./_parse_test_util.ts";
 
-// The texts JSON.parse was called with during `run`: one text, other than
-// the one given, means the versions were left out and the parse kept.
+// The texts JSON.parse was called with during `run`.
 function parsesOf(run: () => void): string[] {
-  const original = JSON.parse;
-  const texts: string[] = [];
-  JSON.parse = ((text: string, reviver?: never) => {
-    texts.push(text);
-    return original(text, reviver);
-  }) as typeof JSON.parse;
-  try {
-    run();
-  } finally {
-    JSON.parse = original;
-  }
-  return texts;
+  using spy = spyOnParse();
+  run();
+  return spy.texts;
 }
 
 // Parses `text` both ways; answers whether the versions were left out.

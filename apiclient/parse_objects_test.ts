@@ -1,21 +1,13 @@
 import assert from "node:assert/strict";
 import { WatchStream } from "./mod.ts";
 import { decodeJson } from "./_decode.ts";
+import { spyOnParse } from "../_internal/_parse_test_util.ts";
 
 // The texts JSON.parse was called with during `run`.
 async function parsesOf(run: () => Promise<void> | void): Promise<string[]> {
-  const original = JSON.parse;
-  const texts: string[] = [];
-  JSON.parse = ((text: string, reviver?: never) => {
-    texts.push(text);
-    return original(text, reviver);
-  }) as typeof JSON.parse;
-  try {
-    await run();
-  } finally {
-    JSON.parse = original;
-  }
-  return texts;
+  using spy = spyOnParse();
+  await run();
+  return spy.texts;
 }
 
 Deno.test("a watch line is parsed with its version left out, and equals JSON.parse's answer", async () => {
