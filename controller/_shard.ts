@@ -74,6 +74,7 @@ export class ShardGate {
   #drain: string;
   #hash: string;
   #held: (key: string) => boolean;
+  #manager: string;
 
   /**
    * @param client The client, without a write guard.
@@ -92,6 +93,10 @@ export class ShardGate {
     this.#label = shardLabel(shards.ring);
     this.#drain = drainLabel(shards.ring);
     this.#held = options.held;
+    // The acknowledgement is the controller's write: named after it, as its
+    // status writes are, so the audit log and managedFields tell it from a
+    // user's edit.
+    this.#manager = controller.name;
     this.childLabels = { [this.#label]: this.#hash };
     this.lead = new Lead(client, {
       lease: {
@@ -133,7 +138,7 @@ export class ShardGate {
         resourceVersion: object.metadata.resourceVersion,
         labels: { [this.#label]: null, [this.#drain]: null },
       },
-    }, { type: "merge", signal: how.signal });
+    }, { type: "merge", fieldManager: this.#manager, signal: how.signal });
     return SKIP;
   }
 }
