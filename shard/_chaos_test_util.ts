@@ -89,17 +89,20 @@ export interface RunOptions {
   writes?: boolean | undefined;
   /** The sharder's resync, in milliseconds. */
   resync?: number | undefined;
+  /**
+   * Start from a fresh cluster's objects (kube-system's ConfigMaps among
+   * them), which the sharder assigns and the replicas reconcile before any
+   * of the run's own. Default `false`: only the run's objects, which tests
+   * that count them need.
+   */
+  freshCluster?: boolean | undefined;
 }
 
 const ANNOTATION = "example.com/reconciled";
 
 /** A run: the server, the replicas, the write log and the reconciles. */
 export class Run {
-  readonly server: FakeApiServer = new FakeApiServer({
-    // Empty: the judge counts every ConfigMap as one the run made.
-    freshCluster: false,
-    garbageCollectionDelay: 10,
-  });
+  readonly server: FakeApiServer;
   readonly replicas: Map<string, Replica> = new Map();
   readonly intervals: Interval[] = [];
   readonly writes: Write[] = [];
@@ -114,6 +117,10 @@ export class Run {
 
   constructor(options: RunOptions = {}) {
     this.#options = options;
+    this.server = new FakeApiServer({
+      freshCluster: options.freshCluster ?? false,
+      garbageCollectionDelay: 10,
+    });
     this.user = new Client(this.server.url, { fetch: this.#logged("user") });
   }
 
@@ -430,16 +437,19 @@ const SHAPE: Shape = {
 
 /** The primary a logged path is about: `cm-3` for it and its child. */
 function keyOf(write: Write, shape: Shape): string | undefined {
-  const prefix = `/namespaces/${shape.namespace}/`;
-  const at = write.path.indexOf(prefix);
-  if (at === -1) return undefined;
-  const [resource, name] = write.path.slice(at + prefix.length).split("/");
+  // Any namespace: the replicas watch every one, so the sharder assigns (and
+  // the replicas reconcile) objects outside the run's namespace too, such as
+  // a cluster's own kube-system ConfigMaps.
+  const match = write.path.match(/\/namespaces\/([^/]+)\/(.*)$/);
+  if (match === null) return undefined;
+  const [, namespace, rest] = match as unknown as [string, string, string];
+  const [resource, name] = rest.split("/");
   const named = name ??
     (write.body as KubeObject | undefined)?.metadata?.name;
   if (named === undefined) return undefined;
-  if (resource === shape.primary) return `${shape.namespace}/${named}`;
+  if (resource === shape.primary) return `${namespace}/${named}`;
   if (resource === shape.child) {
-    return `${shape.namespace}/${shape.ownerOf(named)}`;
+    return `${namespace}/${shape.ownerOf(named)}`;
   }
   return undefined;
 }

@@ -67,7 +67,13 @@ async function chaos(
     low + Math.floor(random() * (high - low));
   using time = installFakeTime({ now: Date.UTC(2030, 0, 1) });
   using _timers = installProcessTimers();
-  const run = new Run({ writes: true, work: () => between(20, 400) });
+  // A fresh cluster's own ConfigMaps are there before the replicas start:
+  // they are sharded and reconciled like the run's.
+  const run = new Run({
+    writes: true,
+    work: () => between(20, 400),
+    freshCluster: true,
+  });
   // The user's changes never wait out a 429: the wait runs on the fake
   // clock, which stands still while the test awaits a change. A throttled
   // change did not happen.
