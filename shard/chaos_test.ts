@@ -33,6 +33,7 @@ import {
   CONFIGMAPS,
   NS,
   type Replica,
+  RING,
   Run,
   safety,
 } from "./_chaos_test_util.ts";
@@ -245,7 +246,7 @@ async function chaos(
     "acknowledged moves",
     run.writes.filter((w) =>
       w.status < 300 && w.method === "PATCH" && w.who !== "user" &&
-      !w.query.has("fieldManager") &&
+      w.query.get("fieldManager") === RING &&
       JSON.stringify(w.body).includes('"shard.liken.dev/greeting":null')
     ).length,
   );
@@ -284,7 +285,15 @@ Deno.test(`sharded replicas never reconcile one object in overlapping epochs, ov
   }
   assert.deepEqual(violations, []);
   if (SEEDS >= 10) {
-    for (const what of ["pause", "crash", "leave", "takeovers"]) {
+    for (
+      const what of [
+        "pause",
+        "crash",
+        "leave",
+        "takeovers",
+        "acknowledged moves",
+      ]
+    ) {
       assert.ok((met.get(what) ?? 0) > 0, `no ${what} in ${SEEDS} seeds`);
     }
   }
