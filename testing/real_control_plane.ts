@@ -381,7 +381,12 @@ export class RealControlPlane implements AsyncDisposable {
 
   /**
    * A client with another bearer token (a ServiceAccount's, from
-   * {@linkcode RealControlPlane.tokenFor}), trusting this plane's CA.
+   * {@linkcode RealControlPlane.tokenFor}), trusting this plane's CA. It
+   * sends through the plane's one shared connection pool, unless
+   * `httpClient` gives it a pool of its own: a function (such as
+   * `() => Deno.createHttpClient({ caCerts: [plane.caPem] })`) lets it
+   * replace a dead connection, as an operator's client from a kubeconfig
+   * does; the client then closes its pool when disposed.
    */
   clientWith(
     token: string,
@@ -394,7 +399,9 @@ export class RealControlPlane implements AsyncDisposable {
     return new Client(server, {
       ...rest,
       authorization: () => Promise.resolve(`Bearer ${token}`),
-      fetch: (input, init) => fetch(input, { ...init, client: http }),
+      ...(rest.httpClient === undefined
+        ? { fetch: (input, init) => fetch(input, { ...init, client: http }) }
+        : {}),
     });
   }
 

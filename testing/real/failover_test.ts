@@ -68,10 +68,6 @@ function replica(
   namespace: string,
   exits: number[],
 ): { stop: () => Promise<void> } {
-  const client = plane.clientWith(plane.ready.users![name]!, {
-    server: proxy.url,
-    timeout: REQUEST_TIMEOUT,
-  });
   let manager: Manager | undefined;
   let stopped = false;
   let lost: (() => void) | undefined;
@@ -79,6 +75,13 @@ function replica(
     // A replaced pod gets a new name, hence a new election identity: it
     // waits a Lease duration like any other candidate.
     for (let generation = 0; !stopped; generation++) {
+      // Each pod its own connections, replaced when one dies (as from a
+      // kubeconfig or in a cluster).
+      using client = plane.clientWith(plane.ready.users![name]!, {
+        server: proxy.url,
+        timeout: REQUEST_TIMEOUT,
+        httpClient: () => Deno.createHttpClient({ caCerts: [plane.caPem] }),
+      });
       const exited = new Promise<void>((resolve) => lost = resolve);
       manager = operatorManager(client, {
         pod: `${name}-${generation}`,

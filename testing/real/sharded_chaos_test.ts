@@ -115,7 +115,6 @@ function replica(
   exits: string[],
   lines: string[],
   seen: {
-    http: Deno.HttpClient;
     answered: Answered[];
     pending: Promise<unknown>[];
     unanswered: string[];
@@ -135,11 +134,14 @@ function replica(
       // As plane.clientWith's, plus a record of every write the server
       // answered as accepted (the judge adds any the audit log lacks).
       const token = plane.ready.users![name]!;
-      const client = new Client(proxy.url, {
+      // Each pod its own connections, replaced when one dies (as from a
+      // kubeconfig or in a cluster); the client hands its pool to the fetch.
+      using client = new Client(proxy.url, {
         timeout: REQUEST_TIMEOUT,
         authorization: () => Promise.resolve(`Bearer ${token}`),
+        httpClient: () => Deno.createHttpClient({ caCerts: [plane.caPem] }),
         fetch: recordingFetch(
-          (input, init) => fetch(input, { ...init, client: seen.http }),
+          (input, init) => fetch(input, init),
           name,
           seen.answered,
           seen.pending,
@@ -374,8 +376,6 @@ async function runBatch(
     ? plane.client()
     : plane.clientWith(plane.ready.token, { server: userProxy.url });
   const random = seeded(seeds[0]!);
-  // The replicas' own TLS pool (plane.clientWith's is private to it).
-  const http = Deno.createHttpClient({ caCerts: [plane.caPem] });
   const runs = await Promise.all(seeds.map(async (seed) => {
     const namespace = `sharded-${seed}-${crypto.randomUUID().slice(0, 4)}`;
     // The test's own requests outlast a restart of the server.
@@ -402,7 +402,6 @@ async function runBatch(
     const exits: string[] = [];
     const lines: string[] = [];
     const seen = {
-      http,
       answered: [] as Answered[],
       pending: [] as Promise<unknown>[],
       unanswered: [] as string[],
@@ -638,7 +637,6 @@ async function runBatch(
       await Promise.all(r.proxies.map((p) => p.close()));
       await Promise.allSettled(r.seen.pending);
     }
-    http.close();
   }
 }
 

@@ -128,9 +128,11 @@ async function runBatch(
       { done: exists },
     );
     const proxy = FaultProxy.start(plane.server, { seed });
+    // Its own connections, replaced when one dies (as from a kubeconfig).
     const client = plane.clientWith(plane.ready.token, {
       server: proxy.url,
       timeout: TIMEOUT,
+      httpClient: () => Deno.createHttpClient({ caCerts: [plane.caPem] }),
     });
     const errors: { at: number; name: string; message: string }[] = [];
     const { promise: synced, resolve } = Promise.withResolvers<void>();
@@ -156,6 +158,7 @@ async function runBatch(
       seed,
       namespace,
       proxy,
+      client,
       collection,
       synced,
       errors,
@@ -271,6 +274,7 @@ async function runBatch(
   } finally {
     await Promise.all(runs.map(async (r) => {
       await r.collection[Symbol.asyncDispose]();
+      r.client[Symbol.dispose]();
       await r.proxy.close();
     }));
   }
