@@ -81,15 +81,8 @@ export function createShared(server: string, options: ClientOptions): Shared {
     server: withoutTrailing(server, "/"),
     // The pool is read at each send: a replaced one is never used again.
     fetch: pool
-      ? send
-        ? (input, init) =>
-          send(
-            input,
-            { ...init, client: pool.current } as RequestInit & {
-              client: Deno.HttpClient;
-            },
-          )
-        : (input, init) => fetch(input, { ...init, client: pool.current })
+      ? (input, init) =>
+        (send ?? fetch)(input, { ...init, client: pool.current })
       : send ??
         (httpClient
           ? (input, init) => fetch(input, { ...init, client: httpClient })
