@@ -203,6 +203,9 @@ export class BoundedServer {
       this.#wake();
       await this.#accepting;
       for (const conn of this.#conns) if (conn.requests === 0) conn.close();
+      // The backend's graceful shutdown closes each upstream once its
+      // requests are answered; the pipe then closes the client's side.
+      const shutdown = this.#backend.server.shutdown().catch(() => {});
       const all = [...this.#conns].map((c) => c.closed);
       let timer: ReturnType<typeof setTimeout> | undefined;
       const bound = this.#limits.stopTimeout;
@@ -217,7 +220,7 @@ export class BoundedServer {
       clearTimeout(timer);
       for (const conn of this.#conns) conn.close();
       await Promise.all(all);
-      await this.#backend.server.shutdown().catch(() => {});
+      await shutdown;
       await this.#backend.finished;
     })();
     return this.#closed;

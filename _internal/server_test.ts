@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { BoundedServer, type ServerOptions } from "./_server.ts";
+import { testCerts } from "../testing/certs.ts";
 
 const LIMITS = {
   hostname: "127.0.0.1",
@@ -74,4 +75,40 @@ Deno.test("server: limits must be above 0", () => {
       ),
     /maxConnections must be above 0, got 0/,
   );
+});
+
+Deno.test({
+  name:
+    "server: close() ends as soon as the requests in flight are answered, over HTTP/1.1 and HTTP/2, not at stopTimeout",
+  timeout: 20_000,
+  async fn(): Promise<void> {
+    for (const http2 of [false, true]) {
+      const server = new BoundedServer(
+        {
+          ...LIMITS,
+          stopTimeout: 10_000,
+          pair: { cert: testCerts.serverCert, key: testCerts.serverKey },
+        },
+        () =>
+          new Promise((resolve) =>
+            setTimeout(() => resolve(new Response("answered")), 300)
+          ),
+        () => {},
+      );
+      using client = Deno.createHttpClient({
+        caCerts: [testCerts.caCert],
+        http1: !http2,
+        http2,
+      });
+      const answer = fetch(`https://127.0.0.1:${server.port}/`, { client })
+        .then((r) => r.text());
+      // The request is in flight (its handler waits) when the stop begins.
+      await new Promise((r) => setTimeout(r, 100));
+      const started = performance.now();
+      await server.close();
+      const took = performance.now() - started;
+      assert.equal(await answer, "answered", "the answer arrives whole");
+      assert.ok(took < 5_000, `http2=${http2}: close() took ${took} ms`);
+    }
+  },
 });

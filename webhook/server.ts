@@ -122,8 +122,9 @@ export interface WebhookServerOptions {
  *   at most `maxBodyBytes`, else 413); a malformed review, or one of the
  *   wrong kind or apiVersion, is answered 400 with the reason; the review's
  *   deadline is the `?timeout=10s` the API server appends, at most
- *   `reviewTimeout` (30 s), counted from the request's arrival (504 after
- *   it; the handler's `signal` ends then). More than `maxReviews` at once,
+ *   `reviewTimeout` (30 s), counted from the request's arrival (the
+ *   handler's `signal` ends then; the 504 follows a second later when the
+ *   deadline was the API server's, so its own timer speaks first). More than `maxReviews` at once,
  *   or more than `maxBytesInFlight` of bodies, get 429.
  * - `GET /healthz`, `GET /readyz`: 200 while serving (503 on `/readyz`
  *   once stopping); other paths 404.

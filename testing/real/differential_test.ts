@@ -18,7 +18,20 @@ suite(
       const golden = await readGolden(scenario.name);
       assert.ok(golden, `No golden file for ${scenario.name}`);
       const steps = await runOnReal(plane, scenario);
-      assert.deepEqual(steps, golden.steps);
+      // Step by step, so a failure names the step that differs.
+      assert.deepEqual(
+        steps.map((s) => s.step),
+        golden.steps.map((s) => s.step),
+      );
+      for (const [i, step] of steps.entries()) {
+        assert.deepEqual(
+          step,
+          golden.steps[i],
+          `step "${step.step}" of ${scenario.name} differs from its golden file:\n` +
+            `got    ${JSON.stringify(step)}\n` +
+            `golden ${JSON.stringify(golden.steps[i])}`,
+        );
+      }
     },
   ]),
   {
