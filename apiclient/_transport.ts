@@ -48,6 +48,8 @@ export interface Shared {
   httpClient: Deno.HttpClient | undefined;
   /** The pool made by a given factory, replaced when presumed dead. */
   pool: Pool | undefined;
+  /** Set when disposing closed the `Deno.HttpClient` (nothing sends after). */
+  disposed: boolean;
   authorization: (() => Promise<string | undefined>) | undefined;
   timeout: number;
   namespace: string | undefined;
@@ -89,6 +91,7 @@ export function createShared(server: string, options: ClientOptions): Shared {
           : (input, init) => fetch(input, init)),
     httpClient,
     pool,
+    disposed: false,
     authorization,
     timeout,
     namespace: options.namespace,
@@ -158,6 +161,12 @@ export async function open(
   answer.status = 0;
   answer.warnings = undefined;
   answer.via = undefined;
+  if (shared.disposed) {
+    // Else Deno's fetch answers "Bad resource ID", which names nothing.
+    throw new Error(
+      `${method} ${path} not sent: the client was disposed and its connections closed; make a new Client`,
+    );
+  }
   const { guard, signal: boundSignal } = bound;
   if (guard && method !== "GET") {
     try {

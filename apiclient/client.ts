@@ -643,9 +643,16 @@ export class Client implements Disposable, PathClient, RestClient {
     ((options: RestRequestOptions) =>
       performRequest(this.#shared, this.#bound, options)) as PerformRequest;
 
-  /** Closes the client's `Deno.HttpClient`, if it made or was given one. */
+  /**
+   * Closes the client's `Deno.HttpClient`, if it made or was given one;
+   * later requests (of every client derived from this one) then reject with
+   * an error that says so.
+   */
   [Symbol.dispose](): void {
-    this.#shared.httpClient?.close();
-    this.#shared.pool?.close();
+    const shared = this.#shared;
+    if (shared.httpClient === undefined && shared.pool === undefined) return;
+    shared.disposed = true;
+    shared.httpClient?.close();
+    shared.pool?.close();
   }
 }

@@ -622,3 +622,27 @@ Deno.test("a plain 404 on a custom resource's path says which CustomResourceDefi
     assert.ok(!error.message.includes("CustomResourceDefinition"), path);
   }
 });
+
+Deno.test("client: a disposed client's requests reject, saying so; a fetch-only client has nothing to close and goes on", async () => {
+  for (
+    const httpClient of [
+      () => Deno.createHttpClient({}),
+      Deno.createHttpClient({}),
+    ]
+  ) {
+    // Nothing is dialled: the request is refused before it is sent.
+    const client = new Client("http://127.0.0.1:1", { httpClient });
+    client[Symbol.dispose]();
+    await assert.rejects(
+      client.get(`${CM}/a`),
+      new Error(
+        `GET ${CM}/a not sent: the client was disposed and its connections closed; make a new Client`,
+      ),
+    );
+  }
+  await using server = new FakeApiServer();
+  const client = new Client(server.url, { fetch: server.fetch });
+  client[Symbol.dispose]();
+  const list = await client.get(CM) as { items: unknown[] };
+  assert.deepEqual(list.items, []);
+});
