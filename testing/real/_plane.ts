@@ -205,3 +205,20 @@ export function suite(
     },
   });
 }
+
+/**
+ * Restarts kube-apiserver for a chaos seed and prints when and how (the
+ * kind of stop and how long it took), which moves every seed of its batch.
+ */
+export async function restartReported(
+  plane: RealControlPlane,
+  options: { kill: boolean; at: number; start: number },
+): Promise<void> {
+  const answer = await plane.restartApiserver({ kill: options.kill });
+  // deno-lint-ignore no-console -- the restart's figures
+  console.log(
+    `restart at ${options.at} ms (${options.kill ? "SIGKILL" : "SIGTERM"}): ${
+      JSON.stringify(answer)
+    }, ended ${Date.now() - options.start} ms`,
+  );
+}

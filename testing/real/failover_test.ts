@@ -33,7 +33,7 @@ import {
 import { chaosSetting, seeded } from "../../_internal/_chaos_test_util.ts";
 import { type Fault, FaultProxy, script } from "./_fault_proxy.ts";
 import { eventually, exists, kubectl, retried } from "./_eventually.ts";
-import { BIND_USERS, suite } from "./_plane.ts";
+import { BIND_USERS, restartReported, suite } from "./_plane.ts";
 import { judge, type Judged, readAudit } from "./_audit.ts";
 import { tool } from "../../tools/needs.ts";
 import type { RealControlPlane } from "../real_control_plane.ts";
@@ -181,7 +181,11 @@ async function runSeed(
           at: restartAt,
           run: async () => {
             restarts++;
-            await plane.restartApiserver({ kill: random() < 0.5 });
+            await restartReported(plane, {
+              kill: random() < 0.5,
+              at: restartAt,
+              start,
+            });
           },
         }]
         : []),

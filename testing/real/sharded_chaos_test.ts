@@ -59,7 +59,7 @@ import { chaosSetting, seeded } from "../../_internal/_chaos_test_util.ts";
 import { type Fault, FaultProxy, script } from "./_fault_proxy.ts";
 import { eventually, exists, kubectl, retried } from "./_eventually.ts";
 import { GreetingEdits } from "./_edits.ts";
-import { BIND_USERS, suite } from "./_plane.ts";
+import { BIND_USERS, restartReported, suite } from "./_plane.ts";
 import {
   type Answered,
   auditWrites,
@@ -511,13 +511,7 @@ async function runBatch(
               for (const proxy of proxies) void proxy.refuse(false);
             }, OUTAGE);
           }
-          const answer = await plane.restartApiserver({ kill });
-          // deno-lint-ignore no-console -- the restart's figures
-          console.log(
-            `restart at ${restartAt} ms (${kill ? "SIGKILL" : "SIGTERM"}): ${
-              JSON.stringify(answer)
-            }, ended ${Date.now() - start} ms`,
-          );
+          await restartReported(plane, { kill, at: restartAt, start });
         },
       },
     ].sort((a, b) => a.at - b.at);

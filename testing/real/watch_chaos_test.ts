@@ -24,7 +24,7 @@ import type { KubeObject } from "../../apiclient/mod.ts";
 import { chaosSetting, seeded } from "../../_internal/_chaos_test_util.ts";
 import { type Fault, FaultProxy, script } from "./_fault_proxy.ts";
 import { eventually, exists, retried } from "./_eventually.ts";
-import { suite } from "./_plane.ts";
+import { restartReported, suite } from "./_plane.ts";
 import type { RealControlPlane } from "../real_control_plane.ts";
 
 const SLOW = Deno.args.includes("--slow");
@@ -224,7 +224,7 @@ async function runBatch(
         at: restartAt,
         run: async () => {
           for (const r of runs) r.faults.restart = 1;
-          await plane.restartApiserver({ kill });
+          await restartReported(plane, { kill, at: restartAt, start });
         },
       },
     ].sort((a, b) => a.at - b.at);
