@@ -83,16 +83,20 @@ Deno.test({
   timeout: 20_000,
   async fn(): Promise<void> {
     for (const http2 of [false, true]) {
+      let entered!: () => void;
+      const inFlight = new Promise<void>((resolve) => (entered = resolve));
       const server = new BoundedServer(
         {
           ...LIMITS,
           stopTimeout: 10_000,
           pair: { cert: testCerts.serverCert, key: testCerts.serverKey },
         },
-        () =>
-          new Promise((resolve) =>
+        () => {
+          entered();
+          return new Promise((resolve) =>
             setTimeout(() => resolve(new Response("answered")), 300)
-          ),
+          );
+        },
         () => {},
       );
       using client = Deno.createHttpClient({
@@ -102,8 +106,9 @@ Deno.test({
       });
       const answer = fetch(`https://127.0.0.1:${server.port}/`, { client })
         .then((r) => r.text());
-      // The request is in flight (its handler waits) when the stop begins.
-      await new Promise((r) => setTimeout(r, 100));
+      // The request is in flight (its handler waits) when the stop begins;
+      // a loaded machine can take over 100 ms to get it there.
+      await inFlight;
       const started = performance.now();
       await server.close();
       const took = performance.now() - started;
